@@ -1,0 +1,423 @@
+package availmon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Status is the availability state of an application.
+type Status string
+
+// The states an application can be in. StatusUnavailable means the state
+// could not be determined (the backend failed or timed out, or there was no
+// sample); it is never counted as down.
+const (
+	StatusUp          Status = "up"
+	StatusDown        Status = "down"
+	StatusUnavailable Status = "unavailable"
+)
+
+// Valid reports whether s is one of the three states.
+func (s Status) Valid() bool {
+	return s == StatusUp || s == StatusDown || s == StatusUnavailable
+}
+
+// App is one monitored application.
+type App struct {
+	// Name identifies the app; it is the key in /api/apps/{name}.
+	Name string
+	// Location names one of Options.Locations.
+	Location string
+	// Metric is the expression the app's source evaluates (a PromQL
+	// expression for a Prometheus backend). It is shown as `metric`.
+	Metric string
+	// ResponseTimeMetric optionally names an expression whose value, in
+	// seconds, is reported as the app's response time instead of the
+	// query round trip. Sources that have no use for it ignore it.
+	ResponseTimeMetric string
+	// Backend names one of Options.Backends. It may be empty when there is
+	// exactly one backend.
+	Backend string
+}
+
+// Location is a named geographic place that apps belong to.
+type Location struct {
+	Name      string
+	Latitude  float64 // decimal degrees, -90..90
+	Longitude float64 // decimal degrees, -180..180
+}
+
+// Result is the outcome of checking one app.
+type Result struct {
+	Status Status
+	// ResponseTime is how long the check took, or the value the source
+	// measured for the app; zero when unknown.
+	ResponseTime time.Duration
+	// Err says why the app is unavailable (or down, when the source knows).
+	Err error
+}
+
+// Source tells the state of apps. Check receives a batch of apps that share
+// one backend, at most Backend.BatchSize of them, and returns one Result per
+// app, in the same order. A non-nil error means the backend itself could not
+// be reached: every app of the batch is then unavailable and the backend
+// counts as not answering. Check must return promptly once ctx is done;
+// the monitor waits for it before it starts the next cycle.
+type Source interface {
+	Check(ctx context.Context, apps []App) ([]Result, error)
+}
+
+// SourceFunc adapts a function that checks one app to a Source.
+type SourceFunc func(ctx context.Context, app App) Result
+
+// Check calls f for each app in turn.
+func (f SourceFunc) Check(ctx context.Context, apps []App) ([]Result, error) {
+	out := make([]Result, len(apps))
+	for i, a := range apps {
+		out[i] = f(ctx, a)
+	}
+	return out, nil
+}
+
+// Backend is a place availability comes from, such as one Prometheus server.
+type Backend struct {
+	// Name is referred to by App.Backend and labels the backend's metrics.
+	Name string
+	// URL is reported as the apps' prometheus_url and in prometheus_urls;
+	// leave it empty for sources that have no URL (such as direct probes).
+	URL string
+	// Source checks the backend's apps.
+	Source Source
+	// BatchSize is the most apps handed to one Source.Check call. Zero
+	// means 1: one app per call, each call running in parallel with others.
+	BatchSize int
+}
+
+// Clock tells the time. Tests substitute a fake one.
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// Options configures a Monitor. The zero value of every optional field is a
+// sensible default.
+type Options struct {
+	// Apps and Locations to monitor. Every app's location must be listed.
+	Apps      []App
+	Locations []Location
+	// Backends the apps are checked against. As a shortcut for a single
+	// backend, set Source instead: it becomes a backend named "default"
+	// with no URL and a batch size of 1.
+	Backends []Backend
+	Source   Source
+
+	// Interval between the starts of two check cycles; default 30s. It must
+	// lie in [MinInterval, MaxInterval].
+	Interval time.Duration
+	// Timeout bounds one cycle; default the smaller of 10s and Interval.
+	Timeout time.Duration
+	// MaxParallel bounds the Source.Check calls in flight; default 32.
+	MaxParallel int
+	// HistorySize is how many recent checks /api/apps/{name} shows per app;
+	// default 100.
+	HistorySize int
+
+	// Version is reported by /health and /api/config; default "dev".
+	Version string
+	// LogLevel is reported by /api/config; it does not change Logger.
+	LogLevel slog.Level
+	// Logger receives the monitor's logs; nil discards them.
+	Logger *slog.Logger
+	// Clock tells the time; nil means the system clock.
+	Clock Clock
+	// Registerer receives the monitor's own metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Limits of the scrape interval, as accepted by SetInterval and the API.
+const (
+	MinInterval = time.Second
+	MaxInterval = time.Hour
+)
+
+const (
+	defaultInterval    = 30 * time.Second
+	defaultMaxTimeout  = 10 * time.Second
+	defaultMaxParallel = 32
+	defaultHistorySize = 100
+	defaultBackendName = "default"
+)
+
+// Monitor watches a fixed set of apps. Create it with New, start it with Run,
+// and serve its API with Handler. All methods are safe for concurrent use.
+type Monitor struct {
+	apps      []App
+	appIndex  map[string]int
+	locations []Location
+	locIndex  map[string]int
+	appLocs   []int // appLocs[i] is the index of apps[i]'s location
+	locApps   [][]int
+	backends  []Backend
+	batches   [][]int // app indexes per Source.Check call, same backend each
+	appBatch  []int
+	backendOf []int // backendOf[i] is the index of apps[i]'s backend
+
+	timeout     time.Duration // zero: follow the interval
+	maxParallel int
+	historySize int
+	version     string
+	logLevel    slog.Level
+	log         *slog.Logger
+	clock       Clock
+	started     time.Time
+
+	interval        atomic.Pointer[intervalSetting]
+	intervalChanged chan struct{} // wakes Run when the interval changes
+
+	cycleMu  sync.Mutex // one cycle at a time
+	state    *cycleState
+	snap     atomic.Pointer[snapshot]
+	hist     *minuteHistory
+	events   *eventLog
+	running  atomic.Bool
+	stopping atomic.Bool
+	progress atomic.Int64 // unix nanoseconds of Run's start or last cycle end
+}
+
+// intervalSetting keeps the text the interval was set with, so the API echoes
+// "60s" rather than a normalized "1m".
+type intervalSetting struct {
+	d    time.Duration
+	text string
+}
+
+// New validates opts and returns a Monitor. It starts nothing.
+func New(opts Options) (*Monitor, error) {
+	m := &Monitor{
+		appIndex:        make(map[string]int, len(opts.Apps)),
+		locIndex:        make(map[string]int, len(opts.Locations)),
+		maxParallel:     opts.MaxParallel,
+		historySize:     opts.HistorySize,
+		version:         opts.Version,
+		logLevel:        opts.LogLevel,
+		log:             opts.Logger,
+		clock:           opts.Clock,
+		timeout:         opts.Timeout,
+		intervalChanged: make(chan struct{}, 1),
+	}
+	if m.maxParallel == 0 {
+		m.maxParallel = defaultMaxParallel
+	}
+	if m.historySize == 0 {
+		m.historySize = defaultHistorySize
+	}
+	if m.version == "" {
+		m.version = "dev"
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	if m.clock == nil {
+		m.clock = systemClock{}
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if m.maxParallel < 0 {
+		bad("max parallel %d is negative", m.maxParallel)
+	}
+	if m.historySize < 0 {
+		bad("history size %d is negative", m.historySize)
+	}
+	interval := opts.Interval
+	if interval == 0 {
+		interval = defaultInterval
+	}
+	if err := checkInterval(interval); err != nil {
+		bad("interval: %w", err)
+	}
+	m.interval.Store(&intervalSetting{d: interval, text: formatDuration(interval)})
+	if opts.Timeout < 0 {
+		bad("timeout %s is negative", opts.Timeout)
+	}
+
+	m.locations = append([]Location(nil), opts.Locations...)
+	for i, l := range m.locations {
+		switch {
+		case strings.TrimSpace(l.Name) == "":
+			bad("location %d has no name", i+1)
+		case hasKey(m.locIndex, l.Name):
+			bad("location %q is listed twice", l.Name)
+		default:
+			m.locIndex[l.Name] = i
+		}
+		if math.IsNaN(l.Latitude) || l.Latitude < -90 || l.Latitude > 90 {
+			bad("location %q: latitude %v is outside [-90, 90]", l.Name, l.Latitude)
+		}
+		if math.IsNaN(l.Longitude) || l.Longitude < -180 || l.Longitude > 180 {
+			bad("location %q: longitude %v is outside [-180, 180]", l.Name, l.Longitude)
+		}
+	}
+
+	m.backends = append([]Backend(nil), opts.Backends...)
+	if opts.Source != nil {
+		if len(m.backends) > 0 {
+			bad("set either Source or Backends, not both")
+		}
+		m.backends = []Backend{{Name: defaultBackendName, Source: opts.Source}}
+	}
+	backendIndex := make(map[string]int, len(m.backends))
+	for i, b := range m.backends {
+		switch {
+		case strings.TrimSpace(b.Name) == "":
+			bad("backend %d has no name", i+1)
+		case hasKey(backendIndex, b.Name):
+			bad("backend %q is listed twice", b.Name)
+		}
+		backendIndex[b.Name] = i
+		if b.Source == nil {
+			bad("backend %q has no source", b.Name)
+		}
+		if b.BatchSize < 0 {
+			bad("backend %q: batch size %d is negative", b.Name, b.BatchSize)
+		}
+		if m.backends[i].BatchSize == 0 {
+			m.backends[i].BatchSize = 1
+		}
+	}
+	if len(opts.Apps) > 0 && len(m.backends) == 0 {
+		bad("no backend: set Source or Backends")
+	}
+
+	m.apps = append([]App(nil), opts.Apps...)
+	m.appLocs = make([]int, len(m.apps))
+	m.backendOf = make([]int, len(m.apps))
+	m.locApps = make([][]int, len(m.locations))
+	for i, a := range m.apps {
+		if strings.TrimSpace(a.Name) == "" {
+			bad("app %d has no name", i+1)
+		} else if hasKey(m.appIndex, a.Name) {
+			bad("app %q is listed twice", a.Name)
+		}
+		m.appIndex[a.Name] = i
+		li, ok := m.locIndex[a.Location]
+		if !ok {
+			bad("app %q: unknown location %q", a.Name, a.Location)
+		} else {
+			m.appLocs[i] = li
+			m.locApps[li] = append(m.locApps[li], i)
+		}
+		switch bi, ok := backendIndex[a.Backend]; {
+		case ok:
+			m.backendOf[i] = bi
+		case a.Backend == "" && len(m.backends) == 1:
+			m.apps[i].Backend = m.backends[0].Name
+		case a.Backend == "":
+			bad("app %q: no backend named, and there are %d", a.Name, len(m.backends))
+		default:
+			bad("app %q: unknown backend %q", a.Name, a.Backend)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("availmon: invalid options: %w", err)
+	}
+	m.batches, m.appBatch = planBatches(m.backendOf, m.backends)
+	m.started = m.clock.Now()
+	m.hist = newMinuteHistory()
+	m.events = newEventLog(max(1024, 2*len(m.apps)))
+	m.state = newCycleState(m)
+	m.snap.Store(m.state.snapshot(m, m.started))
+	return m, nil
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// planBatches groups app indexes by backend, in order, into chunks of at most
+// the backend's batch size.
+func planBatches(backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
+	per := make([][]int, len(backends))
+	for i, b := range backendOf {
+		per[b] = append(per[b], i)
+	}
+	appBatch = make([]int, len(backendOf))
+	for b, idx := range per {
+		size := backends[b].BatchSize
+		for len(idx) > 0 {
+			n := min(size, len(idx))
+			for _, i := range idx[:n] {
+				appBatch[i] = len(batches)
+			}
+			batches = append(batches, idx[:n:n])
+			idx = idx[n:]
+		}
+	}
+	return batches, appBatch
+}
+
+// Interval returns the current scrape interval.
+func (m *Monitor) Interval() time.Duration { return m.interval.Load().d }
+
+// SetInterval changes the scrape interval; the next cycle is scheduled with
+// it. It must lie in [MinInterval, MaxInterval]. The change is recorded as a
+// config_update event.
+func (m *Monitor) SetInterval(d time.Duration) error {
+	_, err := m.setInterval(d, formatDuration(d))
+	return err
+}
+
+func (m *Monitor) setInterval(d time.Duration, text string) (previous *intervalSetting, err error) {
+	if err := checkInterval(d); err != nil {
+		return nil, err
+	}
+	next := &intervalSetting{d: d, text: text}
+	previous = m.interval.Swap(next)
+	select {
+	case m.intervalChanged <- struct{}{}:
+	default: // Run is already due to look at the new value
+	}
+	now := m.clock.Now()
+	m.events.append(Event{Type: EventConfigUpdate, Time: now, Interval: text, PreviousInterval: previous.text})
+	m.log.Info("scrape interval changed", "interval", text, "previous_interval", previous.text)
+	return previous, nil
+}
+
+func checkInterval(d time.Duration) error {
+	if d < MinInterval || d > MaxInterval {
+		return fmt.Errorf("%s is outside [%s, %s]", formatDuration(d), formatDuration(MinInterval), formatDuration(MaxInterval))
+	}
+	return nil
+}
+
+// cycleTimeout is the deadline of one cycle for interval d.
+func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
+	if m.timeout > 0 {
+		return m.timeout
+	}
+	return min(defaultMaxTimeout, d)
+}
+
+// stalled reports whether the scrape loop has made no progress for longer
+// than three intervals plus the timeout, or is not running at all.
+func (m *Monitor) stalled(now time.Time) bool {
+	if !m.running.Load() || m.stopping.Load() {
+		return true
+	}
+	d := m.Interval()
+	last := time.Unix(0, m.progress.Load())
+	return now.Sub(last) > 3*d+m.cycleTimeout(d)
+}

@@ -1,0 +1,88 @@
+package availmon
+
+import (
+	"sync"
+	"time"
+)
+
+// EventType names the kind of an Event, as sent in the `type` member of an
+// /api/ws message.
+type EventType string
+
+// The event types of the interface.
+const (
+	EventStatusUpdate EventType = "status_update" // an app's status changed
+	EventConfigUpdate EventType = "config_update" // the scrape interval changed
+	EventSystem       EventType = "system_event"  // a backend (dis)connected, or shutdown
+)
+
+// Event is something that happened to the monitor. Which fields are set
+// depends on Type.
+type Event struct {
+	Type EventType
+	Time time.Time
+
+	// status_update
+	App, Location  string
+	Status         Status
+	PreviousStatus Status // empty on an app's first check
+
+	// config_update
+	Interval, PreviousInterval string
+
+	// system_event
+	Name    string // backend_connected, backend_disconnected, shutdown
+	Backend string
+}
+
+// eventLog is a bounded ring of recent events with sequence numbers. Readers
+// follow it at their own pace and never hold up the writer: one that falls
+// more than the ring's size behind learns that it lost events.
+type eventLog struct {
+	mu     sync.Mutex
+	ring   []Event
+	next   uint64        // sequence number of the next event
+	notify chan struct{} // closed and replaced on every append
+}
+
+func newEventLog(size int) *eventLog {
+	return &eventLog{ring: make([]Event, size), notify: make(chan struct{})}
+}
+
+func (l *eventLog) append(evs ...Event) {
+	if len(evs) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range evs {
+		l.ring[l.next%uint64(len(l.ring))] = e
+		l.next++
+	}
+	close(l.notify)
+	l.notify = make(chan struct{})
+}
+
+// read appends to dst the events from sequence number from on. It returns
+// the sequence number to read from next, whether events between from and the
+// oldest one still held were lost, and a channel that is closed when more
+// events arrive.
+func (l *eventLog) read(from uint64, dst []Event) (evs []Event, next uint64, lost bool, wait <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	size := uint64(len(l.ring))
+	if l.next > size && from < l.next-size {
+		from, lost = l.next-size, true
+	}
+	for s := from; s < l.next; s++ {
+		dst = append(dst, l.ring[s%size])
+	}
+	return dst, l.next, lost, l.notify
+}
+
+// cursor returns the sequence number of the next event to be appended.
+func (l *eventLog) cursor() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.next
+}

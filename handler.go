@@ -1,0 +1,335 @@
+package availmon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/common/model"
+)
+
+// MaxBodyBytes bounds the body of POST /api/scrape-interval.
+const MaxBodyBytes = 64 << 10
+
+// Handler returns the HTTP API of the monitor: every endpoint of the
+// interface, relative to wherever it is mounted (use http.StripPrefix to
+// mount it under a prefix). It can be called more than once; the handlers
+// share the monitor's state.
+func (m *Monitor) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(withRequestID, m.recoverer, middleware.GetHead)
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, req.URL.Path)))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		allow := allowedMethods(r, req)
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		m.writeError(w, req, &apiError{status: http.StatusMethodNotAllowed, code: codeValidation,
+			message: fmt.Sprintf("method %s is not allowed here", req.Method),
+			details: []string{"allowed methods: " + strings.Join(allow, ", ")}})
+	})
+
+	r.Get("/health", m.health)
+	r.Get("/api/apps", m.listApps)
+	r.Get("/api/apps/{name}", m.getApp)
+	r.Get("/api/locations", m.listLocations)
+	r.Get("/api/locations/{name}", m.getLocation)
+	r.Get("/api/config", m.getConfig)
+	r.Post("/api/scrape-interval", m.postInterval)
+	r.Get("/api/status", m.getStatus)
+	r.Get("/api/status/history", m.getHistory)
+	r.Get("/api/metrics/summary", m.getSummary)
+	return r
+}
+
+// allowedMethods lists the methods the router has for the request's path.
+func allowedMethods(routes chi.Routes, r *http.Request) []string {
+	path := r.URL.RawPath
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
+		path = rctx.RoutePath
+	}
+	if path == "" {
+		path = r.URL.Path
+	}
+	var allow []string
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if routes.Match(chi.NewRouteContext(), method, path) {
+			allow = append(allow, method)
+			if method == http.MethodGet {
+				allow = append(allow, http.MethodHead)
+			}
+		}
+	}
+	return allow
+}
+
+// pathName returns the {name} path parameter, decoded.
+func pathName(r *http.Request) (string, error) {
+	name := chi.URLParam(r, "name")
+	if r.URL.RawPath == "" {
+		return name, nil // chi routed on the decoded path
+	}
+	dec, err := url.PathUnescape(name)
+	if err != nil {
+		return "", validationError("the name in the path is not valid URL encoding", err.Error())
+	}
+	return dec, nil
+}
+
+func (m *Monitor) now() jsonTime { return jsonTime(m.clock.Now()) }
+
+func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
+	now := m.clock.Now()
+	out := healthJSON{Status: "healthy", Timestamp: jsonTime(now),
+		Uptime: formatUptime(now.Sub(m.started)), Version: m.version}
+	status := http.StatusOK
+	if m.stalled(now) {
+		out.Status, status = "unhealthy", http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, out)
+}
+
+func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
+	s := m.snap.Load()
+	writeJSON(w, http.StatusOK, envelope{
+		Data: rawJSON(s.appsData()),
+		Meta: listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
+	})
+}
+
+func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
+	name, err := pathName(r)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	i, ok := m.appIndex[name]
+	if !ok {
+		m.writeError(w, r, notFoundError("application not found", fmt.Sprintf("no application is named %q", name)))
+		return
+	}
+	s := m.snap.Load()
+	entries := m.state.history[i].list()
+	hist := make([]historyEntryJSON, len(entries))
+	for j, e := range entries {
+		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.at)), Status: e.status,
+			ResponseTime: seconds(e.rt), Error: e.err}
+	}
+	writeJSON(w, http.StatusOK, envelope{
+		Data: appDetailJSON{appJSON: s.appJSON(i), History: hist},
+		Meta: metaJSON{Timestamp: m.now()},
+	})
+}
+
+func (m *Monitor) listLocations(w http.ResponseWriter, r *http.Request) {
+	s := m.snap.Load()
+	writeJSON(w, http.StatusOK, envelope{
+		Data: rawJSON(s.locationsData()),
+		Meta: countMetaJSON{Count: len(m.locations), Timestamp: m.now()},
+	})
+}
+
+func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
+	name, err := pathName(r)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	li, ok := m.locIndex[name]
+	if !ok {
+		m.writeError(w, r, notFoundError("location not found", fmt.Sprintf("no location is named %q", name)))
+		return
+	}
+	writeJSON(w, http.StatusOK, envelope{
+		Data: rawJSON(m.snap.Load().locationData(li)),
+		Meta: metaJSON{Timestamp: m.now()},
+	})
+}
+
+func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
+	now := m.clock.Now()
+	iv := m.interval.Load()
+	urls := []string{}
+	for _, b := range m.backends {
+		if b.URL != "" {
+			urls = append(urls, b.URL)
+		}
+	}
+	writeJSON(w, http.StatusOK, envelope{
+		Data: configJSON{
+			ScrapeInterval: iv.text,
+			ScrapeTimeout:  formatDuration(m.cycleTimeout(iv.d)),
+			LogLevel:       strings.ToLower(m.logLevel.String()),
+			TotalApps:      len(m.apps),
+			TotalLocations: len(m.locations),
+			Version:        m.version,
+			Uptime:         formatUptime(now.Sub(m.started)),
+			PrometheusURLs: urls,
+			HistorySize:    m.historySize,
+			MaxParallel:    m.maxParallel,
+		},
+		Meta: metaJSON{Timestamp: jsonTime(now)},
+	})
+}
+
+func (m *Monitor) postInterval(w http.ResponseWriter, r *http.Request) {
+	d, text, err := parseIntervalBody(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	prev, err := m.setInterval(d, text)
+	if err != nil {
+		m.writeError(w, r, validationError("invalid interval", err.Error(), intervalAccepted))
+		return
+	}
+	now := m.now()
+	writeJSON(w, http.StatusOK, envelope{
+		Data: intervalUpdateJSON{Interval: text, PreviousInterval: prev.text, UpdatedAt: now},
+		Meta: metaJSON{Timestamp: now},
+	})
+}
+
+var intervalAccepted = fmt.Sprintf("accepted: a Prometheus duration such as 500ms, 30s, 5m or 1h30m, between %s and %s",
+	formatDuration(MinInterval), formatDuration(MaxInterval))
+
+// parseIntervalBody reads {"interval": "<duration>"} and nothing else.
+func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return 0, "", err // *http.MaxBytesError, or the client went away
+	}
+	invalid := func(why string) error {
+		return validationError("invalid request body", why,
+			`expected a JSON object with one string member "interval", e.g. {"interval": "30s"}`)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return 0, "", invalid("the body is empty")
+	}
+	var members map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&members); err != nil || members == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return 0, "", invalid("the body is not a JSON object: " + err.Error())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return 0, "", invalid("the body has data after the JSON object")
+	}
+	for k := range members {
+		if k != "interval" {
+			return 0, "", invalid(fmt.Sprintf("unknown member %q", k))
+		}
+	}
+	rawInterval, ok := members["interval"]
+	if !ok {
+		return 0, "", invalid(`the member "interval" is missing`)
+	}
+	var text string
+	if err := json.Unmarshal(rawInterval, &text); err != nil {
+		return 0, "", invalid(`"interval" must be a string`)
+	}
+	d, err := model.ParseDuration(text)
+	if err != nil {
+		return 0, "", validationError("invalid interval", fmt.Sprintf("%q is not a duration", text), intervalAccepted)
+	}
+	if err := checkInterval(time.Duration(d)); err != nil {
+		return 0, "", validationError("invalid interval", err.Error(), intervalAccepted)
+	}
+	return time.Duration(d), text, nil
+}
+
+func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
+	now := m.clock.Now()
+	s := m.snap.Load()
+	system := "healthy"
+	switch {
+	case m.stalled(now):
+		system = "unhealthy"
+	case s.connectivity != connConnected:
+		system = "degraded"
+	}
+	writeJSON(w, http.StatusOK, envelope{Data: statusJSON{
+		SystemStatus:            system,
+		OverallAvailability:     s.availability,
+		TotalApplications:       len(s.apps),
+		ApplicationsUp:          s.up,
+		ApplicationsDown:        s.down,
+		ApplicationsUnavailable: s.unavailable,
+		TotalLocations:          len(m.locations),
+		LastUpdate:              jsonTime(s.at),
+		PrometheusConnectivity:  s.connectivity,
+	}})
+}
+
+// The periods and resolutions of /api/status/history, in the order the
+// error message lists them.
+var (
+	historyPeriods     = []string{"1h", "24h", "7d", "30d"}
+	historyResolutions = []string{"1m", "5m", "1h"}
+)
+
+func (m *Monitor) getHistory(w http.ResponseWriter, r *http.Request) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		m.writeError(w, r, validationError("invalid query string", err.Error()))
+		return
+	}
+	period, err := queryChoice(q, "period", "24h", historyPeriods)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	res, err := queryChoice(q, "resolution", "5m", historyResolutions)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	pd, _ := model.ParseDuration(period)
+	rd, _ := model.ParseDuration(res)
+	now := m.clock.Now()
+	points := m.hist.points(now, time.Duration(pd), time.Duration(rd))
+	out := make([]dataPointJSON, len(points))
+	for i, p := range points {
+		out[i] = dataPointJSON{Timestamp: jsonTime(p.start), OverallAvailability: p.availability,
+			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
+	}
+	writeJSON(w, http.StatusOK, envelope{
+		Data: statusHistoryJSON{Period: period, Resolution: res, DataPoints: out},
+		Meta: countMetaJSON{Count: len(out), Timestamp: jsonTime(now)},
+	})
+}
+
+// queryChoice returns the single value of key, which must be one of allowed.
+func queryChoice(q url.Values, key, def string, allowed []string) (string, error) {
+	vs, ok := q[key]
+	if !ok {
+		return def, nil
+	}
+	accepted := fmt.Sprintf("allowed values: %s (default %s)", strings.Join(allowed, ", "), def)
+	if len(vs) != 1 {
+		return "", validationError(fmt.Sprintf("invalid %s", key), fmt.Sprintf("%s is given %d times", key, len(vs)), accepted)
+	}
+	for _, a := range allowed {
+		if vs[0] == a {
+			return a, nil
+		}
+	}
+	return "", validationError(fmt.Sprintf("invalid %s", key), fmt.Sprintf("%s %q is not supported", key, vs[0]), accepted)
+}
+
+func (m *Monitor) getSummary(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, envelope{
+		Data: rawJSON(m.snap.Load().summaryData()),
+		Meta: summaryMetaJSON{Timestamp: m.now(), Period: "24h"},
+	})
+}

@@ -1,0 +1,203 @@
+package availmon
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// Error codes of the interface.
+const (
+	codeValidation         = "VALIDATION_ERROR"
+	codeNotFound           = "NOT_FOUND"
+	codeInternal           = "INTERNAL_ERROR"
+	codeServiceUnavailable = "SERVICE_UNAVAILABLE"
+	codeInvalidSignature   = "INVALID_SIGNATURE"
+	codeTimestamp          = "TIMESTAMP_ERROR"
+	codeMissingAuthHeaders = "MISSING_AUTH_HEADERS"
+)
+
+// apiError is an error as the API reports it.
+type apiError struct {
+	status  int
+	code    string
+	message string
+	details []string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func validationError(message string, details ...string) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: codeValidation, message: message, details: details}
+}
+
+func notFoundError(message string, details ...string) *apiError {
+	return &apiError{status: http.StatusNotFound, code: codeNotFound, message: message, details: details}
+}
+
+// toAPIError is the one place where Go errors become API errors with an HTTP
+// status.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &tooLarge):
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
+			message: "request body is too large",
+			details: []string{fmt.Sprintf("the body must be at most %d bytes", tooLarge.Limit)}}
+	default:
+		return &apiError{status: http.StatusInternalServerError, code: codeInternal,
+			message: "internal server error"}
+	}
+}
+
+type envelope struct {
+	Data  any        `json:"data"`
+	Meta  any        `json:"meta,omitempty"`
+	Error *errorJSON `json:"error,omitempty"`
+}
+
+// rawJSON is data encoded ahead of time, written as it is.
+type rawJSON []byte
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v into a buffer and writes it with status in one go, so
+// a failure to encode never leaves half a response. An envelope whose Data is
+// rawJSON is assembled around the bytes instead of re-encoding them.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 { // don't pin huge buffers
+			bufPool.Put(buf)
+		}
+	}()
+	var err error
+	if e, ok := v.(envelope); ok && e.Error == nil {
+		err = e.encode(buf)
+	} else {
+		err = json.NewEncoder(buf).Encode(v)
+	}
+	if err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"data":null,"error":{"code":"INTERNAL_ERROR","message":"encoding the response failed","details":[],"request_id":""}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes()) //nolint:errcheck // the client went away; nothing to do
+}
+
+func (e envelope) encode(buf *bytes.Buffer) error {
+	buf.WriteString(`{"data":`)
+	if raw, ok := e.Data.(rawJSON); ok {
+		buf.Write(raw)
+	} else if err := appendJSON(buf, e.Data); err != nil {
+		return err
+	}
+	if e.Meta != nil {
+		buf.WriteString(`,"meta":`)
+		if err := appendJSON(buf, e.Meta); err != nil {
+			return err
+		}
+	}
+	buf.WriteString("}\n")
+	return nil
+}
+
+func appendJSON(buf *bytes.Buffer, v any) error {
+	b, err := json.Marshal(v)
+	buf.Write(b)
+	return err
+}
+
+// writeError answers with the error envelope for err.
+func (m *Monitor) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	if ae.status >= 500 {
+		m.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err,
+			"request_id", requestID(r.Context()))
+	}
+	details := ae.details
+	if details == nil {
+		details = []string{}
+	}
+	writeJSON(w, ae.status, envelope{
+		Data: nil,
+		Meta: metaJSON{Timestamp: jsonTime(m.clock.Now())},
+		Error: &errorJSON{Code: ae.code, Message: ae.message, Details: details,
+			RequestID: requestID(r.Context())},
+	})
+}
+
+type requestIDKey struct{}
+
+// HeaderRequestID carries the request identifier both ways.
+const HeaderRequestID = "X-Request-Id"
+
+// withRequestID keeps the client's X-Request-Id when it is 1-64 safe
+// characters, otherwise makes a new one; either way it is echoed in the
+// response and in error envelopes.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(HeaderRequestID)
+		if !validRequestID(id) {
+			var b [16]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set(HeaderRequestID, id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+func validRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// recoverer turns a panic in a handler into a 500 in the error envelope, so
+// no request can take the process down.
+func (m *Monitor) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			m.writeError(w, r, fmt.Errorf("panic: %v", p))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

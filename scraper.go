@@ -1,0 +1,230 @@
+package availmon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrAlreadyRunning is returned by Run when another Run of the same Monitor
+// has not returned yet.
+var ErrAlreadyRunning = errors.New("availmon: monitor is already running")
+
+// Run checks every app at once and then every interval, until ctx ends. It
+// returns nil when ctx ends, after the cycle in progress (if any) has
+// stopped; no goroutine it started outlives it. A cycle that takes longer
+// than the interval delays the next one rather than overlapping it.
+func (m *Monitor) Run(ctx context.Context) error {
+	if !m.running.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	m.stopping.Store(false)
+	m.progress.Store(m.clock.Now().UnixNano())
+	defer m.running.Store(false)
+	m.log.Info("monitor started", "apps", len(m.apps), "interval", m.interval.Load().text)
+
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var last time.Time // when the last cycle started, by the wall clock
+	for {
+		select {
+		case <-ctx.Done():
+			m.stopping.Store(true)
+			m.log.Info("monitor stopped")
+			return nil
+		case <-m.intervalChanged:
+			// Reschedule from the start of the last cycle with the new interval.
+			timer.Stop()
+			timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+			continue
+		case <-timer.C:
+		}
+		last = time.Now()
+		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
+			m.log.Error("check cycle failed", "err", err)
+		}
+		// Drain a change that arrived during the cycle: the timer below
+		// already uses the latest interval.
+		select {
+		case <-m.intervalChanged:
+		default:
+		}
+		timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+	}
+}
+
+// Scrape runs one check cycle now and publishes its result. Run calls it on
+// schedule; call it directly to check on demand. Cycles never overlap: a
+// call waits for the cycle in progress. When ctx ends during the cycle,
+// nothing is published and ctx's error is returned.
+func (m *Monitor) Scrape(ctx context.Context) error {
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := m.clock.Now()
+	d := m.Interval()
+	cctx, cancel := context.WithTimeout(ctx, m.cycleTimeout(d))
+	defer cancel()
+
+	out := &cycleResult{
+		results:  make([]Result, len(m.apps)),
+		at:       make([]time.Time, len(m.apps)),
+		answered: make([]bool, len(m.backends)),
+		tried:    make([]bool, len(m.backends)),
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(m.maxParallel, len(m.batches)) {
+		wg.Go(func() {
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= len(m.batches) {
+					return
+				}
+				m.checkBatch(cctx, m.batches[b], out)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	end := m.clock.Now()
+	m.commit(start, end, out)
+	m.progress.Store(end.UnixNano())
+	m.log.Debug("check cycle done", "apps", len(m.apps), "duration", end.Sub(start))
+	return nil
+}
+
+// cycleResult collects what one cycle's workers found. Each worker writes
+// only the entries of its own batch; answered and tried are written under mu
+// because batches of one backend share them.
+type cycleResult struct {
+	results  []Result
+	at       []time.Time
+	mu       sync.Mutex
+	answered []bool // per backend: some batch returned without error
+	tried    []bool
+}
+
+func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult) {
+	b := m.backendOf[batch[0]]
+	apps := make([]App, len(batch))
+	for i, ai := range batch {
+		apps[i] = m.apps[ai]
+	}
+	res, err := callSource(ctx, m.backends[b].Source, apps)
+	if err == nil && len(res) != len(apps) {
+		err = fmt.Errorf("source returned %d results for %d apps", len(res), len(apps))
+	}
+	at := m.clock.Now()
+	for i, ai := range batch {
+		r := Result{Status: StatusUnavailable, Err: err}
+		if err == nil {
+			r = res[i]
+			if !r.Status.Valid() {
+				r = Result{Status: StatusUnavailable, Err: fmt.Errorf("source returned invalid status %q", r.Status)}
+			}
+			if r.ResponseTime < 0 {
+				r.ResponseTime = 0
+			}
+		}
+		if r.Status == StatusUnavailable && r.Err == nil {
+			r.Err = errNoAnswer
+		}
+		out.results[ai] = r
+		out.at[ai] = at
+	}
+	if err != nil {
+		m.log.Warn("backend check failed", "backend", m.backends[b].Name, "apps", len(apps), "err", err)
+	}
+	out.mu.Lock()
+	out.tried[b] = true
+	if err == nil {
+		out.answered[b] = true
+	}
+	out.mu.Unlock()
+}
+
+var errNoAnswer = errors.New("no answer")
+
+// callSource keeps a panicking Source from taking the process down.
+func callSource(ctx context.Context, s Source, apps []App) (res []Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("source panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.Check(ctx, apps)
+}
+
+// commit folds one cycle into the monitor's state and publishes a new
+// snapshot. It runs under cycleMu.
+func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
+	st := m.state
+	var evs []Event
+	var up, down, unavail int
+	for i, r := range out.results {
+		prev := st.apps[i]
+		cur := appState{
+			checked:   true,
+			status:    r.Status,
+			lastCheck: out.at[i],
+			rt:        r.ResponseTime,
+		}
+		if r.Err != nil {
+			cur.err = r.Err.Error()
+		}
+		if !prev.checked || prev.status != cur.status {
+			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: m.apps[i].Name,
+				Location: m.apps[i].Location, Status: cur.status}
+			if prev.checked {
+				ev.PreviousStatus = prev.status
+			}
+			evs = append(evs, ev)
+			m.log.Info("status changed", "app", m.apps[i].Name, "location", m.apps[i].Location,
+				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
+		}
+		st.apps[i] = cur
+		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.appDay[i].add(out.at[i], cur.status, cur.rt)
+		st.locDay[m.appLocs[i]].add(out.at[i], cur.status, cur.rt)
+		st.sysDay.add(out.at[i], cur.status, cur.rt)
+		switch cur.status {
+		case StatusUp:
+			up++
+		case StatusDown:
+			down++
+		default:
+			unavail++
+		}
+	}
+	for b, be := range m.backends {
+		if !out.tried[b] {
+			continue // no apps: nothing learned
+		}
+		was := st.backends[b]
+		now := out.answered[b]
+		st.backends[b] = now
+		if st.backendSeen[b] && was == now {
+			continue
+		}
+		st.backendSeen[b] = true
+		name := "backend_connected"
+		if !now {
+			name = "backend_disconnected"
+		}
+		evs = append(evs, Event{Type: EventSystem, Time: end, Name: name, Backend: be.Name})
+	}
+	st.cycles++
+	st.lastCycle = end
+	m.hist.add(end, up, down, unavail)
+	m.snap.Store(st.snapshot(m, end))
+	m.events.append(evs...)
+}

@@ -1,0 +1,211 @@
+package availmon
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// snapshot is everything the read endpoints show that only changes once a
+// cycle. It is immutable once published; the JSON the endpoints send is
+// encoded from it at most once, on first use, so a request costs a copy
+// rather than an encoding of every app.
+type snapshot struct {
+	m            *Monitor
+	at           time.Time // end of the last cycle; zero before the first
+	apps         []appView
+	locs         []locView
+	up, down     int
+	unavailable  int
+	availability *float64
+	backends     []bool // connected, per backend
+	connectivity string
+	day          counts // every check of the last 24h
+
+	appsJSON    lazyJSON
+	locsJSON    lazyJSON
+	locJSON     []lazyJSON
+	summaryJSON lazyJSON
+}
+
+type appView struct {
+	appState
+	day counts
+}
+
+type locView struct {
+	up, down, unavailable int
+	availability          *float64
+	day                   counts
+}
+
+// Backend connectivity, as reported in prometheus_connectivity.
+const (
+	connConnected    = "connected"
+	connDegraded     = "degraded"
+	connDisconnected = "disconnected"
+)
+
+func (st *cycleState) snapshot(m *Monitor, now time.Time) *snapshot {
+	s := &snapshot{
+		m:        m,
+		at:       st.lastCycle,
+		apps:     make([]appView, len(st.apps)),
+		locs:     make([]locView, len(m.locations)),
+		backends: append([]bool(nil), st.backends...),
+		day:      st.sysDay.sum(now),
+		locJSON:  make([]lazyJSON, len(m.locations)),
+	}
+	for i, a := range st.apps {
+		s.apps[i] = appView{appState: a, day: st.appDay[i].sum(now)}
+		l := &s.locs[m.appLocs[i]]
+		switch {
+		case !a.checked || a.status == StatusUnavailable:
+			l.unavailable++
+			s.unavailable++
+		case a.status == StatusUp:
+			l.up++
+			s.up++
+		default:
+			l.down++
+			s.down++
+		}
+	}
+	for i := range s.locs {
+		l := &s.locs[i]
+		l.availability = percent(int64(l.up), int64(l.up+l.down))
+		l.day = st.locDay[i].sum(now)
+	}
+	s.availability = percent(int64(s.up), int64(s.up+s.down))
+
+	answered := 0
+	for _, ok := range s.backends {
+		if ok {
+			answered++
+		}
+	}
+	switch {
+	case answered == len(s.backends):
+		s.connectivity = connConnected
+	case answered == 0:
+		s.connectivity = connDisconnected
+	default:
+		s.connectivity = connDegraded
+	}
+	return s
+}
+
+// lazyJSON holds an encoding computed on first use.
+type lazyJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+func (l *lazyJSON) get(v func() any) []byte {
+	l.once.Do(func() {
+		b, err := json.Marshal(v())
+		if err != nil {
+			// Only our own types are encoded here; failing to encode them
+			// is a bug, not a request error.
+			panic("availmon: encoding snapshot: " + err.Error())
+		}
+		l.b = b
+	})
+	return l.b
+}
+
+func (s *snapshot) appJSON(i int) appJSON {
+	m := s.m
+	a, v := m.apps[i], s.apps[i]
+	loc := m.locations[m.appLocs[i]]
+	out := appJSON{
+		Name:          a.Name,
+		Location:      a.Location,
+		Status:        v.status,
+		Coordinates:   coordinatesJSON{Latitude: loc.Latitude, Longitude: loc.Longitude},
+		Metric:        a.Metric,
+		PrometheusURL: m.backends[m.backendOf[i]].URL,
+		Error:         v.err,
+	}
+	if v.checked {
+		out.LastCheck = jsonTime(v.lastCheck)
+		rt := seconds(v.rt)
+		out.ResponseTime = &rt
+	}
+	return out
+}
+
+func (s *snapshot) appsData() []byte {
+	return s.appsJSON.get(func() any {
+		out := make([]appJSON, len(s.apps))
+		for i := range out {
+			out[i] = s.appJSON(i)
+		}
+		return out
+	})
+}
+
+func (s *snapshot) locationsData() []byte {
+	return s.locsJSON.get(func() any {
+		m := s.m
+		out := make([]locationJSON, len(m.locations))
+		for i, l := range m.locations {
+			names := make([]string, len(m.locApps[i]))
+			for j, ai := range m.locApps[i] {
+				names[j] = m.apps[ai].Name
+			}
+			out[i] = locationJSON{Name: l.Name, Latitude: l.Latitude, Longitude: l.Longitude,
+				AppsCount: len(names), Apps: names}
+		}
+		return out
+	})
+}
+
+func (s *snapshot) locationData(li int) []byte {
+	return s.locJSON[li].get(func() any {
+		m := s.m
+		l, v := m.locations[li], s.locs[li]
+		apps := make([]locationAppJSON, len(m.locApps[li]))
+		for j, ai := range m.locApps[li] {
+			a := s.apps[ai]
+			apps[j] = locationAppJSON{Name: m.apps[ai].Name, Status: a.status}
+			if a.checked {
+				apps[j].LastCheck = jsonTime(a.lastCheck)
+			}
+		}
+		return locationDetailJSON{
+			Name: l.Name, Latitude: l.Latitude, Longitude: l.Longitude,
+			AppsCount: len(apps), Apps: apps,
+			Summary: locationSummaryJSON{
+				TotalApps: len(apps), UpCount: v.up, DownCount: v.down,
+				UnavailableCount: v.unavailable, AvailabilityPercentage: v.availability,
+			},
+		}
+	})
+}
+
+func (s *snapshot) summaryData() []byte {
+	return s.summaryJSON.get(func() any {
+		m := s.m
+		out := summaryJSON{
+			TotalRequests:       s.day.total(),
+			TotalErrors:         s.day.unavailable,
+			AverageResponseTime: s.day.avgResponse(),
+			UptimePercentage:    s.day.uptime(),
+			Apps:                make([]appSummaryJSON, len(s.apps)),
+			Locations:           make([]locationSummaryItemJSON, len(s.locs)),
+		}
+		for i, a := range s.apps {
+			out.Apps[i] = appSummaryJSON{Name: m.apps[i].Name, Status: a.status,
+				Uptime24h: a.day.uptime(), AvgResponseTime: a.day.avgResponse()}
+		}
+		for i, l := range s.locs {
+			out.Locations[i] = locationSummaryItemJSON{Name: m.locations[i].Name,
+				AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable,
+				Availability: l.day.uptime()}
+		}
+		return out
+	})
+}
+
+func seconds(d time.Duration) float64 { return roundTo(d.Seconds(), 6) }

@@ -1,0 +1,244 @@
+package availmon
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// appState is what the last check of one app found.
+type appState struct {
+	checked   bool
+	status    Status
+	lastCheck time.Time
+	rt        time.Duration
+	err       string
+}
+
+// cycleState is the monitor's mutable memory across cycles. Only commit
+// writes it, under cycleMu; handlers read snapshots and the two histories,
+// which carry their own locks.
+type cycleState struct {
+	apps        []appState
+	history     []appHistory
+	appDay      []dayWindow
+	locDay      []dayWindow
+	sysDay      dayWindow
+	backends    []bool // answered in the last cycle that tried it
+	backendSeen []bool
+	cycles      int
+	lastCycle   time.Time
+}
+
+func newCycleState(m *Monitor) *cycleState {
+	st := &cycleState{
+		apps:        make([]appState, len(m.apps)),
+		history:     make([]appHistory, len(m.apps)),
+		appDay:      make([]dayWindow, len(m.apps)),
+		locDay:      make([]dayWindow, len(m.locations)),
+		backends:    make([]bool, len(m.backends)),
+		backendSeen: make([]bool, len(m.backends)),
+	}
+	for i := range st.apps {
+		st.apps[i].status = StatusUnavailable
+	}
+	return st
+}
+
+// checkEntry is one check in an app's recent history. It is kept small
+// because there are HistorySize of them per app.
+type checkEntry struct {
+	at     int64 // unix nanoseconds
+	rt     time.Duration
+	status Status
+	err    string
+}
+
+// appHistory is a ring of an app's most recent checks.
+type appHistory struct {
+	mu      sync.Mutex
+	entries []checkEntry
+	next    int // where the next entry goes once the ring is full
+}
+
+func (h *appHistory) add(e checkEntry, size int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.entries) < size {
+		h.entries = append(h.entries, e)
+		return
+	}
+	h.entries[h.next] = e
+	h.next = (h.next + 1) % size
+}
+
+// list returns the entries, oldest first.
+func (h *appHistory) list() []checkEntry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]checkEntry, 0, len(h.entries))
+	out = append(out, h.entries[h.next:]...)
+	return append(out, h.entries[:h.next]...)
+}
+
+// counts are check outcomes summed over some span.
+type counts struct {
+	up, down, unavailable int64
+	rtSum                 float64 // seconds, over checks that got an answer
+}
+
+func (c *counts) add(s Status, rt time.Duration) {
+	switch s {
+	case StatusUp:
+		c.up++
+	case StatusDown:
+		c.down++
+	default:
+		c.unavailable++
+		return
+	}
+	c.rtSum += rt.Seconds()
+}
+
+func (c *counts) merge(o counts) {
+	c.up += o.up
+	c.down += o.down
+	c.unavailable += o.unavailable
+	c.rtSum += o.rtSum
+}
+
+func (c counts) total() int64 { return c.up + c.down + c.unavailable }
+
+// uptime is 100*up/(up+down), or nil when no check got an answer.
+func (c counts) uptime() *float64 { return percent(c.up, c.up+c.down) }
+
+// avgResponse is the mean response time of the checks that got an answer.
+func (c counts) avgResponse() *float64 {
+	if c.up+c.down == 0 {
+		return nil
+	}
+	v := roundTo(c.rtSum/float64(c.up+c.down), 6)
+	return &v
+}
+
+// percent is 100*part/whole rounded to two decimals, nil when whole is 0.
+func percent(part, whole int64) *float64 {
+	if whole == 0 {
+		return nil
+	}
+	v := roundTo(100*float64(part)/float64(whole), 2)
+	return &v
+}
+
+// mod is the non-negative remainder, so that times before 1970 from a test
+// clock cannot index out of range.
+func mod(a, n int64) int {
+	return int((a%n + n) % n)
+}
+
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}
+
+// dayWindow counts checks per clock hour over the last 24 hours, so that a
+// 24h summary costs 24 additions whatever the uptime. The window is the
+// current hour and the 23 before it.
+type dayWindow [24]struct {
+	hour int64 // unix hours; which hour the slot holds
+	c    counts
+}
+
+func (w *dayWindow) add(t time.Time, s Status, rt time.Duration) {
+	h := t.Unix() / 3600
+	slot := &w[mod(h, 24)]
+	if slot.hour != h {
+		slot.hour, slot.c = h, counts{}
+	}
+	slot.c.add(s, rt)
+}
+
+func (w *dayWindow) sum(now time.Time) counts {
+	h := now.Unix() / 3600
+	var c counts
+	for i := range w {
+		if w[i].hour > h-24 && w[i].hour <= h {
+			c.merge(w[i].c)
+		}
+	}
+	return c
+}
+
+// minuteHistory aggregates every cycle into per-minute buckets for the last
+// 30 days (plus an hour, so that a 30d/1h answer is always whole). Coarser
+// resolutions are derived from it; nothing per check is kept.
+type minuteHistory struct {
+	mu      sync.RWMutex
+	buckets []minuteBucket
+}
+
+type minuteBucket struct {
+	minute                  int64 // unix minutes; which minute the slot holds
+	up, down                int64 // app checks in the minute
+	lastUp, lastDown, lastU int32 // app counts of the minute's last cycle
+	seen                    bool
+}
+
+const historyMinutes = 30*24*60 + 60
+
+func newMinuteHistory() *minuteHistory {
+	return &minuteHistory{buckets: make([]minuteBucket, historyMinutes)}
+}
+
+func (h *minuteHistory) add(t time.Time, up, down, unavailable int) {
+	min := t.Unix() / 60
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b := &h.buckets[mod(min, historyMinutes)]
+	if !b.seen || b.minute != min {
+		*b = minuteBucket{minute: min, seen: true}
+	}
+	b.up += int64(up)
+	b.down += int64(down)
+	b.lastUp, b.lastDown, b.lastU = int32(up), int32(down), int32(unavailable)
+}
+
+// dataPoint is one bucket of the status history.
+type dataPoint struct {
+	start            time.Time
+	availability     *float64
+	up, down, unavai int
+}
+
+// points returns period/res buckets aligned to res in UTC, oldest first;
+// the last one holds now. A bucket's availability is over every app check
+// in it; its counts are those of the last cycle in it.
+func (h *minuteHistory) points(now time.Time, period, res time.Duration) []dataPoint {
+	n := int(period / res)
+	resMin := int64(res / time.Minute)
+	lastStart := now.Unix() / 60 / resMin * resMin
+	out := make([]dataPoint, n)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for i := range out {
+		start := lastStart - int64(n-1-i)*resMin
+		var up, down int64
+		var last *minuteBucket
+		for m := start; m < start+resMin; m++ {
+			b := &h.buckets[mod(m, historyMinutes)]
+			if !b.seen || b.minute != m {
+				continue
+			}
+			up += b.up
+			down += b.down
+			last = b
+		}
+		p := dataPoint{start: time.Unix(start*60, 0).UTC()}
+		if last != nil {
+			p.availability = percent(up, up+down)
+			p.up, p.down, p.unavai = int(last.lastUp), int(last.lastDown), int(last.lastU)
+		}
+		out[i] = p
+	}
+	return out
+}
