@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,6 +145,19 @@ type Options struct {
 	Clock Clock
 	// Registerer receives the monitor's own metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+
+	// Authenticator, when set, must accept a request before it may change
+	// anything (POST /api/scrape-interval); with ProtectReads it guards
+	// every GET /api/... as well. /health and /metrics are never guarded.
+	// A *hmac.Verifier is one.
+	Authenticator Authenticator
+	ProtectReads  bool
+}
+
+// Authenticator accepts or refuses a request. Verify may read the body but
+// must leave it for the handler to read again.
+type Authenticator interface {
+	Verify(r *http.Request) error
 }
 
 // Limits of the scrape interval, as accepted by SetInterval and the API.

@@ -1,0 +1,23 @@
+// Package availmon tells which applications are up, per geographic location,
+// from metrics you already keep in Prometheus (or from any other Source).
+//
+// A Monitor is given apps, the locations they belong to and where their
+// availability comes from. Run checks them every interval; Handler serves the
+// JSON API (applications, locations, configuration, status, history and a
+// 24h summary) and can be mounted under any router:
+//
+//	m, err := availmon.New(availmon.Options{
+//		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32.0853, Longitude: 34.7818}},
+//		Apps:      []availmon.App{{Name: "checkout", Location: "Tel Aviv"}},
+//		Source: availmon.SourceFunc(func(ctx context.Context, app availmon.App) availmon.Result {
+//			return availmon.Result{Status: availmon.StatusUp}
+//		}),
+//	})
+//	if err != nil { ... }
+//	go m.Run(ctx)
+//	mux.Handle("/availability/", http.StripPrefix("/availability", m.Handler()))
+//
+// An app is up, down or unavailable; unavailable means its state could not be
+// determined and is never counted as down. Readers never wait for a check
+// cycle: each cycle publishes an immutable snapshot that handlers read.
+package availmon
