@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/promexport"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -143,8 +144,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock tells the time; nil means the system clock.
 	Clock Clock
-	// Registerer receives the monitor's own metrics; nil registers nothing.
+	// Registerer, when set, also receives the monitor's metric families
+	// (they are always served by the handler's /metrics). Two monitors on
+	// one Registerer must be told apart, e.g. with
+	// prometheus.WrapRegistererWith.
 	Registerer prometheus.Registerer
+	// Gatherer, when set, is what /metrics serves instead of the monitor's
+	// own families: pass your registry to serve everything from one place.
+	Gatherer prometheus.Gatherer
 
 	// Authenticator, when set, must accept a request before it may change
 	// anything (POST /api/scrape-interval); with ProtectReads it guards
@@ -205,6 +212,8 @@ type Monitor struct {
 	snap     atomic.Pointer[snapshot]
 	hist     *minuteHistory
 	events   *eventLog
+	exp      *promexport.Exporter
+	gatherer prometheus.Gatherer
 	running  atomic.Bool
 	stopping atomic.Bool
 	progress atomic.Int64 // unix nanoseconds of Run's start or last cycle end
@@ -353,6 +362,9 @@ func New(opts Options) (*Monitor, error) {
 	m.events = newEventLog(max(1024, 2*len(m.apps)))
 	m.state = newCycleState(m)
 	m.snap.Store(m.state.snapshot(m, m.started))
+	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

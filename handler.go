@@ -25,7 +25,7 @@ const MaxBodyBytes = 64 << 10
 // share the monitor's state.
 func (m *Monitor) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, m.recoverer, middleware.GetHead)
+	r.Use(withRequestID, m.countRequests, m.recoverer, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, req.URL.Path)))
 	})
@@ -38,6 +38,7 @@ func (m *Monitor) Handler() http.Handler {
 	})
 
 	r.Get("/health", m.health)
+	r.Method(http.MethodGet, "/metrics", m.metricsHandler())
 	r.Get("/api/apps", m.listApps)
 	r.Get("/api/apps/{name}", m.getApp)
 	r.Get("/api/locations", m.listLocations)

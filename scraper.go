@@ -119,7 +119,9 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 	for i, ai := range batch {
 		apps[i] = m.apps[ai]
 	}
+	start := time.Now()
 	res, err := callSource(ctx, m.backends[b].Source, apps)
+	m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
 	if err == nil && len(res) != len(apps) {
 		err = fmt.Errorf("source returned %d results for %d apps", len(res), len(apps))
 	}
@@ -224,6 +226,7 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 	}
 	st.cycles++
 	st.lastCycle = end
+	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
 	m.snap.Store(st.snapshot(m, end))
 	m.events.append(evs...)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/availmon/availmon/promexport"
 )
 
 // snapshot is everything the read endpoints show that only changes once a
@@ -11,21 +13,26 @@ import (
 // encoded from it at most once, on first use, so a request costs a copy
 // rather than an encoding of every app.
 type snapshot struct {
-	m            *Monitor
-	at           time.Time // end of the last cycle; zero before the first
-	apps         []appView
-	locs         []locView
-	up, down     int
-	unavailable  int
-	availability *float64
-	backends     []bool // connected, per backend
-	connectivity string
-	day          counts // every check of the last 24h
+	m             *Monitor
+	seq           uint64    // cycles completed
+	at            time.Time // end of the last cycle; zero before the first
+	cycleDuration time.Duration
+	apps          []appView
+	locs          []locView
+	up, down      int
+	unavailable   int
+	availability  *float64
+	backends      []bool // connected, per backend
+	backendSeen   []bool // asked by some cycle
+	connectivity  string
+	day           counts // every check of the last 24h
 
 	appsJSON    lazyJSON
 	locsJSON    lazyJSON
 	locJSON     []lazyJSON
 	summaryJSON lazyJSON
+	promOnce    sync.Once
+	prom        *promexport.Snapshot
 }
 
 type appView struct {
@@ -48,13 +55,16 @@ const (
 
 func (st *cycleState) snapshot(m *Monitor, now time.Time) *snapshot {
 	s := &snapshot{
-		m:        m,
-		at:       st.lastCycle,
-		apps:     make([]appView, len(st.apps)),
-		locs:     make([]locView, len(m.locations)),
-		backends: append([]bool(nil), st.backends...),
-		day:      st.sysDay.sum(now),
-		locJSON:  make([]lazyJSON, len(m.locations)),
+		m:             m,
+		seq:           uint64(st.cycles),
+		at:            st.lastCycle,
+		cycleDuration: st.lastDuration,
+		backendSeen:   append([]bool(nil), st.backendSeen...),
+		apps:          make([]appView, len(st.apps)),
+		locs:          make([]locView, len(m.locations)),
+		backends:      append([]bool(nil), st.backends...),
+		day:           st.sysDay.sum(now),
+		locJSON:       make([]lazyJSON, len(m.locations)),
 	}
 	for i, a := range st.apps {
 		s.apps[i] = appView{appState: a, day: st.appDay[i].sum(now)}

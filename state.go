@@ -19,15 +19,16 @@ type appState struct {
 // writes it, under cycleMu; handlers read snapshots and the two histories,
 // which carry their own locks.
 type cycleState struct {
-	apps        []appState
-	history     []appHistory
-	appDay      []dayWindow
-	locDay      []dayWindow
-	sysDay      dayWindow
-	backends    []bool // answered in the last cycle that tried it
-	backendSeen []bool
-	cycles      int
-	lastCycle   time.Time
+	apps         []appState
+	history      []appHistory
+	appDay       []dayWindow
+	locDay       []dayWindow
+	sysDay       dayWindow
+	backends     []bool // answered in the last cycle that tried it
+	backendSeen  []bool
+	cycles       int
+	lastCycle    time.Time
+	lastDuration time.Duration
 }
 
 func newCycleState(m *Monitor) *cycleState {

@@ -1,0 +1,100 @@
+package availmon
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/availmon/availmon/promexport"
+)
+
+// initMetrics creates the monitor's exporter on a registry of its own, and
+// on reg too when the caller gives one.
+func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) error {
+	m.exp = promexport.New(promexport.Options{
+		Snapshot: func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
+		Interval: m.Interval,
+	})
+	for _, b := range m.backends {
+		m.exp.InitTarget(b.Name)
+	}
+	own := prometheus.NewRegistry()
+	own.MustRegister(m.exp)
+	m.gatherer = own
+	if g != nil {
+		m.gatherer = g
+	}
+	if reg != nil {
+		if err := reg.Register(m.exp); err != nil {
+			return fmt.Errorf("availmon: registering metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+// promSnapshot is the snapshot as the exporter sees it, built once.
+func (s *snapshot) promSnapshot() *promexport.Snapshot {
+	s.promOnce.Do(func() {
+		m := s.m
+		p := &promexport.Snapshot{
+			Seq:               s.seq,
+			Apps:              make([]promexport.App, len(s.apps)),
+			Locations:         make([]promexport.Location, len(s.locs)),
+			Backends:          make([]promexport.Backend, len(m.backends)),
+			LastCycleEnd:      s.at,
+			LastCycleDuration: s.cycleDuration,
+		}
+		for i, a := range s.apps {
+			p.Apps[i] = promexport.App{Name: m.apps[i].Name, Location: m.apps[i].Location, Status: string(a.status)}
+		}
+		for i, l := range s.locs {
+			p.Locations[i] = promexport.Location{Name: m.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
+		}
+		for i, b := range m.backends {
+			p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
+		}
+		s.prom = p
+	})
+	return s.prom
+}
+
+// routeUnmatched labels requests that matched no route, so that probing
+// random paths cannot grow http_requests_total.
+const routeUnmatched = "unmatched"
+
+// countRequests feeds http_requests_total with the route pattern that
+// served the request.
+func (m *Monitor) countRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		route := routeUnmatched
+		if rctx := chi.RouteContext(r.Context()); rctx != nil {
+			if p := rctx.RoutePattern(); p != "" && p != "/*" {
+				route = p
+			}
+		}
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		m.exp.ObserveRequest(r.Method, route, status)
+	})
+}
+
+func (m *Monitor) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{
+		ErrorLog:          slogPrinter{m},
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
+	})
+}
+
+// slogPrinter lets promhttp log through the monitor's logger.
+type slogPrinter struct{ m *Monitor }
+
+func (p slogPrinter) Println(v ...any) { p.m.log.Error("serving /metrics", "err", fmt.Sprint(v...)) }

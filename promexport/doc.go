@@ -1,0 +1,18 @@
+// Package promexport exports availmon's state and its own health as
+// Prometheus metrics.
+//
+// An Exporter is a prometheus.Collector. The availability families
+// (availmon_up, availmon_apps, per-location ratios, backend connectivity,
+// cycle timings) are computed at collection time from the latest Snapshot as
+// const metrics, so the monitor's state never lives in Prometheus objects.
+// The request and scrape families are ordinary instruments that the monitor
+// feeds as it works. The package never touches the default registry:
+//
+//	exp := promexport.New(promexport.Options{Snapshot: current, Interval: interval})
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(exp)
+//
+// Label values come from configuration (app, location and backend names) or
+// from small fixed sets (route patterns, HTTP methods and status codes), never
+// from raw request input, so cardinality is bounded by the configuration.
+package promexport

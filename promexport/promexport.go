@@ -1,0 +1,228 @@
+package promexport
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Snapshot is the monitor's state after a cycle, as the collector sees it.
+// A Snapshot must not change once handed out.
+type Snapshot struct {
+	// Seq identifies the snapshot; the collector reuses the per-app metrics
+	// it built while Seq stays the same.
+	Seq       uint64
+	Apps      []App
+	Locations []Location
+	Backends  []Backend
+	// LastCycleEnd is zero before the first cycle.
+	LastCycleEnd      time.Time
+	LastCycleDuration time.Duration
+}
+
+// App is one app's last known state. Status is "up", "down" or
+// "unavailable".
+type App struct {
+	Name, Location, Status string
+}
+
+// Location counts the apps of one location by state.
+type Location struct {
+	Name                  string
+	Up, Down, Unavailable int
+}
+
+// Backend tells whether a backend answered the last cycle that asked it.
+type Backend struct {
+	Name      string
+	Connected bool
+	// Known is false until a cycle has asked the backend.
+	Known bool
+}
+
+// Options configures an Exporter.
+type Options struct {
+	// Snapshot returns the current state; nil until the first snapshot is
+	// an error.
+	Snapshot func() *Snapshot
+	// Interval returns the current scrape interval.
+	Interval func() time.Duration
+}
+
+// Exporter collects availmon's metric families. Register it on a
+// prometheus.Registerer; it may be registered on several.
+type Exporter struct {
+	snapshot func() *Snapshot
+	interval func() time.Duration
+
+	scrapeDuration *prometheus.HistogramVec
+	scrapeErrors   *prometheus.CounterVec
+	httpRequests   *prometheus.CounterVec
+
+	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
+	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
+	mu                                          sync.Mutex
+	cachedSeq                                   uint64
+	cachedUp                                    []prometheus.Metric
+	cachedOK                                    bool
+	statuses                                    [3]string
+	methods                                     map[string]bool
+}
+
+// Metric names. The availmon_ families are the interface's svc_ families
+// under the product word.
+const (
+	NameUp             = "availmon_up"
+	NameScrapeDuration = "availmon_scrape_duration_seconds"
+	NameScrapeErrors   = "availmon_scrape_errors_total"
+	NameHTTPRequests   = "http_requests_total"
+)
+
+// New returns an Exporter reading state through o.
+func New(o Options) *Exporter {
+	if o.Snapshot == nil || o.Interval == nil {
+		panic("promexport: New needs Snapshot and Interval functions")
+	}
+	return &Exporter{
+		snapshot: o.Snapshot,
+		interval: o.Interval,
+		scrapeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: NameScrapeDuration,
+			Help: "Duration of scrape requests to a backend, in seconds.",
+			// 1ms to ~33s, doubling: a local Prometheus answers in
+			// milliseconds, a remote one under load in seconds.
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}, []string{"target"}),
+		scrapeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameScrapeErrors,
+			Help: "Total scrape requests to a backend that failed.",
+		}, []string{"target"}),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameHTTPRequests,
+			Help: "Total HTTP requests served, by method, route pattern and status code.",
+		}, []string{"method", "path", "status"}),
+		upDesc: prometheus.NewDesc(NameUp,
+			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
+			[]string{"app", "location"}, nil),
+		appsDesc: prometheus.NewDesc("availmon_apps",
+			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
+		locRatioDesc: prometheus.NewDesc("availmon_location_availability_ratio",
+			"Share of a location's apps with a known state that are up (0-1); absent when none is known.",
+			[]string{"location"}, nil),
+		backendDesc: prometheus.NewDesc("availmon_backend_connected",
+			"Whether a backend answered the last check cycle: 1 yes, 0 no.", []string{"backend"}, nil),
+		lastCycleDesc: prometheus.NewDesc("availmon_last_cycle_timestamp_seconds",
+			"Unix time at which the last check cycle completed.", nil, nil),
+		cycleDurDesc: prometheus.NewDesc("availmon_last_cycle_duration_seconds",
+			"How long the last check cycle took, in seconds.", nil, nil),
+		intervalDesc: prometheus.NewDesc("availmon_scrape_interval_seconds",
+			"The current interval between check cycles, in seconds.", nil, nil),
+		statuses: [3]string{"up", "down", "unavailable"},
+		methods: map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true,
+			"PATCH": true, "DELETE": true, "OPTIONS": true, "CONNECT": true, "TRACE": true},
+	}
+}
+
+// ObserveScrape records one request to a backend.
+func (e *Exporter) ObserveScrape(target string, d time.Duration, err error) {
+	e.scrapeDuration.WithLabelValues(target).Observe(d.Seconds())
+	if err != nil {
+		e.scrapeErrors.WithLabelValues(target).Inc()
+	}
+}
+
+// InitTarget makes a target's scrape families appear at zero before its
+// first request, so that rate() and absent() work from the start.
+func (e *Exporter) InitTarget(target string) {
+	e.scrapeDuration.WithLabelValues(target)
+	e.scrapeErrors.WithLabelValues(target)
+}
+
+// ObserveRequest counts one HTTP request. route must be a route pattern (or
+// another value from a fixed set), never a raw path; an unknown method is
+// counted as "other".
+func (e *Exporter) ObserveRequest(method, route string, status int) {
+	if !e.methods[method] {
+		method = "other"
+	}
+	e.httpRequests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+}
+
+// Describe implements prometheus.Collector.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	e.scrapeDuration.Describe(ch)
+	e.scrapeErrors.Describe(ch)
+	e.httpRequests.Describe(ch)
+	for _, d := range []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
+		e.lastCycleDesc, e.cycleDurDesc, e.intervalDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.scrapeDuration.Collect(ch)
+	e.scrapeErrors.Collect(ch)
+	e.httpRequests.Collect(ch)
+	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
+
+	s := e.snapshot()
+	for _, m := range e.upMetrics(s) {
+		ch <- m
+	}
+	var counts [3]int
+	for _, l := range s.Locations {
+		counts[0] += l.Up
+		counts[1] += l.Down
+		counts[2] += l.Unavailable
+		if known := l.Up + l.Down; known > 0 {
+			ch <- prometheus.MustNewConstMetric(e.locRatioDesc, prometheus.GaugeValue,
+				float64(l.Up)/float64(known), l.Name)
+		}
+	}
+	for i, st := range e.statuses {
+		ch <- prometheus.MustNewConstMetric(e.appsDesc, prometheus.GaugeValue, float64(counts[i]), st)
+	}
+	for _, b := range s.Backends {
+		if !b.Known {
+			continue
+		}
+		v := 0.0
+		if b.Connected {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(e.backendDesc, prometheus.GaugeValue, v, b.Name)
+	}
+	if !s.LastCycleEnd.IsZero() {
+		ch <- prometheus.MustNewConstMetric(e.lastCycleDesc, prometheus.GaugeValue,
+			float64(s.LastCycleEnd.UnixNano())/1e9)
+		ch <- prometheus.MustNewConstMetric(e.cycleDurDesc, prometheus.GaugeValue,
+			s.LastCycleDuration.Seconds())
+	}
+}
+
+// upMetrics builds availmon_up once per snapshot: with thousands of apps
+// it is most of a scrape's work, and it only changes once a cycle.
+func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cachedOK && e.cachedSeq == s.Seq {
+		return e.cachedUp
+	}
+	out := make([]prometheus.Metric, 0, len(s.Apps))
+	for _, a := range s.Apps {
+		var v float64
+		switch a.Status {
+		case "up":
+			v = 1
+		case "down":
+		default:
+			continue // unknown is not down: leave it out
+		}
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, a.Name, a.Location))
+	}
+	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
+	return out
+}
