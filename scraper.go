@@ -34,6 +34,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			m.stopping.Store(true)
+			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: "shutdown"})
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -228,6 +229,11 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 	st.lastCycle = end
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
-	m.snap.Store(st.snapshot(m, end))
+	// Events go in before the snapshot that reflects them, so a reader that
+	// takes a snapshot and then follows the log from its eventSeq misses
+	// nothing and sees nothing twice.
 	m.events.append(evs...)
+	s := st.snapshot(m, end)
+	s.eventSeq = m.events.cursor()
+	m.snap.Store(s)
 }

@@ -15,6 +15,7 @@ import (
 type snapshot struct {
 	m             *Monitor
 	seq           uint64    // cycles completed
+	eventSeq      uint64    // the first event not reflected in this snapshot
 	at            time.Time // end of the last cycle; zero before the first
 	cycleDuration time.Duration
 	apps          []appView
