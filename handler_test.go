@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -160,6 +161,22 @@ func TestEndpointShapes(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 		t.Errorf("HEAD /api/status: status %d, Content-Type %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	// Over a real connection, the bodies assembled around precomputed JSON
+	// are whole and match their Content-Length.
+	for _, path := range []string{"/api/apps", "/api/locations/Tel%20Aviv", "/api/metrics/summary", "/api/status"} {
+		res, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK || res.ContentLength != int64(len(body)) {
+			t.Errorf("GET %s over HTTP: status %d, Content-Length %d, %d bytes read, err %v", path, res.StatusCode, res.ContentLength, len(body), err)
+		}
+		if diff := cmp.Diff(decode(t, do(t, tm.h, http.MethodGet, path, "", nil).Body.Bytes()), decode(t, body)); diff != "" {
+			t.Errorf("GET %s over HTTP differs from the handler's answer (-handler +http):\n%s", path, diff)
+		}
 	}
 
 	// The one write, then /api/config shows the new value as it was written.
