@@ -442,7 +442,10 @@ func TestConcurrentReadsDuringCycles(t *testing.T) {
 					t.Errorf("GET %s: %d %s", path, rec.Code, rec.Body)
 					continue
 				}
-				decode(t, rec.Body.Bytes())
+				body := decode(t, rec.Body.Bytes())
+				if path == "/api/apps/app7" {
+					checkHistoryMatchesApp(t, body["data"].(obj))
+				}
 			}
 		})
 	}
@@ -454,5 +457,22 @@ func TestConcurrentReadsDuringCycles(t *testing.T) {
 	}
 	if tm.snap.Load().seq < 2 {
 		t.Errorf("only %d cycles ran during the reads", tm.snap.Load().seq)
+	}
+}
+
+// checkHistoryMatchesApp asserts that an app's answer is one view: its last
+// history entry is the check its status and last_check come from.
+func checkHistoryMatchesApp(t *testing.T, app obj) {
+	t.Helper()
+	h := app["history"].(arr)
+	if len(h) == 0 {
+		if app["last_check"] != nil {
+			t.Errorf("app checked at %v has no history", app["last_check"])
+		}
+		return
+	}
+	last := h[len(h)-1].(obj)
+	if last["timestamp"] != app["last_check"] || last["status"] != app["status"] {
+		t.Errorf("app says %v at %v, its last history entry %v at %v", app["status"], app["last_check"], last["status"], last["timestamp"])
 	}
 }
