@@ -141,9 +141,6 @@ func bytesPerRequest(t *testing.T, h http.Handler, target string) float64 {
 // apps as with 10,000 (the location has 100 apps both times): they read
 // figures made once per snapshot instead of walking every app.
 func TestStatusAndLocationNotPerApp(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a 10,000-app monitor")
-	}
 	small, _ := largeMonitor(t, 100, 1, 2)
 	large, _ := largeMonitor(t, 10_000, 100, 2)
 	hs, hl := small.Handler(), large.Handler()
