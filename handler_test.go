@@ -1,7 +1,9 @@
 package availmon
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -453,7 +455,8 @@ func TestBadRequests(t *testing.T) {
 // The accepted interval bodies, at the edges of the range and in the
 // syntaxes the rulings name; each is echoed as written.
 func TestScrapeIntervalAccepted(t *testing.T) {
-	tm := newTestMonitor(t)
+	var logs bytes.Buffer
+	tm := newTestMonitor(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	tests := []struct {
 		body string
 		want time.Duration
@@ -494,5 +497,12 @@ func TestScrapeIntervalAccepted(t *testing.T) {
 	}
 	if n != len(tests) {
 		t.Errorf("%d config_update events, want %d", n, len(tests))
+	}
+	// And is logged.
+	if got := strings.Count(logs.String(), `msg="scrape interval changed"`); got != len(tests) {
+		t.Errorf("%d interval changes logged, want %d:\n%s", got, len(tests), logs.String())
+	}
+	if !strings.Contains(logs.String(), "interval=1m30s previous_interval=5m") {
+		t.Errorf("the log does not name the new and previous interval:\n%s", logs.String())
 	}
 }
