@@ -280,7 +280,7 @@ func (s *PrometheusSource) query(ctx context.Context, q string) (model.Value, ti
 	if dl, ok := ctx.Deadline(); ok {
 		// Let the server give up too, rather than keep evaluating a query
 		// nobody waits for.
-		opts = append(opts, v1.WithTimeout(max(time.Millisecond, time.Until(dl))))
+		opts = append(opts, v1.WithTimeout(serverTimeout(time.Until(dl))))
 	}
 	v, warnings, _, err := s.api.Query(ctx, q, time.Now(), opts...)
 	rt := time.Since(start)
@@ -291,6 +291,17 @@ func (s *PrometheusSource) query(ctx context.Context, q string) (model.Value, ti
 		return nil, rt, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}
 	return v, rt, nil
+}
+
+// serverTimeout rounds d down for the query's timeout parameter. The client
+// sends time.Duration.String(), and Prometheus (2.42 at least) refuses a
+// fractional "9.984s" as bad_data: a whole number of seconds, or of
+// milliseconds below one second, reads as "9s" or "500ms".
+func serverTimeout(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Truncate(time.Second)
+	}
+	return max(time.Millisecond, d.Truncate(time.Millisecond))
 }
 
 // isExpressionError reports whether the server answered but refused or

@@ -88,3 +88,23 @@ func TestIsExpressionError(t *testing.T) {
 		}
 	}
 }
+
+// The timeout parameter must be in a form Prometheus parses: no fractions.
+func TestServerTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{9984872146 * time.Nanosecond, "9s"},
+		{10 * time.Second, "10s"},
+		{90*time.Second + 500*time.Millisecond, "1m30s"},
+		{999999 * time.Microsecond, "999ms"},
+		{1500 * time.Microsecond, "1ms"},
+		{10 * time.Microsecond, "1ms"},
+		{-time.Second, "1ms"},
+	} {
+		if got := serverTimeout(tt.in).String(); got != tt.want {
+			t.Errorf("serverTimeout(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
