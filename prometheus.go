@@ -165,8 +165,11 @@ func (s *PrometheusSource) checkBatch(ctx context.Context, apps []App, idx []int
 	return nil, nil
 }
 
+// writeLabelled writes expr with the label set to i. The line feed after
+// expr ends a trailing "# comment" in it, which would otherwise swallow the
+// rest of the combined query.
 func writeLabelled(q *strings.Builder, expr, label string, i int) {
-	fmt.Fprintf(q, `label_replace((%s), "%s", "%d", "", "")`, expr, label, i)
+	fmt.Fprintf(q, "label_replace((%s\n), %q, \"%d\", \"\", \"\")", expr, label, i)
 }
 
 func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
