@@ -204,11 +204,19 @@ func (s *PrometheusSource) checkOne(ctx context.Context, a App) (Result, error) 
 	var rtSamples model.Vector
 	if a.ResponseTimeMetric != "" {
 		v, _, err := s.query(ctx, a.ResponseTimeMetric)
-		if err != nil && !isExpressionError(err) {
+		switch {
+		case err != nil && !isExpressionError(err):
 			return Result{}, err
-		}
-		if rtSamples, err = samplesOf(v); err != nil || isScalar(v) {
+		case err != nil:
+			// A bad response-time expression costs the app its measured
+			// response time, not its state; it must not spoil the batch
+			// again next cycle.
+			s.log.Warn("response_time_metric failed", "backend", s.name, "app", a.Name, "err", err)
 			s.markSolo(a.ResponseTimeMetric)
+		default:
+			if rtSamples, err = samplesOf(v); err != nil || isScalar(v) {
+				s.markSolo(a.ResponseTimeMetric)
+			}
 		}
 	}
 	return result(samples, rtSamples, rt), nil
