@@ -323,5 +323,11 @@ func isExpressionError(err error) bool {
 	if !errors.As(err, &e) {
 		return false
 	}
+	if e.Type == v1.ErrBadData && strings.Contains(e.Msg, `invalid parameter "`) &&
+		!strings.Contains(e.Msg, `invalid parameter "query"`) {
+		// The server refused another parameter of ours (time, timeout):
+		// blaming the expression would mark every app as not combinable.
+		return false
+	}
 	return e.Type == v1.ErrBadData || e.Type == v1.ErrExec
 }

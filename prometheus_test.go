@@ -78,6 +78,9 @@ func TestIsExpressionError(t *testing.T) {
 		want bool
 	}{
 		{&v1.Error{Type: v1.ErrBadData}, true},
+		// Prometheus 2.42's messages for a bad query and a bad timeout.
+		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "query": 1:16: parse error: unexpected end of input inside braces`}, true},
+		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "timeout": cannot parse "9.984872146s" to a valid duration`}, false},
 		{&v1.Error{Type: v1.ErrExec}, true},
 		{&v1.Error{Type: v1.ErrServer}, false},
 		{&v1.Error{Type: v1.ErrTimeout}, false},
