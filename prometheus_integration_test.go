@@ -111,8 +111,8 @@ type wireLocationSummary struct {
 }
 
 type wireLocation struct {
-	Name    string `json:"name"`
-	Apps    []struct {
+	Name string `json:"name"`
+	Apps []struct {
 		Name   string `json:"name"`
 		Status string `json:"status"`
 	} `json:"apps"`
@@ -264,9 +264,9 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 	}
 
 	check("all up", want{
-		apps: map[string]string{"a": "up", "b": "up", "c": "up", "fra-target": "up"},
-		tlv:  wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		fra:  wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
+		apps:   map[string]string{"a": "up", "b": "up", "c": "up", "fra-target": "up"},
+		tlv:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
+		fra:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
 		status: status(4, 0, 0, pct(100)),
 	})
 
