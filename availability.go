@@ -49,6 +49,10 @@ type App struct {
 	// Backend names one of Options.Backends. It may be empty when there is
 	// exactly one backend.
 	Backend string
+	// HTTP, for an app checked by a direct probe rather than a metric,
+	// says what to request; its backend's Source is then an HTTPSource.
+	// Metric defaults to the probe as text ("GET https://...").
+	HTTP *HTTPProbe
 }
 
 // Location is a named geographic place that apps belong to.
@@ -335,6 +339,14 @@ func New(opts Options) (*Monitor, error) {
 			bad("app %q is listed twice", a.Name)
 		}
 		m.appIndex[a.Name] = i
+		if a.HTTP != nil {
+			if err := a.HTTP.Validate(); err != nil {
+				bad("app %q: http: %w", a.Name, err)
+			}
+			if a.Metric == "" {
+				m.apps[i].Metric = a.HTTP.describe()
+			}
+		}
 		li, ok := m.locIndex[a.Location]
 		if !ok {
 			bad("app %q: unknown location %q", a.Name, a.Location)
