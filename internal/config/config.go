@@ -53,18 +53,7 @@ type App struct {
 	// Prometheus names the app's backend; it is filled in when the file
 	// leaves it out and there is only one.
 	Prometheus string
-	HTTP       *HTTPCheck
-}
-
-// HTTPCheck is an app's `http:` probe.
-type HTTPCheck struct {
-	URL           string
-	Method        string
-	ExpectStatus  []string
-	BodyContains  string
-	Timeout       time.Duration
-	TLSSkipVerify bool
-	Headers       map[string]string
+	HTTP       *availmon.HTTPProbe
 }
 
 // HMAC is authentication.hmac when enabled.
@@ -534,17 +523,16 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 var (
 	statusCode  = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
 	statusClass = regexp.MustCompile(`^[1-5][xX][xX]$`)
-	methodToken = regexp.MustCompile(`^[A-Z]+$`)
 )
 
-func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duration) *HTTPCheck {
+func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duration) *availmon.HTTPProbe {
 	if raw == nil {
 		p.badAt(path, "app %q: http needs at least a url", app)
 		return nil
 	}
-	c := &HTTPCheck{
+	c := &availmon.HTTPProbe{
 		URL:           raw.URL,
-		Method:        cmp.Or(raw.Method, DefaultMethod),
+		Method:        strings.ToUpper(cmp.Or(raw.Method, DefaultMethod)),
 		ExpectStatus:  raw.ExpectStatus,
 		BodyContains:  raw.BodyContains,
 		Timeout:       timeout,
@@ -554,8 +542,8 @@ func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duratio
 	if err := checkURL(raw.URL); err != nil {
 		p.badAt(path+".url", "app %q: http url: %v", app, err)
 	}
-	if !methodToken.MatchString(c.Method) {
-		p.badAt(path+".method", "app %q: http method %q is not an upper-case HTTP method such as GET or HEAD", app, c.Method)
+	if !validToken(c.Method) {
+		p.badAt(path+".method", "app %q: http method %q is not an HTTP method such as GET or HEAD", app, raw.Method)
 	}
 	if p.has(path + ".expect_status") {
 		if len(raw.ExpectStatus) == 0 {
@@ -587,7 +575,7 @@ func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duratio
 		}
 	}
 	for name, v := range raw.Headers {
-		if !validHeaderName(name) {
+		if !validToken(name) {
 			p.badAt(path+".headers."+name, "app %q: %q is not a valid HTTP header name", app, name)
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
@@ -597,8 +585,9 @@ func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duratio
 	return c
 }
 
-// validHeaderName reports whether name is an RFC 9110 token.
-func validHeaderName(name string) bool {
+// validToken reports whether name is an RFC 9110 token, as methods and
+// header names are.
+func validToken(name string) bool {
 	if name == "" {
 		return false
 	}

@@ -27,6 +27,7 @@ var goodEnv = env(map[string]string{
 	"PROM_URL":             "https://prom.example.com:9090",
 	"PROM_PASSWORD":        "p#ss: $word", // YAML-special characters stay a value
 	"AVAILMON_HMAC_SECRET": testSecret,
+	"TOKEN":                "t0k3n",
 })
 
 func TestLoadGood(t *testing.T) {
@@ -38,6 +39,17 @@ func TestLoadGood(t *testing.T) {
 	secured.BasicAuth = &promconfig.BasicAuth{Username: "availmon", Password: "p#ss: $word"}
 	secured.TLSConfig.InsecureSkipVerify = true
 	secured.SetDirectory("testdata")
+	homepage := &availmon.HTTPProbe{
+		URL:           "https://example.com/healthz",
+		Method:        "HEAD",
+		ExpectStatus:  []string{"200", "3xx"},
+		BodyContains:  "ok",
+		Timeout:       5 * time.Second,
+		TLSSkipVerify: true,
+		Headers:       map[string]string{"Authorization": "Bearer t0k3n"},
+	}
+	// Defaults: GET, 2xx, scrape_timeout.
+	landing := &availmon.HTTPProbe{URL: "http://127.0.0.1:8081/", Method: "GET", ExpectStatus: []string{"2xx"}, Timeout: 15 * time.Second}
 	want := &Config{
 		Interval:    time.Minute,
 		Timeout:     15 * time.Second,
@@ -56,6 +68,8 @@ func TestLoadGood(t *testing.T) {
 			{Name: "checkout", Location: "Tel Aviv", Metric: `up{job="checkout"}`, Prometheus: "main",
 				ResponseTimeMetric: `probe_duration_seconds{job="checkout"}`},
 			{Name: "search", Location: "London", Metric: `sum(up{job="search", cost="$5"}) > bool 0`, Prometheus: "secured"},
+			{Name: "homepage", Location: "London", HTTP: homepage},
+			{Name: "landing", Location: "London", HTTP: landing},
 		},
 		HMAC: &HMAC{Secret: []byte(testSecret), SkewTolerance: 120 * time.Second, ProtectReads: true},
 	}
@@ -77,24 +91,29 @@ func TestLoadGood(t *testing.T) {
 		Backends: []availmon.Backend{
 			{Name: "main", URL: "http://127.0.0.1:9090", BatchSize: availmon.PrometheusBatchSize},
 			{Name: "secured", URL: "https://prom.example.com:9090", BatchSize: availmon.PrometheusBatchSize},
+			{Name: "http", BatchSize: 1},
 		},
 		Apps: []availmon.App{
 			{Name: "checkout", Location: "Tel Aviv", Metric: `up{job="checkout"}`, Backend: "main",
 				ResponseTimeMetric: `probe_duration_seconds{job="checkout"}`},
 			{Name: "search", Location: "London", Metric: `sum(up{job="search", cost="$5"}) > bool 0`, Backend: "secured"},
+			{Name: "homepage", Location: "London", Backend: "http", HTTP: homepage},
+			{Name: "landing", Location: "London", Backend: "http", HTTP: landing},
 		},
-		ProtectReads: true,
 	}
 	if diff := cmp.Diff(wantOpts, opts, ignoreBuilt); diff != "" {
 		t.Errorf("Options (-want +got):\n%s", diff)
 	}
 	for _, b := range opts.Backends {
-		if _, ok := b.Source.(*availmon.PrometheusSource); !ok {
-			t.Errorf("backend %q: Source is %T, want *availmon.PrometheusSource", b.Name, b.Source)
+		var ok bool
+		if b.Name == "http" {
+			_, ok = b.Source.(*availmon.HTTPSource)
+		} else {
+			_, ok = b.Source.(*availmon.PrometheusSource)
 		}
-	}
-	if opts.Authenticator == nil {
-		t.Error("Authenticator is nil with authentication.hmac.enabled")
+		if !ok {
+			t.Errorf("backend %q: Source is %T", b.Name, b.Source)
+		}
 	}
 	if _, err := availmon.New(opts); err != nil {
 		t.Errorf("availmon.New refuses the options: %v", err)
