@@ -87,8 +87,8 @@ func TestCheckConfig(t *testing.T) {
 			wantStderr: []string{`availmon.yaml:18: unknown key "scrape_intervl"`},
 		},
 		{
-			name: "duplicate app and unknown location, together",
-			args: []string{"-config", writeConfig(t, "  - name: checkout\n    location: Haifa\n    metric: up"), "-check-config"},
+			name:     "duplicate app and unknown location, together",
+			args:     []string{"-config", writeConfig(t, "  - name: checkout\n    location: Haifa\n    metric: up"), "-check-config"},
 			wantCode: 1,
 			wantStderr: []string{
 				`availmon.yaml:18: app "checkout" is listed twice (first on line 11)`,
@@ -219,7 +219,9 @@ func TestServeInProcess(t *testing.T) {
 	defer cancel()
 	var stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, &stderr, noEnv) }()
+	go func() {
+		done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, &stderr, noEnv)
+	}()
 
 	var addr string
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
