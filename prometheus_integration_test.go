@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
@@ -593,5 +592,3 @@ func TestPrometheusValues(t *testing.T) {
 
 // fmtApp names the i-th of many generated apps.
 func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
-
-var _ = model.Vector{} // model is used by the files beside this one
