@@ -422,3 +422,24 @@ func (e *Exporter) Close() {
 	e.srv.CloseClientConnections()
 	e.srv.Close()
 }
+
+// StaticTarget serves a fixed exposition text: a scrape target that costs
+// the test process next to nothing, for benchmarks that measure its CPU.
+type StaticTarget struct {
+	srv *httptest.Server
+}
+
+// NewStaticTarget serves text (Prometheus text format 0.0.4) on 127.0.0.1
+// until the test ends.
+func NewStaticTarget(tb testing.TB, text string) *StaticTarget {
+	body := []byte(text)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(body)
+	}))
+	tb.Cleanup(srv.Close)
+	return &StaticTarget{srv: srv}
+}
+
+// Target is the address to scrape ("127.0.0.1:port").
+func (s *StaticTarget) Target() string { return s.srv.Listener.Addr().String() }
