@@ -592,3 +592,39 @@ func TestPrometheusValues(t *testing.T) {
 
 // fmtApp names the i-th of many generated apps.
 func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
+
+// One bad expression among a full batch costs a few queries to find, not
+// one query per app of the batch; the next cycle is two queries.
+func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("a", 1)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	backend, ct := promBackend(t, "main", prom)
+	apps := make([]availmon.App, availmon.PrometheusBatchSize)
+	want := make(map[string]string, len(apps))
+	for i := range apps {
+		apps[i] = availmon.App{Name: fmtApp(i), Location: "Tel Aviv", Metric: `demo_up{app="a"}`}
+		want[fmtApp(i)] = "up"
+	}
+	apps[137].Metric = `demo_up{app="a"`
+	want[fmtApp(137)] = "unavailable"
+	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
+	api := serveAPI(t, m)
+	prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
+
+	// Halving 200 apps down to the bad one: at most 2 queries a level over
+	// ceil(log2(200)) = 8 levels, plus the first query and the bad app's own.
+	limits := []int64{1 + 2*8 + 1, 2}
+	for cycle, limit := range limits {
+		before := ct.requests.Load()
+		scrape(t, m)
+		requests := ct.requests.Load() - before
+		t.Logf("cycle %d: %d requests", cycle+1, requests)
+		if requests > limit {
+			t.Errorf("cycle %d made %d requests, want at most %d", cycle+1, requests, limit)
+		}
+		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+			t.Errorf("cycle %d: states (-want +got):\n%s", cycle+1, diff)
+		}
+	}
+}
