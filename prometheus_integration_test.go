@@ -628,3 +628,64 @@ func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
 		}
 	}
 }
+
+// A backend that hangs (the process frozen: connections accepted, nothing
+// answered) costs its apps their state after the query timeout, and
+// never holds up the other backend's apps; thawed, it recovers.
+func TestPrometheusBackendHangs(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("a", 1)
+	exp.Set("b", 1)
+	fast := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	hung := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	const queryTimeout = time.Second
+	backend := func(name string, srv *promtest.Server) availmon.Backend {
+		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+			Name: name, URL: srv.URL(), QueryTimeout: queryTimeout,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: availmon.PrometheusBatchSize}
+	}
+	m := newMonitor(t, availmon.Options{
+		Locations: twoLocations,
+		Apps: []availmon.App{
+			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`, Backend: "fast"},
+			{Name: "b", Location: "Frankfurt", Metric: `demo_up{app="b"}`, Backend: "hung"},
+		},
+		Backends: []availmon.Backend{backend("fast", fast), backend("hung", hung)},
+		Timeout:  10 * time.Second,
+	})
+	api := serveAPI(t, m)
+	for _, p := range []*promtest.Server{fast, hung} {
+		p.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+	}
+	runMonitor(t, m, api) // for a live loop; the test runs the cycles
+
+	hung.Pause()
+	start := time.Now()
+	scrape(t, m)
+	took := time.Since(start)
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "unavailable"}, api.appStates()); diff != "" {
+		t.Errorf("hung backend: states (-want +got):\n%s", diff)
+	}
+	if took < queryTimeout || took > 5*queryTimeout {
+		t.Errorf("the cycle took %s; want about the query timeout %s", took, queryTimeout)
+	}
+	if e := api.app("b").Error; !strings.Contains(e, "deadline exceeded") {
+		t.Errorf("b: error %q, want a timeout", e)
+	}
+	if st := api.status(); st.PrometheusConnectivity != "degraded" || st.SystemStatus != "degraded" {
+		t.Errorf("status = %+v, want connectivity and system degraded", st)
+	}
+
+	hung.Resume()
+	scrape(t, m)
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.appStates()); diff != "" {
+		t.Errorf("thawed backend: states (-want +got):\n%s", diff)
+	}
+	if st := api.status(); st.PrometheusConnectivity != "connected" {
+		t.Errorf("connectivity %q after the thaw, want connected", st.PrometheusConnectivity)
+	}
+}
