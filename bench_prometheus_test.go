@@ -41,7 +41,7 @@ func wantState(i int) string {
 // its requests. The series are fixed text, so that serving them every
 // second costs this process (whose CPU the benchmark reports) next to
 // nothing.
-func setup10k(tb testing.TB) (*availmon.Monitor, *countingTransport) {
+func setup10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promtest.Server) {
 	tb.Helper()
 	var text strings.Builder
 	fmt.Fprintf(&text, "# TYPE %s gauge\n", promtest.ExporterMetric)
@@ -70,14 +70,14 @@ func setup10k(tb testing.TB) (*availmon.Monitor, *countingTransport) {
 	}
 	m := newMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend}})
 	prom.WaitForQuery(tb, `count(demo_up)`, promtest.SampleEquals(float64(series)))
-	return m, ct
+	return m, ct, prom
 }
 
 func TestPrometheus10kApps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 apps against a real Prometheus; not in -short")
 	}
-	m, ct := setup10k(t)
+	m, ct, _ := setup10k(t)
 	api := serveAPI(t, m)
 	want := make(map[string]string, manyApps)
 	for i := range manyApps {
@@ -109,17 +109,25 @@ func cpuTime() time.Duration {
 
 // BenchmarkPrometheusCycle10k measures one check cycle of 10,000 apps on one
 // real Prometheus: ns/op is the cycle's wall time, requests/cycle the
-// backend requests, and cpu-ns/cycle the CPU time availmon's process (this
-// test binary, not Prometheus) spent per cycle.
+// backend requests, cpu-ns/cycle the CPU time availmon's process (this test
+// binary) spent per cycle, and prom-cpu-ns/cycle Prometheus's.
 func BenchmarkPrometheusCycle10k(b *testing.B) {
-	m, ct := setup10k(b)
+	m, ct, prom := setup10k(b)
 	scrape(b, m) // a first cycle opens the connections
 	before := ct.requests.Load()
 	cpu := cpuTime()
+	promCPU, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		scrape(b, m)
 	}
-	b.StopTimer()
+	promCPUAfter, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportMetric(float64(ct.requests.Load()-before)/float64(b.N), "requests/cycle")
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/cycle")
+	b.ReportMetric(float64(promCPUAfter-promCPU)/float64(b.N), "prom-cpu-ns/cycle")
 }
