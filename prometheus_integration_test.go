@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
@@ -594,4 +593,99 @@ func TestPrometheusValues(t *testing.T) {
 // fmtApp names the i-th of many generated apps.
 func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
 
-var _ = model.Vector{} // model is used by the files beside this one
+// One bad expression among a full batch costs a few queries to find, not
+// one query per app of the batch; the next cycle is two queries.
+func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("a", 1)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	backend, ct := promBackend(t, "main", prom)
+	apps := make([]availmon.App, availmon.PrometheusBatchSize)
+	want := make(map[string]string, len(apps))
+	for i := range apps {
+		apps[i] = availmon.App{Name: fmtApp(i), Location: "Tel Aviv", Metric: `demo_up{app="a"}`}
+		want[fmtApp(i)] = "up"
+	}
+	apps[137].Metric = `demo_up{app="a"`
+	want[fmtApp(137)] = "unavailable"
+	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
+	api := serveAPI(t, m)
+	prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
+
+	// Halving 200 apps down to the bad one: at most 2 queries a level over
+	// ceil(log2(200)) = 8 levels, plus the first query and the bad app's own.
+	limits := []int64{1 + 2*8 + 1, 2}
+	for cycle, limit := range limits {
+		before := ct.requests.Load()
+		scrape(t, m)
+		requests := ct.requests.Load() - before
+		t.Logf("cycle %d: %d requests", cycle+1, requests)
+		if requests > limit {
+			t.Errorf("cycle %d made %d requests, want at most %d", cycle+1, requests, limit)
+		}
+		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+			t.Errorf("cycle %d: states (-want +got):\n%s", cycle+1, diff)
+		}
+	}
+}
+
+// A backend that hangs (the process frozen: connections accepted, nothing
+// answered) costs its apps their state after the query timeout, and
+// never holds up the other backend's apps; thawed, it recovers.
+func TestPrometheusBackendHangs(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("a", 1)
+	exp.Set("b", 1)
+	fast := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	hung := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	const queryTimeout = time.Second
+	backend := func(name string, srv *promtest.Server) availmon.Backend {
+		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+			Name: name, URL: srv.URL(), QueryTimeout: queryTimeout,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: availmon.PrometheusBatchSize}
+	}
+	m := newMonitor(t, availmon.Options{
+		Locations: twoLocations,
+		Apps: []availmon.App{
+			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`, Backend: "fast"},
+			{Name: "b", Location: "Frankfurt", Metric: `demo_up{app="b"}`, Backend: "hung"},
+		},
+		Backends: []availmon.Backend{backend("fast", fast), backend("hung", hung)},
+		Timeout:  10 * time.Second,
+	})
+	api := serveAPI(t, m)
+	for _, p := range []*promtest.Server{fast, hung} {
+		p.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+	}
+	runMonitor(t, m, api) // for a live loop; the test runs the cycles
+
+	hung.Pause()
+	start := time.Now()
+	scrape(t, m)
+	took := time.Since(start)
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "unavailable"}, api.appStates()); diff != "" {
+		t.Errorf("hung backend: states (-want +got):\n%s", diff)
+	}
+	if took < queryTimeout || took > 5*queryTimeout {
+		t.Errorf("the cycle took %s; want about the query timeout %s", took, queryTimeout)
+	}
+	if e := api.app("b").Error; !strings.Contains(e, "deadline exceeded") {
+		t.Errorf("b: error %q, want a timeout", e)
+	}
+	if st := api.status(); st.PrometheusConnectivity != "degraded" || st.SystemStatus != "degraded" {
+		t.Errorf("status = %+v, want connectivity and system degraded", st)
+	}
+
+	hung.Resume()
+	scrape(t, m)
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.appStates()); diff != "" {
+		t.Errorf("thawed backend: states (-want +got):\n%s", diff)
+	}
+	if st := api.status(); st.PrometheusConnectivity != "connected" {
+		t.Errorf("connectivity %q after the thaw, want connected", st.PrometheusConnectivity)
+	}
+}

@@ -272,6 +272,7 @@ func (s *Server) stop() {
 		return
 	}
 	s.proc = nil
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // in case it was paused
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
@@ -279,6 +280,29 @@ func (s *Server) stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 		s.tb.Errorf("promtest: prometheus ignored SIGTERM for %s and was killed:\n%s", stopTimeout, p.out.String())
+	}
+}
+
+// Pause freezes the process with SIGSTOP: connections are still accepted
+// by the kernel, but no request is answered, as with a hung server.
+func (s *Server) Pause() {
+	s.tb.Helper()
+	if s.proc == nil {
+		s.tb.Fatal("promtest: Pause: the server is not running")
+	}
+	if err := s.proc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.tb.Fatalf("promtest: Pause: %v", err)
+	}
+}
+
+// Resume undoes Pause with SIGCONT.
+func (s *Server) Resume() {
+	s.tb.Helper()
+	if s.proc == nil {
+		s.tb.Fatal("promtest: Resume: the server is not running")
+	}
+	if err := s.proc.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		s.tb.Fatalf("promtest: Resume: %v", err)
 	}
 }
 
@@ -421,4 +445,53 @@ func (e *Exporter) Delete(app string) { e.up.DeleteLabelValues(app) }
 func (e *Exporter) Close() {
 	e.srv.CloseClientConnections()
 	e.srv.Close()
+}
+
+// StaticTarget serves a fixed exposition text: a scrape target that costs
+// the test process next to nothing, for benchmarks that measure its CPU.
+type StaticTarget struct {
+	srv *httptest.Server
+}
+
+// NewStaticTarget serves text (Prometheus text format 0.0.4) on 127.0.0.1
+// until the test ends.
+func NewStaticTarget(tb testing.TB, text string) *StaticTarget {
+	body := []byte(text)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(body)
+	}))
+	tb.Cleanup(srv.Close)
+	return &StaticTarget{srv: srv}
+}
+
+// Target is the address to scrape ("127.0.0.1:port").
+func (s *StaticTarget) Target() string { return s.srv.Listener.Addr().String() }
+
+// CPUTime returns the CPU time (user and system) the running Prometheus
+// process has used so far, read from /proc: Linux only.
+func (s *Server) CPUTime() (time.Duration, error) {
+	if s.proc == nil {
+		return 0, errors.New("promtest: the server is not running")
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may contain spaces: the fields
+	// that follow it start after the last ')'. utime and stime are the
+	// 14th and 15th fields of the whole line, in clock ticks.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("promtest: unexpected /proc stat line %q", b)
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return 0, err
+	}
+	const ticksPerSecond = 100 // USER_HZ, fixed on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond, nil
 }
