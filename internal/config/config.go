@@ -545,7 +545,7 @@ func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duratio
 	if !validToken(c.Method) {
 		p.badAt(path+".method", "app %q: http method %q is not an HTTP method such as GET or HEAD", app, raw.Method)
 	}
-	if p.has(path + ".expect_status") {
+	if raw.ExpectStatus != nil { // nil: left out; [] is written and wrong
 		if len(raw.ExpectStatus) == 0 {
 			p.badAt(path+".expect_status", "app %q: expect_status is empty; leave it out for the default [\"2xx\"]", app)
 		}
