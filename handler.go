@@ -119,6 +119,15 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 	}
 	s := m.snap.Load()
 	entries := m.state.history[i].list()
+	// A cycle writes the history before it publishes the snapshot that
+	// reflects it: leave out checks this snapshot does not show yet, so the
+	// app's status and its last history entry are one view.
+	if !s.apps[i].checked {
+		entries = nil
+	}
+	for n := len(entries); n > 0 && entries[n-1].at > s.apps[i].lastCheck.UnixNano(); n-- {
+		entries = entries[:n-1]
+	}
 	hist := make([]historyEntryJSON, len(entries))
 	for j, e := range entries {
 		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.at)), Status: e.status,

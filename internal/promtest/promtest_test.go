@@ -1,0 +1,60 @@
+package promtest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// The helper itself: Prometheus scrapes the exporter, follows Set and
+// Delete, sees a closed exporter as down, and keeps its port and data
+// across Stop and Restart.
+func TestServerScrapesExporter(t *testing.T) {
+	a, b := promtest.NewExporter(t), promtest.NewExporter(t)
+	a.Set("x", 1)
+	b.Set("y", 0)
+	srv := promtest.Start(t, promtest.Job("a", a.Target()), promtest.Job("b", b.Target()))
+	if !strings.HasPrefix(srv.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL %q is not on loopback", srv.URL())
+	}
+
+	srv.WaitForTarget(t, a.Target(), v1.HealthGood)
+	srv.WaitForQuery(t, `demo_up{app="x", job="a"}`, promtest.SampleEquals(1))
+	srv.WaitForQuery(t, `demo_up{app="y", job="b"}`, promtest.SampleEquals(0))
+
+	a.Set("x", 0)
+	srv.WaitForQuery(t, `demo_up{app="x"}`, promtest.SampleEquals(0))
+	a.Delete("x")
+	srv.WaitForQuery(t, `demo_up{app="x"}`, promtest.SampleCount(0))
+
+	b.Close()
+	srv.WaitForTarget(t, b.Target(), v1.HealthBad)
+	srv.WaitForQuery(t, `up{job="b"}`, promtest.SampleEquals(0))
+	srv.WaitForQuery(t, `demo_up{app="y"}`, promtest.SampleCount(0))
+
+	url := srv.URL()
+	srv.Stop()
+	if res, err := http.Get(url + "/-/ready"); err == nil {
+		res.Body.Close()
+		t.Fatalf("after Stop, %s still answers (%s)", url, res.Status)
+	}
+	srv.Restart()
+	if srv.URL() != url {
+		t.Errorf("Restart moved the server from %s to %s", url, srv.URL())
+	}
+	// The data directory survived: the sample scraped before the restart
+	// is still there.
+	v := srv.WaitForQuery(t, `count_over_time(up{job="a"}[1h]) > 0`, promtest.SampleCount(1))
+	if got := v.(model.Vector)[0].Metric["instance"]; string(got) != a.Target() {
+		t.Errorf("instance = %q, want %q", got, a.Target())
+	}
+	if _, err := srv.Query(context.Background(), "up"); err != nil {
+		t.Errorf("query after restart: %v", err)
+	}
+}
