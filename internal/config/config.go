@@ -240,6 +240,12 @@ func Parse(file string, data []byte, lookup LookupFunc) (*Config, error) {
 	var raw fileConfig
 	if err := root.Decode(&raw); err != nil {
 		p.yamlError(err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			// The decoder gave up part way (a recursive anchor, excessive
+			// aliasing): checking what it left would only add noise.
+			return nil, p.err()
+		}
 	}
 	cfg := p.check(&raw, filepath.Dir(file))
 	if err := p.err(); err != nil {
