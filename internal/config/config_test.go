@@ -454,6 +454,11 @@ func TestBad(t *testing.T) {
 			want: []string{`bad.yaml:2: the backend name "http" is reserved`},
 		},
 		{
+			name: "wrong shape",
+			yaml: strings.Replace(base(), "locations:\n  - name: Tel Aviv", "locations:\n  - [Tel Aviv]\n  - name: Tel Aviv", 1),
+			want: []string{"bad.yaml:5: cannot unmarshal !!seq into a location"},
+		},
+		{
 			name: "not a mapping",
 			yaml: "- a\n- b\n",
 			want: []string{`bad.yaml:1: the file must be a mapping of settings`},
