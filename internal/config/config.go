@@ -209,12 +209,27 @@ type fileHMAC struct {
 // ("yaml: line 3: ..." and "line 3: ...").
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
+// typeNames says in the file's terms what the decoder's messages call by
+// their Go type names.
+var typeNames = strings.NewReplacer(
+	"config.fileConfig", "the settings",
+	"config.fileBackend", "a prometheus backend",
+	"config.fileLocation", "a location",
+	"config.fileApp", "an app",
+	"config.fileHTTP", "an http probe",
+	"config.fileAuth", "authentication",
+	"config.fileHMAC", "authentication.hmac",
+	"[]config.fileBackend", "a list of prometheus backends",
+	"[]config.fileLocation", "a list of locations",
+	"[]config.fileApp", "a list of apps",
+)
+
 // Parse parses a configuration file's contents; file names it in errors
 // and is the directory relative file paths (such as tls_config's ca_file)
 // are resolved against. lookup supplies ${VAR}. The error joins every
 // problem found, each an *Error.
 func Parse(file string, data []byte, lookup LookupFunc) (*Config, error) {
-	p := &parser{file: file, skip: make(map[int]bool)}
+	p := &parser{file: file, skip: make(map[int]bool), seen: make(map[Error]bool)}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		p.yamlError(err)
@@ -240,6 +255,12 @@ func Parse(file string, data []byte, lookup LookupFunc) (*Config, error) {
 	var raw fileConfig
 	if err := root.Decode(&raw); err != nil {
 		p.yamlError(err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			// The decoder gave up part way (a recursive anchor, excessive
+			// aliasing): checking what it left would only add noise.
+			return nil, p.err()
+		}
 	}
 	cfg := p.check(&raw, filepath.Dir(file))
 	if err := p.err(); err != nil {
@@ -253,13 +274,19 @@ type parser struct {
 	lines lines
 	errs  []error
 	skip  map[int]bool // lines whose ${VAR} failed
+	seen  map[Error]bool
 }
 
 func (p *parser) bad(line int, format string, args ...any) {
 	if line > 0 && p.skip[line] {
 		return
 	}
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	e := Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	if p.seen[e] {
+		return // an anchor used twice fails twice the same way
+	}
+	p.seen[e] = true
+	p.errs = append(p.errs, &e)
 }
 
 // badAt reports a problem with the element at path.
@@ -283,6 +310,7 @@ func (p *parser) yamlError(err error) {
 		msgs = []string{err.Error()}
 	}
 	for _, m := range msgs {
+		m = typeNames.Replace(m)
 		if sm := yamlLine.FindStringSubmatch(m); sm != nil {
 			line, _ := strconv.Atoi(sm[1])
 			p.bad(line, "%s", sm[2])
@@ -545,7 +573,7 @@ func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duratio
 	if !validToken(c.Method) {
 		p.badAt(path+".method", "app %q: http method %q is not an HTTP method such as GET or HEAD", app, raw.Method)
 	}
-	if p.has(path + ".expect_status") {
+	if raw.ExpectStatus != nil { // nil: left out; [] is written and wrong
 		if len(raw.ExpectStatus) == 0 {
 			p.badAt(path+".expect_status", "app %q: expect_status is empty; leave it out for the default [\"2xx\"]", app)
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -215,6 +216,55 @@ func TestExpandTypes(t *testing.T) {
 	}
 }
 
+// Anchors, aliases and merge keys work, and what they bring in is checked
+// as strictly as what is written out.
+func TestAnchors(t *testing.T) {
+	doc := base(
+		"  - &probe", // 12
+		"    name: web",
+		"    location: Tel Aviv",
+		"    http: {url: 'http://127.0.0.1:8081/'}",
+		"  - <<: *probe", // 16
+		"    name: web2",
+	)
+	cfg, err := Parse("a.yaml", []byte(doc), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(cfg.Apps); got != 3 || cfg.Apps[2].Name != "web2" || cfg.Apps[2].HTTP == nil {
+		t.Fatalf("apps %+v; want web2 to inherit the probe", cfg.Apps)
+	}
+
+	doc = base(
+		"  - &probe", // 12
+		"    name: web",
+		"    location: Tel Aviv",
+		"    http: {url: 'http://127.0.0.1:8081/'}",
+		"    colour: blue", // 16
+		"  - <<: *probe",
+		"    name: web2",
+	)
+	_, err = Parse("a.yaml", []byte(doc), env(nil))
+	if err == nil || !strings.Contains(err.Error(), `a.yaml:16: unknown key "colour" in apps[1]`) {
+		t.Errorf("error %v; want the unknown key on line 16", err)
+	}
+	// Self-reference and exponential aliasing are refused, and quickly:
+	// the walks that follow aliases have a budget.
+	laughs := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for c := 'b'; c <= 'j'; c++ {
+		laughs += fmt.Sprintf("%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1)
+	}
+	for _, doc := range []string{"locations: &x [*x]\n", "locations: &x [*x, *x, *x, *x]\n", laughs} {
+		start := time.Now()
+		if _, err := Parse("a.yaml", []byte(doc), env(nil)); err == nil {
+			t.Errorf("accepted:\n%s", doc)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %s:\n%s", d, doc)
+		}
+	}
+}
+
 func TestBad(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -402,6 +452,11 @@ func TestBad(t *testing.T) {
 			name: "reserved backend name",
 			yaml: strings.Replace(base(), "  - name: main", "  - name: http", 1),
 			want: []string{`bad.yaml:2: the backend name "http" is reserved`},
+		},
+		{
+			name: "wrong shape",
+			yaml: strings.Replace(base(), "locations:\n  - name: Tel Aviv", "locations:\n  - [Tel Aviv]\n  - name: Tel Aviv", 1),
+			want: []string{"bad.yaml:5: cannot unmarshal !!seq into a location"},
 		},
 		{
 			name: "not a mapping",

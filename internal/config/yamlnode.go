@@ -15,9 +15,32 @@ import (
 type lines map[string]int
 
 func collectLines(n *yaml.Node, path string, into lines) {
-	if n.Kind == yaml.DocumentNode {
+	budget := maxVisits
+	collect(n, path, into, 0, &budget)
+}
+
+// Following aliases can visit a node many times ("billion laughs"), or for
+// ever when an anchor holds an alias of itself. The decoder refuses such
+// documents; the walks here stop short of them so as to leave that to it.
+const (
+	maxAliasDepth = 32      // aliases followed in one chain
+	maxVisits     = 1 << 20 // nodes visited in one walk
+)
+
+func collect(n *yaml.Node, path string, into lines, aliases int, budget *int) {
+	if *budget--; *budget < 0 {
+		return
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
 		if len(n.Content) > 0 {
-			collectLines(n.Content[0], path, into)
+			collect(n.Content[0], path, into, aliases, budget)
+		}
+		return
+	case yaml.AliasNode:
+		// What an alias brings in is written at its anchor.
+		if n.Alias != nil && aliases < maxAliasDepth {
+			collect(n.Alias, path, into, aliases+1, budget)
 		}
 		return
 	}
@@ -26,14 +49,30 @@ func collectLines(n *yaml.Node, path string, into lines) {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		// Merged mappings first: keys written out override them.
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			p := joinPath(path, n.Content[i].Value)
-			into[p] = n.Content[i].Line
-			collectLines(n.Content[i+1], p, into)
+			if k, v := n.Content[i], n.Content[i+1]; k.ShortTag() == "!!merge" {
+				merged := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					merged = v.Content
+				}
+				for _, m := range merged {
+					collect(m, path, into, aliases, budget)
+				}
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.ShortTag() == "!!merge" {
+				continue
+			}
+			p := joinPath(path, k.Value)
+			into[p] = k.Line
+			collect(v, p, into, aliases, budget)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			collectLines(c, path+"["+strconv.Itoa(i)+"]", into)
+			collect(c, path+"["+strconv.Itoa(i)+"]", into, aliases, budget)
 		}
 	}
 }
@@ -67,43 +106,79 @@ func (l lines) at(path string) int {
 // see the text before ${VAR} expansion; this walk gives the same strictness
 // on the expanded nodes, with each key's line.
 func checkKeys(n *yaml.Node, t reflect.Type, path string, bad func(line int, format string, args ...any)) {
+	k := keyWalk{bad: bad, budget: maxVisits, reported: make(map[*yaml.Node]bool)}
+	k.walk(n, t, path, 0)
+}
+
+type keyWalk struct {
+	bad      func(line int, format string, args ...any)
+	budget   int
+	reported map[*yaml.Node]bool // an anchored key used twice is reported once
+}
+
+func (kw *keyWalk) walk(n *yaml.Node, t reflect.Type, path string, aliases int) {
+	if kw.budget--; kw.budget < 0 {
+		return
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			checkKeys(c, t, path, bad)
+			kw.walk(c, t, path, aliases)
+		}
+	case yaml.AliasNode:
+		// The anchored keys are checked where they are used, against the
+		// type they are decoded into there.
+		if n.Alias != nil && aliases < maxAliasDepth {
+			kw.walk(n.Alias, t, path, aliases+1)
 		}
 	case yaml.SequenceNode:
 		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			for i, c := range n.Content {
-				checkKeys(c, t.Elem(), path+"["+strconv.Itoa(i)+"]", bad)
+				kw.walk(c, t.Elem(), path+"["+strconv.Itoa(i)+"]", aliases)
 			}
 		}
 	case yaml.MappingNode:
 		switch t.Kind() {
 		case reflect.Map:
 			for i := 1; i < len(n.Content); i += 2 {
-				checkKeys(n.Content[i], t.Elem(), joinPath(path, n.Content[i-1].Value), bad)
+				kw.walk(n.Content[i], t.Elem(), joinPath(path, n.Content[i-1].Value), aliases)
 			}
 		case reflect.Struct:
 			fields, rest := yamlFields(t)
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := n.Content[i]
+				if k.ShortTag() == "!!merge" {
+					// "<<: *defaults" (or a list of them) merges
+					// mappings into this one.
+					v := n.Content[i+1]
+					if v.Kind == yaml.SequenceNode {
+						for _, m := range v.Content {
+							kw.walk(m, t, path, aliases)
+						}
+					} else {
+						kw.walk(v, t, path, aliases)
+					}
+					continue
+				}
 				ft, ok := fields[k.Value]
 				if !ok && rest != nil {
 					ft, ok = rest, true
 				}
 				if !ok {
-					where := ""
-					if path != "" {
-						where = " in " + path
+					if !kw.reported[k] {
+						kw.reported[k] = true
+						where := ""
+						if path != "" {
+							where = " in " + path
+						}
+						kw.bad(k.Line, "unknown key %q%s%s", k.Value, where, knownKeys(fields))
 					}
-					bad(k.Line, "unknown key %q%s%s", k.Value, where, knownKeys(fields))
 					continue
 				}
-				checkKeys(n.Content[i+1], ft, joinPath(path, k.Value), bad)
+				kw.walk(n.Content[i+1], ft, joinPath(path, k.Value), aliases)
 			}
 		}
 	}
