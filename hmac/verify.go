@@ -66,6 +66,7 @@ type Verifier struct {
 	log     *slog.Logger
 	debug   bool
 	onError func(w http.ResponseWriter, r *http.Request, err error)
+	bufs    sync.Pool // *[]byte body buffers
 }
 
 // NewVerifier returns a Verifier for o.
@@ -92,6 +93,7 @@ func NewVerifier(o VerifierOptions) (*Verifier, error) {
 		key := bytes.Clone(s)
 		v.macs[i].New = func() any { return hmac.New(sha256.New, key) }
 	}
+	v.bufs.New = func() any { return new([]byte) }
 	if v.skew == 0 {
 		v.skew = DefaultSkew
 	}
@@ -229,27 +231,59 @@ func (v *Verifier) readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > v.maxBody {
 		return nil, fmt.Errorf("%w: %d bytes; at most %d are accepted", ErrBodyTooLarge, r.ContentLength, v.maxBody)
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom then sees EOF without growing
+	// The buffer comes from a pool and goes back when the server closes
+	// the body after the handler, so a busy verifier does not allocate a
+	// body-sized buffer per request.
+	bp := v.bufs.Get().(*[]byte)
+	buf := (*bp)[:0]
+	if r.ContentLength > 0 && int64(cap(buf)) < r.ContentLength+1 {
+		buf = make([]byte, 0, r.ContentLength+1) // +1: room to see the end
 	}
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, v.maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading the body: %v", ErrBadRequest, err)
+	for int64(len(buf)) <= v.maxBody {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			v.putBuf(bp, buf)
+			return nil, fmt.Errorf("%w: reading the body: %v", ErrBadRequest, err)
+		}
 	}
-	if int64(buf.Len()) > v.maxBody {
+	if int64(len(buf)) > v.maxBody {
+		v.putBuf(bp, buf)
 		return nil, fmt.Errorf("%w: at most %d bytes are accepted", ErrBodyTooLarge, v.maxBody)
 	}
-	body := buf.Bytes()
-	r.Body = readCloser{bytes.NewReader(body), r.Body}
-	return body, nil
+	r.Body = &pooledBody{Reader: bytes.NewReader(buf), orig: r.Body, release: func() { v.putBuf(bp, buf) }}
+	return buf, nil
 }
 
-// readCloser hands the next handler the bytes read, and closes the original
-// body when it is closed.
-type readCloser struct {
-	io.Reader
-	io.Closer
+func (v *Verifier) putBuf(bp *[]byte, buf []byte) {
+	if int64(cap(buf)) <= v.maxBody+1 {
+		*bp = buf[:0]
+		v.bufs.Put(bp)
+	}
+}
+
+// pooledBody hands the next handler the bytes read. Close closes the
+// original body and returns the buffer to the pool; reads after Close see
+// EOF, never a reused buffer.
+type pooledBody struct {
+	*bytes.Reader
+	orig    io.Closer
+	release func()
+	once    sync.Once
+}
+
+func (b *pooledBody) Close() error {
+	b.once.Do(func() {
+		b.Reader.Reset(nil)
+		b.release()
+	})
+	return b.orig.Close()
 }
 
 func truncate(s string, n int) string {
