@@ -199,14 +199,16 @@ type Monitor struct {
 	appBatch  []int
 	backendOf []int // backendOf[i] is the index of apps[i]'s backend
 
-	timeout     time.Duration // zero: follow the interval
-	maxParallel int
-	historySize int
-	version     string
-	logLevel    slog.Level
-	log         *slog.Logger
-	clock       Clock
-	started     time.Time
+	timeout      time.Duration // zero: follow the interval
+	maxParallel  int
+	historySize  int
+	auth         Authenticator
+	protectReads bool
+	version      string
+	logLevel     slog.Level
+	log          *slog.Logger
+	clock        Clock
+	started      time.Time
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -242,6 +244,8 @@ func New(opts Options) (*Monitor, error) {
 		log:             opts.Logger,
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
+		auth:            opts.Authenticator,
+		protectReads:    opts.ProtectReads,
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
@@ -364,6 +368,9 @@ func New(opts Options) (*Monitor, error) {
 		default:
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
+	}
+	if opts.ProtectReads && opts.Authenticator == nil {
+		bad("ProtectReads needs an Authenticator")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)

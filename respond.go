@@ -22,6 +22,7 @@ const (
 	codeInvalidSignature   = "INVALID_SIGNATURE"
 	codeTimestamp          = "TIMESTAMP_ERROR"
 	codeMissingAuthHeaders = "MISSING_AUTH_HEADERS"
+	codeForbidden          = "FORBIDDEN"
 )
 
 // apiError is an error as the API reports it.
