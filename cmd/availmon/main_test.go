@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon/hmac"
 )
 
 // closedPort returns a loopback address nothing listens on, for a backend
@@ -212,50 +214,102 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// The server in-process: it serves, and returns 0 when its context ends.
-func TestServeInProcess(t *testing.T) {
-	cfg := writeConfig(t, "")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, &stderr, noEnv)
-	}()
+// inProcess is run() serving in a goroutine of the test.
+type inProcess struct {
+	base   string // http://127.0.0.1:port
+	log    *syncBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
 
-	var addr string
+// startInProcess runs the server with the config at cfg on a free port and
+// waits for /health.
+func startInProcess(t *testing.T, cfg string, lookup func(string) (string, bool)) *inProcess {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	p := &inProcess{log: new(syncBuffer), cancel: cancel, done: make(chan int, 1)}
+	t.Cleanup(cancel)
+	go func() {
+		p.done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, p.log, lookup)
+	}()
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
-		m := listenLine.FindStringSubmatch(stderr.String())
+		m := listenLine.FindStringSubmatch(p.log.String())
 		if m != nil {
-			addr = m[1]
+			p.base = "http://" + m[1]
 		}
 		return m != nil
 	})
-	base := "http://" + addr
-	waitFor(t, "/health 200", 10*time.Second, func() bool { code, _ := get(t, base+"/health"); return code == http.StatusOK })
+	waitFor(t, "/health 200", 10*time.Second, func() bool { code, _ := get(t, p.base+"/health"); return code == http.StatusOK })
+	return p
+}
+
+// stop cancels run's context and returns its exit code.
+func (p *inProcess) stop(t *testing.T) int {
+	t.Helper()
+	p.cancel()
+	select {
+	case code := <-p.done:
+		return code
+	case <-time.After(15 * time.Second):
+		t.Fatalf("run did not return after its context ended; log:\n%s", p.log.String())
+		return -1
+	}
+}
+
+// The server in-process: it serves, and returns 0 when its context ends.
+func TestServeInProcess(t *testing.T) {
+	p := startInProcess(t, writeConfig(t, ""), noEnv)
 	// Both apps are unavailable (their backends are down), which does not
 	// make availmon unhealthy.
 	waitFor(t, "the first cycle", 10*time.Second, func() bool {
-		_, body := get(t, base+"/api/apps")
+		_, body := get(t, p.base+"/api/apps")
 		return strings.Count(body, `"status":"unavailable"`) == 2
 	})
-
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit code %d, want 0; log:\n%s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("run did not return after its context ended; log:\n%s", stderr.String())
+	if code := p.stop(t); code != 0 {
+		t.Errorf("exit code %d, want 0; log:\n%s", code, p.log.String())
 	}
 	for _, w := range []string{`msg="shutting down"`, `msg="shutdown complete"`} {
-		if !strings.Contains(stderr.String(), w) {
-			t.Errorf("log lacks %s:\n%s", w, stderr.String())
+		if !strings.Contains(p.log.String(), w) {
+			t.Errorf("log lacks %s:\n%s", w, p.log.String())
 		}
 	}
-	if code, _ := get(t, base+"/health"); code != 0 {
+	if code, _ := get(t, p.base+"/health"); code != 0 {
 		t.Errorf("the server still answers after shutdown (status %d)", code)
+	}
+}
+
+// authentication.hmac in the file guards the API of the running binary.
+func TestServeAuthenticated(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef-test"
+	cfg := writeConfig(t, "authentication:\n  hmac:\n    enabled: true\n    secret: ${SECRET}\n    protect_reads: true")
+	p := startInProcess(t, cfg, func(k string) (string, bool) { return secret, k == "SECRET" })
+	defer p.stop(t)
+
+	post := func(client *http.Client) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, p.base+"/api/scrape-interval", strings.NewReader(`{"interval":"2s"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post(http.DefaultClient); code != http.StatusForbidden || !strings.Contains(body, "MISSING_AUTH_HEADERS") {
+		t.Errorf("unsigned POST = %d %s; want 403 MISSING_AUTH_HEADERS", code, body)
+	}
+	if code, body := get(t, p.base+"/api/apps"); code != http.StatusForbidden {
+		t.Errorf("unsigned GET /api/apps with protect_reads = %d %s; want 403", code, body)
+	}
+	signed := &http.Client{Transport: &hmac.Transport{Secret: []byte(secret)}}
+	if code, body := post(signed); code != http.StatusOK || !strings.Contains(body, `"2s"`) {
+		t.Errorf("signed POST = %d %s; want 200 with the new interval", code, body)
+	}
+	if code, _ := get(t, p.base+"/health"); code != http.StatusOK {
+		t.Errorf("/health = %d; it is never guarded", code)
 	}
 }
 

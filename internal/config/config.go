@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/hmac"
 )
 
 // Config is a configuration file, parsed and checked. Its zero-valued
@@ -71,9 +72,7 @@ const (
 	DefaultMaxTimeout   = 10 * time.Second
 	DefaultMaxParallel  = 32
 	DefaultHistorySize  = 100
-	DefaultSkewSeconds  = 300
 	DefaultMethod       = "GET"
-	minSecretLen        = 32
 	httpBackendName     = "http"
 	supportedAlgorithm  = "sha256"
 	defaultExpectStatus = "2xx"
@@ -637,7 +636,7 @@ func (p *parser) checkHMAC(raw *fileHMAC) *HMAC {
 	}
 	h := &HMAC{
 		Secret:           []byte(raw.Secret),
-		SkewTolerance:    DefaultSkewSeconds * time.Second,
+		SkewTolerance:    hmac.DefaultSkew,
 		ReplayProtection: raw.ReplayProtection == nil || *raw.ReplayProtection,
 		ProtectReads:     raw.ProtectReads,
 		Debug:            raw.Debug,
@@ -645,8 +644,8 @@ func (p *parser) checkHMAC(raw *fileHMAC) *HMAC {
 	switch {
 	case raw.Secret == "":
 		p.badAt(path+".secret", "authentication.hmac.secret is required when hmac is enabled (e.g. secret: ${AVAILMON_HMAC_SECRET})")
-	case len(raw.Secret) < minSecretLen && !raw.AllowShortSecret:
-		p.badAt(path+".secret", "authentication.hmac.secret is %d bytes; it must be at least %d bytes (allow_short_secret: true is for tests only)", len(raw.Secret), minSecretLen)
+	case hmac.CheckSecret(h.Secret, raw.AllowShortSecret) != nil:
+		p.badAt(path+".secret", "authentication.hmac.secret is %d bytes; it must be at least %d bytes (allow_short_secret: true is for tests only)", len(raw.Secret), hmac.MinSecretLen)
 	}
 	if raw.Algorithm != "" && !strings.EqualFold(raw.Algorithm, supportedAlgorithm) {
 		p.badAt(path+".algorithm", "authentication.hmac.algorithm %q is not supported; only sha256 is", raw.Algorithm)

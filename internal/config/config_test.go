@@ -13,6 +13,7 @@ import (
 	promconfig "github.com/prometheus/common/config"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/hmac"
 )
 
 const testSecret = "0123456789abcdef0123456789abcdef" // 32 bytes
@@ -101,6 +102,7 @@ func TestLoadGood(t *testing.T) {
 			{Name: "homepage", Location: "London", Backend: "http", HTTP: homepage},
 			{Name: "landing", Location: "London", Backend: "http", HTTP: landing},
 		},
+		ProtectReads: true,
 	}
 	if diff := cmp.Diff(wantOpts, opts, ignoreBuilt); diff != "" {
 		t.Errorf("Options (-want +got):\n%s", diff)
@@ -115,6 +117,9 @@ func TestLoadGood(t *testing.T) {
 		if !ok {
 			t.Errorf("backend %q: Source is %T", b.Name, b.Source)
 		}
+	}
+	if _, ok := opts.Authenticator.(*hmac.Verifier); !ok {
+		t.Errorf("Authenticator is %T, want *hmac.Verifier", opts.Authenticator)
 	}
 	if _, err := availmon.New(opts); err != nil {
 		t.Errorf("availmon.New refuses the options: %v", err)

@@ -5,11 +5,13 @@ import (
 	"log/slog"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/hmac"
 )
 
 // Options builds the availmon.Options the configuration describes: a
 // Prometheus source per backend, and a backend named "http" with an
-// HTTPSource for the apps that have an http: probe. logger is given to the options and to every
+// HTTPSource for the apps that have an http: probe; an *hmac.Verifier as
+// the Authenticator when authentication.hmac is enabled. logger is given to the options and to every
 // source; nil discards. The caller adds what the file does not say: Version,
 // Registerer, Gatherer, Clock.
 func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
@@ -39,6 +41,19 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			Source:    src,
 			BatchSize: availmon.PrometheusBatchSize,
 		})
+	}
+	if c.HMAC != nil {
+		v, err := hmac.NewVerifier(hmac.VerifierOptions{
+			Secrets:                 [][]byte{c.HMAC.Secret},
+			SkewTolerance:           c.HMAC.SkewTolerance,
+			DisableReplayProtection: !c.HMAC.ReplayProtection,
+			Logger:                  logger,
+			Debug:                   c.HMAC.Debug,
+		})
+		if err != nil {
+			return availmon.Options{}, fmt.Errorf("authentication.hmac: %w", err)
+		}
+		opts.Authenticator, opts.ProtectReads = v, c.HMAC.ProtectReads
 	}
 	probes := false
 	for _, a := range c.Apps {
