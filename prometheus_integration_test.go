@@ -201,6 +201,7 @@ var twoLocations = []availmon.Location{
 // change, one cycle makes /api/apps, /api/locations/{name} and /api/status
 // follow, per location and overall.
 func TestPrometheusFollowsTargets(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	tlv, fra := promtest.NewExporter(t), promtest.NewExporter(t)
 	for _, app := range []string{"a", "b"} {
 		tlv.Set(app, 1)
@@ -360,6 +361,7 @@ func (c *apiClient) health() (int, string) {
 // system degraded, never down and never unhealthy; when it comes back the
 // same Monitor recovers. With two backends, one down is "degraded".
 func TestPrometheusBackendDown(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	for _, app := range []string{"a", "b", "c"} {
 		exp.Set(app, 1)
@@ -448,6 +450,7 @@ func TestPrometheusBackendDown(t *testing.T) {
 // with the backend's error; the others get their state from the same
 // cycle, and later cycles do not pay for the bad expression again.
 func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	exp.Set("b", 0)
@@ -515,6 +518,7 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 // The value rulings against real query results: scalars, several samples,
 // NaN, and response_time_metric.
 func TestPrometheusValues(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("m1", 1)
 	exp.Set("m2", 1)
@@ -596,6 +600,7 @@ func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
 // One bad expression among a full batch costs a few queries to find, not
 // one query per app of the batch; the next cycle is two queries.
 func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
@@ -633,6 +638,7 @@ func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
 // answered) costs its apps their state after the query timeout, and
 // never holds up the other backend's apps; thawed, it recovers.
 func TestPrometheusBackendHangs(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	exp.Set("b", 1)
