@@ -687,6 +687,9 @@ func TestPrometheusBackendHangs(t *testing.T) {
 	}
 
 	hung.Resume()
+	// The scrape that the freeze cut short failed, and a failed scrape
+	// marks the target's series stale: wait for a good one.
+	hung.WaitForQuery(t, `demo_up{app="b"}`, promtest.SampleEquals(1))
 	scrape(t, m)
 	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.appStates()); diff != "" {
 		t.Errorf("thawed backend: states (-want +got):\n%s", diff)
