@@ -49,6 +49,10 @@ type App struct {
 	// Backend names one of Options.Backends. It may be empty when there is
 	// exactly one backend.
 	Backend string
+	// HTTP, for an app checked by a direct probe rather than a metric,
+	// says what to request; its backend's Source is then an HTTPSource.
+	// Metric defaults to the probe as text ("GET https://...").
+	HTTP *HTTPProbe
 }
 
 // Location is a named geographic place that apps belong to.
@@ -195,14 +199,16 @@ type Monitor struct {
 	appBatch  []int
 	backendOf []int // backendOf[i] is the index of apps[i]'s backend
 
-	timeout     time.Duration // zero: follow the interval
-	maxParallel int
-	historySize int
-	version     string
-	logLevel    slog.Level
-	log         *slog.Logger
-	clock       Clock
-	started     time.Time
+	timeout      time.Duration // zero: follow the interval
+	maxParallel  int
+	historySize  int
+	auth         Authenticator
+	protectReads bool
+	version      string
+	logLevel     slog.Level
+	log          *slog.Logger
+	clock        Clock
+	started      time.Time
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -238,6 +244,8 @@ func New(opts Options) (*Monitor, error) {
 		log:             opts.Logger,
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
+		auth:            opts.Authenticator,
+		protectReads:    opts.ProtectReads,
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
@@ -335,6 +343,14 @@ func New(opts Options) (*Monitor, error) {
 			bad("app %q is listed twice", a.Name)
 		}
 		m.appIndex[a.Name] = i
+		if a.HTTP != nil {
+			if err := a.HTTP.Validate(); err != nil {
+				bad("app %q: http: %w", a.Name, err)
+			}
+			if a.Metric == "" {
+				m.apps[i].Metric = a.HTTP.describe()
+			}
+		}
 		li, ok := m.locIndex[a.Location]
 		if !ok {
 			bad("app %q: unknown location %q", a.Name, a.Location)
@@ -352,6 +368,9 @@ func New(opts Options) (*Monitor, error) {
 		default:
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
+	}
+	if opts.ProtectReads && opts.Authenticator == nil {
+		bad("ProtectReads needs an Authenticator")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)

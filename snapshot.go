@@ -89,14 +89,18 @@ func (st *cycleState) snapshot(m *Monitor, now time.Time) *snapshot {
 	}
 	s.availability = percent(int64(s.up), int64(s.up+s.down))
 
-	answered := 0
-	for _, ok := range s.backends {
+	asked, answered := 0, 0
+	for b, ok := range s.backends {
+		if st.cycles > 0 && !s.backendSeen[b] {
+			continue // no app uses it, so no cycle asks it: it cannot fail
+		}
+		asked++
 		if ok {
 			answered++
 		}
 	}
 	switch {
-	case answered == len(s.backends):
+	case answered == asked:
 		s.connectivity = connConnected
 	case answered == 0:
 		s.connectivity = connDisconnected
