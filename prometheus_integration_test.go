@@ -23,8 +23,7 @@ import (
 // These tests run availmon against a real Prometheus (internal/promtest);
 // they skip when the binary is missing, unless CI is set.
 
-// countingTransport counts the requests a PrometheusSource sends, and the
-// queries in them.
+// countingTransport counts the requests a PrometheusSource sends.
 type countingTransport struct {
 	next     http.RoundTripper
 	requests atomic.Int64

@@ -21,7 +21,10 @@ func TestServerScrapesExporter(t *testing.T) {
 	a, b := promtest.NewExporter(t), promtest.NewExporter(t)
 	a.Set("x", 1)
 	b.Set("y", 0)
-	srv := promtest.Start(t, promtest.Job("a", a.Target()), promtest.Job("b", b.Target()))
+	// A fixed target whose own job label wins with honor_labels.
+	static := promtest.NewStaticTarget(t, "# TYPE demo_up gauge\ndemo_up{app=\"z\",job=\"own\"} 1\n")
+	srv := promtest.Start(t, promtest.Job("a", a.Target()), promtest.Job("b", b.Target()),
+		promtest.HonorLabelsJob("static", static.Target()))
 	if !strings.HasPrefix(srv.URL(), "http://127.0.0.1:") {
 		t.Fatalf("URL %q is not on loopback", srv.URL())
 	}
@@ -29,6 +32,7 @@ func TestServerScrapesExporter(t *testing.T) {
 	srv.WaitForTarget(t, a.Target(), v1.HealthGood)
 	srv.WaitForQuery(t, `demo_up{app="x", job="a"}`, promtest.SampleEquals(1))
 	srv.WaitForQuery(t, `demo_up{app="y", job="b"}`, promtest.SampleEquals(0))
+	srv.WaitForQuery(t, `demo_up{app="z", job="own"}`, promtest.SampleEquals(1))
 
 	a.Set("x", 0)
 	srv.WaitForQuery(t, `demo_up{app="x"}`, promtest.SampleEquals(0))
