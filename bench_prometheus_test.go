@@ -77,6 +77,7 @@ func TestPrometheus10kApps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 apps against a real Prometheus; not in -short")
 	}
+	t.Parallel()
 	m, ct, _ := setup10k(t)
 	api := serveAPI(t, m)
 	want := make(map[string]string, manyApps)

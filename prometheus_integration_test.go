@@ -23,8 +23,7 @@ import (
 // These tests run availmon against a real Prometheus (internal/promtest);
 // they skip when the binary is missing, unless CI is set.
 
-// countingTransport counts the requests a PrometheusSource sends, and the
-// queries in them.
+// countingTransport counts the requests a PrometheusSource sends.
 type countingTransport struct {
 	next     http.RoundTripper
 	requests atomic.Int64
@@ -201,6 +200,7 @@ var twoLocations = []availmon.Location{
 // change, one cycle makes /api/apps, /api/locations/{name} and /api/status
 // follow, per location and overall.
 func TestPrometheusFollowsTargets(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	tlv, fra := promtest.NewExporter(t), promtest.NewExporter(t)
 	for _, app := range []string{"a", "b"} {
 		tlv.Set(app, 1)
@@ -360,6 +360,7 @@ func (c *apiClient) health() (int, string) {
 // system degraded, never down and never unhealthy; when it comes back the
 // same Monitor recovers. With two backends, one down is "degraded".
 func TestPrometheusBackendDown(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	for _, app := range []string{"a", "b", "c"} {
 		exp.Set(app, 1)
@@ -448,6 +449,7 @@ func TestPrometheusBackendDown(t *testing.T) {
 // with the backend's error; the others get their state from the same
 // cycle, and later cycles do not pay for the bad expression again.
 func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	exp.Set("b", 0)
@@ -515,6 +517,7 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 // The value rulings against real query results: scalars, several samples,
 // NaN, and response_time_metric.
 func TestPrometheusValues(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("m1", 1)
 	exp.Set("m2", 1)
@@ -596,6 +599,7 @@ func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
 // One bad expression among a full batch costs a few queries to find, not
 // one query per app of the batch; the next cycle is two queries.
 func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
@@ -633,15 +637,18 @@ func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
 // answered) costs its apps their state after the query timeout, and
 // never holds up the other backend's apps; thawed, it recovers.
 func TestPrometheusBackendHangs(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	exp.Set("b", 1)
 	fast := promtest.Start(t, promtest.Job("demo", exp.Target()))
 	hung := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	// The healthy backend gets a long timeout so that a machine busy with
+	// other tests cannot make it time out too.
 	const queryTimeout = time.Second
-	backend := func(name string, srv *promtest.Server) availmon.Backend {
+	backend := func(name string, srv *promtest.Server, timeout time.Duration) availmon.Backend {
 		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
-			Name: name, URL: srv.URL(), QueryTimeout: queryTimeout,
+			Name: name, URL: srv.URL(), QueryTimeout: timeout,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -654,7 +661,7 @@ func TestPrometheusBackendHangs(t *testing.T) {
 			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`, Backend: "fast"},
 			{Name: "b", Location: "Frankfurt", Metric: `demo_up{app="b"}`, Backend: "hung"},
 		},
-		Backends: []availmon.Backend{backend("fast", fast), backend("hung", hung)},
+		Backends: []availmon.Backend{backend("fast", fast, 10*time.Second), backend("hung", hung, queryTimeout)},
 		Timeout:  10 * time.Second,
 	})
 	api := serveAPI(t, m)
@@ -671,7 +678,7 @@ func TestPrometheusBackendHangs(t *testing.T) {
 		t.Errorf("hung backend: states (-want +got):\n%s", diff)
 	}
 	if took < queryTimeout || took > 5*queryTimeout {
-		t.Errorf("the cycle took %s; want about the query timeout %s", took, queryTimeout)
+		t.Errorf("the cycle took %s; want about the hung backend's query timeout %s", took, queryTimeout)
 	}
 	if e := api.app("b").Error; !strings.Contains(e, "deadline exceeded") {
 		t.Errorf("b: error %q, want a timeout", e)
@@ -681,6 +688,9 @@ func TestPrometheusBackendHangs(t *testing.T) {
 	}
 
 	hung.Resume()
+	// The scrape that the freeze cut short failed, and a failed scrape
+	// marks the target's series stale: wait for a good one.
+	hung.WaitForQuery(t, `demo_up{app="b"}`, promtest.SampleEquals(1))
 	scrape(t, m)
 	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.appStates()); diff != "" {
 		t.Errorf("thawed backend: states (-want +got):\n%s", diff)

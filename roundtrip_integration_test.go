@@ -16,6 +16,7 @@ import (
 // /metrics, and PromQL over availmon_up and availmon_apps tells the same
 // states as /api/apps and /api/status (up 1, down 0, unavailable absent).
 func TestPrometheusRoundTrip(t *testing.T) {
+	t.Parallel() // each test has its own Prometheus; most of their time is waiting for scrapes
 	exp := promtest.NewExporter(t)
 	for _, app := range []string{"a", "b", "c", "d"} {
 		exp.Set(app, 1)
