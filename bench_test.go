@@ -100,6 +100,7 @@ func BenchmarkGetApps(b *testing.B)     { benchGet(b, "/api/apps") }
 func BenchmarkGetStatus(b *testing.B)   { benchGet(b, "/api/status") }
 func BenchmarkGetLocation(b *testing.B) { benchGet(b, "/api/locations/location-042") }
 func BenchmarkGetApp(b *testing.B)      { benchGet(b, "/api/apps/app-04242") }
+
 // BenchmarkGetMetrics is a Prometheus scrape of /metrics with 10,000 apps
 // (gzip off, as the text exposition a scraper asks for without
 // Accept-Encoding). Unlike /api/apps it is encoded anew on every scrape.
