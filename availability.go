@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,6 +164,19 @@ type Options struct {
 	// A *hmac.Verifier is one.
 	Authenticator Authenticator
 	ProtectReads  bool
+
+	// WSMaxClients bounds the /api/ws clients connected at once; past it
+	// an upgrade is answered 503 SERVICE_UNAVAILABLE. Default 1000.
+	WSMaxClients int
+	// WSPingInterval is how often /api/ws clients are pinged; default 30s.
+	WSPingInterval time.Duration
+	// WSWriteTimeout bounds one message (or ping) to an /api/ws client; a
+	// client that stops reading is closed when it passes. Default 10s.
+	WSWriteTimeout time.Duration
+	// EventBuffer is how many recent events are kept for /api/ws clients
+	// that fall behind; a client further behind is closed. Default the
+	// larger of 1024 and twice the number of apps.
+	EventBuffer int
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -199,16 +213,20 @@ type Monitor struct {
 	appBatch  []int
 	backendOf []int // backendOf[i] is the index of apps[i]'s backend
 
-	timeout      time.Duration // zero: follow the interval
-	maxParallel  int
-	historySize  int
-	auth         Authenticator
-	protectReads bool
-	version      string
-	logLevel     slog.Level
-	log          *slog.Logger
-	clock        Clock
-	started      time.Time
+	timeout        time.Duration // zero: follow the interval
+	maxParallel    int
+	historySize    int
+	auth           Authenticator
+	ws             wsHub
+	wsMaxClients   int
+	wsPingInterval time.Duration
+	wsWriteTimeout time.Duration
+	protectReads   bool
+	version        string
+	logLevel       slog.Level
+	log            *slog.Logger
+	clock          Clock
+	started        time.Time
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -246,6 +264,9 @@ func New(opts Options) (*Monitor, error) {
 		timeout:         opts.Timeout,
 		auth:            opts.Authenticator,
 		protectReads:    opts.ProtectReads,
+		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
+		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
+		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
@@ -369,6 +390,9 @@ func New(opts Options) (*Monitor, error) {
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
 	}
+	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
+		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
+	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
 	}
@@ -378,7 +402,7 @@ func New(opts Options) (*Monitor, error) {
 	m.batches, m.appBatch = planBatches(m.backendOf, m.backends)
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(max(1024, 2*len(m.apps)))
+	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(m.apps))))
 	m.state = newCycleState(m)
 	m.snap.Store(m.state.snapshot(m, m.started))
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {

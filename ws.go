@@ -1,0 +1,319 @@
+package availmon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Defaults of the /api/ws stream.
+const (
+	defaultWSMaxClients   = 1000
+	defaultWSPingInterval = 30 * time.Second
+	defaultWSWriteTimeout = 10 * time.Second
+)
+
+// Close reasons a client may see.
+const (
+	wsReasonShutdown = "shutdown"
+	wsReasonSlow     = "client too slow: events were lost"
+	wsReasonStalled  = "client too slow: write timed out"
+)
+
+// wsMessage is one /api/ws message: {type, timestamp, data}.
+type wsMessage struct {
+	Type      EventType `json:"type"`
+	Timestamp jsonTime  `json:"timestamp"`
+	Data      any       `json:"data"`
+}
+
+type wsStatusData struct {
+	App            string  `json:"app"`
+	Status         Status  `json:"status"`
+	Location       string  `json:"location"`
+	PreviousStatus *Status `json:"previous_status"` // null on an app's first check
+}
+
+type wsConfigData struct {
+	ScrapeInterval   string `json:"scrape_interval"`
+	PreviousInterval string `json:"previous_interval"`
+}
+
+type wsSystemData struct {
+	Event   string `json:"event"`
+	Backend string `json:"backend,omitempty"`
+}
+
+// eventMessage encodes e as it is sent on /api/ws.
+func eventMessage(e Event) []byte {
+	msg := wsMessage{Type: e.Type, Timestamp: jsonTime(e.Time)}
+	switch e.Type {
+	case EventStatusUpdate:
+		d := wsStatusData{App: e.App, Status: e.Status, Location: e.Location}
+		if e.PreviousStatus != "" {
+			d.PreviousStatus = &e.PreviousStatus
+		}
+		msg.Data = d
+	case EventConfigUpdate:
+		msg.Data = wsConfigData{ScrapeInterval: e.Interval, PreviousInterval: e.PreviousInterval}
+	default:
+		msg.Data = wsSystemData{Event: e.Name, Backend: e.Backend}
+	}
+	b, err := json.Marshal(msg)
+	if err != nil { // only strings and times: cannot happen
+		panic(fmt.Sprintf("availmon: encoding an event: %v", err))
+	}
+	return b
+}
+
+// wsFilter narrows status_update messages to some apps and locations;
+// other messages always pass.
+type wsFilter struct {
+	apps, locations map[string]bool // nil: all
+}
+
+func (f wsFilter) pass(e *Event) bool {
+	if e.Type != EventStatusUpdate {
+		return true
+	}
+	return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+}
+
+// parseWSFilter reads ?apps=a,b&locations=x,y (each may repeat).
+func (m *Monitor) parseWSFilter(r *http.Request) (wsFilter, error) {
+	var f wsFilter
+	q := r.URL.Query()
+	for key := range q {
+		if key != "apps" && key != "locations" {
+			return f, validationError(fmt.Sprintf("unknown query parameter %q", key), "accepted: apps, locations (comma-separated names)")
+		}
+	}
+	list := func(key string, known func(string) bool) (map[string]bool, error) {
+		vals, ok := q[key]
+		if !ok {
+			return nil, nil
+		}
+		set := map[string]bool{}
+		var unknown []string
+		for _, v := range vals {
+			for name := range strings.SplitSeq(v, ",") {
+				name = strings.TrimSpace(name)
+				switch {
+				case name == "":
+				case !known(name):
+					unknown = append(unknown, fmt.Sprintf("%q", name))
+				default:
+					set[name] = true
+				}
+			}
+		}
+		if len(unknown) > 0 {
+			return nil, validationError(fmt.Sprintf("unknown %s in the filter", key), "not configured: "+strings.Join(unknown, ", "))
+		}
+		if len(set) == 0 {
+			return nil, validationError(fmt.Sprintf("the %s filter is empty", key), "give one or more comma-separated names, or leave the parameter out")
+		}
+		return set, nil
+	}
+	var err error
+	if f.apps, err = list("apps", func(n string) bool { return hasKey(m.appIndex, n) }); err != nil {
+		return f, err
+	}
+	if f.locations, err = list("locations", func(n string) bool { return hasKey(m.locIndex, n) }); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// wsHub counts the clients of /api/ws and tells why they left. The events
+// themselves fan out through the monitor's event log: every client reads it
+// at its own pace, so the scrape loop never waits for one.
+type wsHub struct {
+	mu      sync.Mutex
+	clients int
+	slow    int // closed for being too slow, for tests and logs
+}
+
+func (h *wsHub) join(max int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.clients >= max {
+		return false
+	}
+	h.clients++
+	return true
+}
+
+func (h *wsHub) leave(slow bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clients--
+	if slow {
+		h.slow++
+	}
+}
+
+func (h *wsHub) counts() (clients, slow int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.clients, h.slow
+}
+
+func isUpgrade(r *http.Request) bool {
+	return headerToken(r.Header, "Connection", "upgrade") && headerToken(r.Header, "Upgrade", "websocket")
+}
+
+func headerToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serveWS streams events: first the current state of every (filtered) app
+// as status_update messages, then every event after that snapshot, in order.
+func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
+	filter, err := m.parseWSFilter(r)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	if !isUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		m.writeError(w, r, &apiError{status: http.StatusUpgradeRequired, code: codeValidation,
+			message: "this endpoint is a WebSocket", details: []string{"connect with a WebSocket client (Connection: Upgrade, Upgrade: websocket)"}})
+		return
+	}
+	if m.stopping.Load() {
+		m.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
+			message: "the monitor is shutting down"})
+		return
+	}
+	if !m.ws.join(m.wsMaxClients) {
+		m.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
+			message: "too many WebSocket clients", details: []string{fmt.Sprintf("at most %d at once; try again later", m.wsMaxClients)}})
+		return
+	}
+	slow := false
+	defer func() { m.ws.leave(slow) }()
+
+	c, err := websocket.Accept(w, r, nil) // same-origin browsers and non-browser clients
+	if err != nil {
+		m.log.Info("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return // Accept has answered
+	}
+	defer c.CloseNow()
+	// Clients send nothing; CloseRead answers pings and close frames, and
+	// ends ctx when the client goes away.
+	ctx := c.CloseRead(r.Context())
+	slow, err = m.stream(ctx, c, filter)
+	switch {
+	case err == nil:
+	case slow:
+		m.log.Warn("websocket client closed: too slow", "remote", r.RemoteAddr, "err", err)
+	case ctx.Err() == nil:
+		m.log.Info("websocket client ended", "remote", r.RemoteAddr, "err", err)
+	}
+}
+
+// stream writes the snapshot and then the events until the client leaves,
+// falls behind, or the monitor shuts down.
+func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter) (slow bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { m.keepAlive(ctx, c, cancel) })
+
+	write := func(msg []byte) error {
+		wctx, wcancel := context.WithTimeout(ctx, m.wsWriteTimeout)
+		defer wcancel()
+		err := c.Write(wctx, websocket.MessageText, msg)
+		if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+			slow = true // the client's buffers are full: it stopped reading
+			return fmt.Errorf("%s: %w", wsReasonStalled, err)
+		}
+		return err
+	}
+
+	s := m.snap.Load()
+	for i := range s.apps {
+		a := &m.apps[i]
+		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
+		if ev.Time.IsZero() {
+			ev.Time = s.at
+		}
+		if !filter.pass(&ev) {
+			continue
+		}
+		if err := write(eventMessage(ev)); err != nil {
+			return slow, err
+		}
+	}
+
+	next := s.eventSeq
+	var buf []logEntry
+	for {
+		var lost bool
+		var wait <-chan struct{}
+		buf, next, lost, wait = m.events.readEntries(next, buf[:0])
+		if lost {
+			c.Close(websocket.StatusPolicyViolation, wsReasonSlow)
+			return true, errors.New(wsReasonSlow)
+		}
+		for i := range buf {
+			e := &buf[i]
+			if !filter.pass(&e.ev) {
+				continue
+			}
+			if err := write(e.msg); err != nil {
+				return slow, err
+			}
+			if e.ev.Type == EventSystem && e.ev.Name == wsReasonShutdown {
+				return false, c.Close(websocket.StatusNormalClosure, wsReasonShutdown)
+			}
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// keepAlive pings the client every ping interval; a client that does not
+// answer within the write timeout is cut off.
+func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel context.CancelFunc) {
+	t := time.NewTicker(m.wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, pcancel := context.WithTimeout(ctx, m.wsWriteTimeout)
+		err := c.Ping(pctx)
+		pcancel()
+		if err != nil {
+			cancel()
+			return
+		}
+	}
+}
+
+// wsClients reports the connected clients and how many were closed for
+// being too slow.
+func (m *Monitor) wsClients() (clients, slow int) { return m.ws.counts() }
+
