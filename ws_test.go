@@ -1,0 +1,404 @@
+package availmon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/availmon/availmon/hmac"
+	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+)
+
+// wsURL is the ws:// address of path on srv.
+func wsURL(srv *httptest.Server, path string) string {
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + path
+}
+
+func dialWS(t testing.TB, srv *httptest.Server, path string, header http.Header) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, wsURL(srv, path), &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial %s: %v (status %d)", path, err, status)
+	}
+	c.SetReadLimit(1 << 20)
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// readMsg reads one message as a generic JSON object.
+func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	typ, b, err := c.Read(ctx)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if typ != websocket.MessageText {
+		t.Fatalf("message type %v, want text", typ)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("message is not a JSON object: %v: %s", err, b)
+	}
+	return v
+}
+
+func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]any {
+	return map[string]any{"type": "status_update", "timestamp": ts.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"data": map[string]any{"app": app, "location": loc, "status": status, "previous_status": previous}}
+}
+
+func TestWSSnapshotThenLiveEvents(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, time.Millisecond)
+	tm.src.Set("search", StatusDown, time.Millisecond)
+	tm.scrape(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	c := dialWS(t, srv, "/api/ws", nil)
+	var snap []map[string]any
+	for range 3 {
+		snap = append(snap, readMsg(t, c))
+	}
+	want := []map[string]any{
+		statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+		statusMsg(t0, "search", "Tel Aviv", "down", nil),
+		statusMsg(t0, "billing", "Frankfurt", "unavailable", nil),
+	}
+	if d := cmp.Diff(want, snap); d != "" {
+		t.Fatalf("snapshot messages (-want +got):\n%s", d)
+	}
+
+	// A change in the next cycle arrives as it happened, with its previous state.
+	tm.clock.Advance(30 * time.Second)
+	tm.src.Set("search", StatusUp, time.Millisecond)
+	tm.scrape(t)
+	if d := cmp.Diff(statusMsg(t0.Add(30*time.Second), "search", "Tel Aviv", "up", "down"), readMsg(t, c)); d != "" {
+		t.Fatalf("status_update (-want +got):\n%s", d)
+	}
+
+	// An interval change through the API.
+	rec := do(t, tm.h, "POST", "/api/scrape-interval", `{"interval":"45s"}`, nil)
+	if rec.Code != 200 {
+		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
+	}
+	wantCfg := map[string]any{"type": "config_update", "timestamp": "2026-11-22T12:00:30.000Z",
+		"data": map[string]any{"scrape_interval": "45s", "previous_interval": "30s"}}
+	if d := cmp.Diff(wantCfg, readMsg(t, c)); d != "" {
+		t.Fatalf("config_update (-want +got):\n%s", d)
+	}
+
+	// The backend going away and coming back.
+	tm.src.SetErr(errors.New("connection refused"))
+	tm.scrape(t)
+	got := []map[string]any{}
+	for range 3 { // checkout and search become unavailable, then the system event
+		got = append(got, readMsg(t, c))
+	}
+	wantSys := map[string]any{"type": "system_event", "timestamp": "2026-11-22T12:00:30.000Z",
+		"data": map[string]any{"event": "backend_disconnected", "backend": "main"}}
+	if !slicesContain(got, wantSys) {
+		t.Fatalf("no backend_disconnected among %v", got)
+	}
+}
+
+func slicesContain(list []map[string]any, want map[string]any) bool {
+	for _, m := range list {
+		if cmp.Equal(m, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWSNoGapBetweenSnapshotAndStream connects while cycles run: every
+// client sees each app's changes as one consistent sequence.
+func TestWSNoGapBetweenSnapshotAndStream(t *testing.T) {
+	tm := newTestMonitor(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			st := StatusUp
+			if i%2 == 1 {
+				st = StatusDown
+			}
+			tm.src.Set("checkout", st, 0)
+			tm.scrape(t)
+		}
+	})
+	for range 5 {
+		c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
+		first := readMsg(t, c)["data"].(map[string]any)
+		prev := first["status"]
+		for range 10 {
+			d := readMsg(t, c)["data"].(map[string]any)
+			if d["previous_status"] != prev {
+				t.Fatalf("after %v came a change from %v to %v: an event was lost or repeated", prev, d["previous_status"], d["status"])
+			}
+			prev = d["status"]
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func TestWSFilters(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.src.Set("billing", StatusUp, 0)
+	tm.scrape(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	c := dialWS(t, srv, "/api/ws?locations=Frankfurt", nil)
+	if got := readMsg(t, c)["data"].(map[string]any)["app"]; got != "billing" {
+		t.Fatalf("first message of a Frankfurt stream is about %v", got)
+	}
+	tm.src.Set("checkout", StatusDown, 0) // Tel Aviv: filtered out
+	tm.scrape(t)
+	tm.SetInterval(time.Minute) // config_update always passes
+	if got := readMsg(t, c)["type"]; got != "config_update" {
+		t.Fatalf("got %v, want config_update (the Tel Aviv change is filtered out)", got)
+	}
+
+	c2 := dialWS(t, srv, "/api/ws?apps=search,checkout&locations=Tel%20Aviv", nil)
+	var apps []any
+	for range 2 {
+		apps = append(apps, readMsg(t, c2)["data"].(map[string]any)["app"])
+	}
+	if d := cmp.Diff([]any{"checkout", "search"}, apps); d != "" {
+		t.Errorf("apps filter (-want +got):\n%s", d)
+	}
+}
+
+func TestWSBadRequests(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) { o.WSMaxClients = 1 })
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	upgrade := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"},
+		"Sec-Websocket-Version": {"13"}, "Sec-Websocket-Key": {"dGhlIHNhbXBsZSBub25jZQ=="}}
+	for _, tt := range []struct {
+		name   string
+		target string
+		header http.Header
+		status int
+		code   string
+	}{
+		{"not a websocket", "/api/ws", nil, http.StatusUpgradeRequired, "VALIDATION_ERROR"},
+		{"unknown app", "/api/ws?apps=nope", upgrade, 400, "VALIDATION_ERROR"},
+		{"unknown location", "/api/ws?locations=Atlantis", upgrade, 400, "VALIDATION_ERROR"},
+		{"empty filter", "/api/ws?apps=,", upgrade, 400, "VALIDATION_ERROR"},
+		{"unknown parameter", "/api/ws?app=checkout", upgrade, 400, "VALIDATION_ERROR"},
+		{"wrong method", "/api/ws", upgrade, 405, "VALIDATION_ERROR"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			method := "GET"
+			if tt.status == 405 {
+				method = "POST"
+			}
+			rec := do(t, tm.h, method, tt.target, "", tt.header)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			e, _ := decode(t, rec.Body.Bytes())["error"].(map[string]any)
+			if e["code"] != tt.code {
+				t.Fatalf("error %v, want code %s", e, tt.code)
+			}
+		})
+	}
+
+	// One client is the limit: the second is refused with 503.
+	dialWS(t, srv, "/api/ws", nil)
+	_, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second client: %v %v, want 503", err, resp)
+	}
+	rec := do(t, tm.h, "GET", "/api/ws", "", upgrade)
+	e, _ := decode(t, rec.Body.Bytes())["error"].(map[string]any)
+	if rec.Code != 503 || e["code"] != "SERVICE_UNAVAILABLE" {
+		t.Errorf("past the limit: %d %v, want 503 SERVICE_UNAVAILABLE", rec.Code, e)
+	}
+}
+
+func TestWSProtectReads(t *testing.T) {
+	tm := newAuthMonitor(t, true)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	_, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("unsigned upgrade: %v, want 403", err)
+	}
+	req := httptest.NewRequest("GET", "/api/ws", nil)
+	if err := hmac.SignRequest(req, authSecret, tm.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c := dialWS(t, srv, "/api/ws", req.Header)
+	if got := readMsg(t, c)["type"]; got != "status_update" {
+		t.Errorf("signed upgrade: first message %v", got)
+	}
+
+	// A signed interval change reaches the stream as config_update.
+	post := signedReq(t, "POST", "/api/scrape-interval", `{"interval":"90s"}`, authSecret, tm.clock.Now())
+	if rec := serve(tm.h, post); rec.Code != 200 {
+		t.Fatalf("signed POST: %d %s", rec.Code, rec.Body)
+	}
+	for range 2 { // the rest of the snapshot
+		readMsg(t, c)
+	}
+	msg := readMsg(t, c)
+	if msg["type"] != "config_update" || msg["data"].(map[string]any)["scrape_interval"] != "90s" {
+		t.Errorf("after a signed POST: %v, want config_update to 90s", msg)
+	}
+}
+
+func TestWSShutdown(t *testing.T) {
+	before := runtime.NumGoroutine()
+	tm := newTestMonitor(t, func(o *Options) { o.Interval = time.Hour })
+	srv := httptest.NewServer(tm.h)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tm.Run(ctx) }()
+	waitFor(t, "the first cycle", func() bool { return tm.snap.Load().seq > 0 })
+
+	var clients []*websocket.Conn
+	for range 3 {
+		c := dialWS(t, srv, "/api/ws", nil)
+		for range 3 {
+			readMsg(t, c) // snapshot
+		}
+		clients = append(clients, c)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range clients {
+		msg := readMsg(t, c)
+		if msg["type"] != "system_event" || msg["data"].(map[string]any)["event"] != "shutdown" {
+			t.Fatalf("client %d: %v, want the shutdown system_event", i, msg)
+		}
+		_, _, err := c.Read(context.Background())
+		if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+			t.Fatalf("client %d: after shutdown %v, want a normal close", i, err)
+		}
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Reason != "shutdown" {
+			t.Errorf("close reason %q, want shutdown", ce.Reason)
+		}
+	}
+	// New clients are refused while the monitor is stopped.
+	if _, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil); err == nil || resp.StatusCode != 503 {
+		t.Errorf("dial after shutdown: %v, want 503", err)
+	}
+	waitFor(t, "the handlers to return", func() bool { n, _ := tm.wsClients(); return n == 0 })
+	srv.Close()
+	waitFor(t, "no goroutine left", func() bool { return runtime.NumGoroutine() <= before })
+}
+
+// TestWSSlowClient has one client that never reads and one that does: the
+// silent one is closed, cycles go on at full speed, and the reader gets
+// every event.
+func TestWSSlowClient(t *testing.T) {
+	const apps = 200
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for i := range apps {
+			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%03d-%s", i, strings.Repeat("x", 200)), Location: "Tel Aviv"})
+		}
+		o.WSWriteTimeout = 200 * time.Millisecond
+		o.EventBuffer = 4 * apps
+	})
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	silent := dialWS(t, srv, "/api/ws", nil) // never reads
+	_ = silent
+	reader := dialWS(t, srv, "/api/ws", nil)
+	var received atomic.Int64
+	readDone := make(chan error, 1)
+	go func() {
+		for {
+			_, _, err := reader.Read(context.Background())
+			if err != nil {
+				readDone <- err
+				return
+			}
+			received.Add(1)
+		}
+	}()
+
+	// The reader keeps up with the cycles (it is paced like a real client
+	// behind cycles seconds apart); the silent one never does.
+	waitReader := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for received.Load() < int64(want) {
+			select {
+			case err := <-readDone:
+				t.Fatalf("the reader ended after %d of %d messages: %v", received.Load(), want, err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the reader got %d of %d messages", received.Load(), want)
+			}
+			time.Sleep(time.Millisecond) // polling
+		}
+	}
+	cycles := 0
+	waitReader(apps) // the snapshot
+	for {
+		if _, slow := tm.wsClients(); slow > 0 {
+			break
+		}
+		if cycles > 2000 {
+			t.Fatalf("the silent client was never closed after %d cycles", cycles)
+		}
+		st := StatusUp
+		if cycles%2 == 1 {
+			st = StatusDown
+		}
+		for i := range apps {
+			tm.src.Set(tm.apps[i].Name, st, 0)
+		}
+		tm.clock.Advance(time.Second)
+		tm.scrape(t) // never waits on a client
+		cycles++
+		waitReader(int(tm.events.cursor()) + apps)
+	}
+	if clients, slow := tm.wsClients(); clients != 1 || slow != 1 {
+		t.Fatalf("clients %d, closed as slow %d; want the reader left and the silent one closed", clients, slow)
+	}
+	// The reader got everything: the snapshot and every event.
+	waitReader(int(tm.events.cursor()) + apps)
+	reader.Close(websocket.StatusNormalClosure, "")
+	<-readDone
+	t.Logf("%d cycles of %d changes ran while the silent client was being closed", cycles, apps)
+}
