@@ -402,3 +402,102 @@ func TestWSSlowClient(t *testing.T) {
 	<-readDone
 	t.Logf("%d cycles of %d changes ran while the silent client was being closed", cycles, apps)
 }
+
+// fanOut connects clients to a monitor of apps apps, flips every app
+// rounds times (apps*rounds status_update events), and checks that every
+// client received every event, in order. It returns how long delivery took
+// after the first change.
+func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for i := range apps {
+			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%02d", i), Location: "Tel Aviv"})
+		}
+		o.WSMaxClients = clients
+		o.EventBuffer = 2 * apps * rounds // the burst fits: no client may lose any
+	})
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	srv.Config.ErrorLog = nil
+
+	type result struct {
+		n   int
+		err error
+	}
+	results := make(chan result, clients)
+	conns := make([]*websocket.Conn, clients)
+	for i := range conns {
+		conns[i] = dialWS(t, srv, "/api/ws", nil)
+	}
+	want := apps + apps*rounds + 1 // snapshot, changes, backend_connected
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("%d clients connected: %d goroutines (client and server sides), heap in use %d MiB",
+		clients, runtime.NumGoroutine(), ms.HeapInuse>>20)
+	start := time.Now()
+	for _, c := range conns {
+		go func() {
+			last := map[string]string{}
+			for n := 0; n < want; n++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				_, b, err := c.Read(ctx)
+				cancel()
+				if err != nil {
+					results <- result{n, err}
+					return
+				}
+				var msg struct {
+					Type string
+					Data struct{ App, Status, Previous_status string }
+				}
+				if err := json.Unmarshal(b, &msg); err != nil {
+					results <- result{n, err}
+					return
+				}
+				if msg.Type != "status_update" {
+					continue
+				}
+				d := msg.Data
+				if n >= apps && d.Previous_status != "" && last[d.App] != d.Previous_status {
+					results <- result{n, fmt.Errorf("%s went %q -> %q after %q: out of order or lost", d.App, d.Previous_status, d.Status, last[d.App])}
+					return
+				}
+				last[d.App] = d.Status
+			}
+			results <- result{want, nil}
+		}()
+	}
+	for r := range rounds {
+		st := StatusUp
+		if r%2 == 1 {
+			st = StatusDown
+		}
+		for i := range apps {
+			tm.src.Set(tm.apps[i].Name, st, 0)
+		}
+		tm.clock.Advance(time.Second)
+		tm.scrape(t)
+	}
+	for range clients {
+		if r := <-results; r.err != nil || r.n != want {
+			t.Fatalf("a client got %d of %d messages: %v", r.n, want, r.err)
+		}
+	}
+	took := time.Since(start)
+	for _, c := range conns {
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	return took
+}
+
+// TestWSFanOut: 1,000 clients on loopback each receive every event of a
+// burst of 1,000 changes (10 apps flipped 100 times), in order, with no loss.
+func TestWSFanOut(t *testing.T) {
+	clients := 1000
+	if raceEnabled {
+		clients = 100
+	}
+	took := fanOut(t, clients, 10, 100)
+	t.Logf("%d clients x 1,011 messages delivered in %v", clients, took)
+}
