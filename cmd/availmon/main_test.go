@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +23,8 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/promtest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // closedPort returns a loopback address nothing listens on, for a backend
@@ -454,5 +458,81 @@ func TestStreamDeadlines(t *testing.T) {
 				t.Errorf("answer %q, err %v; want it delivered: %v", body, err, tc.wantOK)
 			}
 		})
+	}
+}
+
+// A configuration mixing Prometheus apps and HTTP probes, against a real
+// Prometheus and loopback HTTP targets, end to end through the binary's run.
+func TestServeMixedConfig(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("cart", 1)
+	exp.Set("search", 0)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	prom.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer web.Close()
+
+	cfg := fmt.Sprintf(`scrape_interval: 1s
+prometheus:
+  - name: main
+    url: %s
+locations:
+  - {name: Tel Aviv, latitude: 32.0853, longitude: 34.7818}
+  - {name: London, latitude: 51.5072, longitude: -0.1276}
+apps:
+  - {name: cart, location: Tel Aviv, metric: 'demo_up{app="cart"}'}
+  - {name: search, location: London, metric: 'demo_up{app="search"}'}
+  - {name: homepage, location: Tel Aviv, http: {url: "%s/ok", body_contains: ok}}
+  - {name: admin, location: London, http: {url: "%s/fail"}}
+  - {name: legacy, location: London, http: {url: "http://%s/"}}
+`, prom.URL(), web.URL, web.URL, closedPort(t))
+	path := filepath.Join(t.TempDir(), "mixed.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startInProcess(t, path, noEnv)
+	defer p.stop(t)
+
+	want := map[string]string{"cart": "up", "search": "down", "homepage": "up", "admin": "down", "legacy": "unavailable"}
+	var got map[string]string
+	waitFor(t, "every app checked", 30*time.Second, func() bool {
+		_, body := get(t, p.base+"/api/apps")
+		var resp struct {
+			Data []struct{ Name, Status, Metric, Prometheus_url string }
+		}
+		if err := json.Unmarshal([]byte(body), &resp); err != nil {
+			t.Fatalf("/api/apps: %v: %s", err, body)
+		}
+		got = map[string]string{}
+		for _, a := range resp.Data {
+			got[a.Name] = a.Status
+			wantURL := ""
+			if a.Name == "cart" || a.Name == "search" {
+				wantURL = prom.URL()
+			}
+			if a.Prometheus_url != wantURL {
+				t.Errorf("%s: prometheus_url %q, want %q", a.Name, a.Prometheus_url, wantURL)
+			}
+		}
+		return cmp.Equal(want, got)
+	})
+	_, body := get(t, p.base+"/api/locations/London")
+	for _, w := range []string{`"up_count":0`, `"down_count":2`, `"unavailable_count":1`, `"availability_percentage":0`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("/api/locations/London lacks %s: %s", w, body)
+		}
+	}
+	_, body = get(t, p.base+"/api/status")
+	for _, w := range []string{`"applications_up":2`, `"applications_down":2`, `"overall_availability":50`, `"prometheus_connectivity":"connected"`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("/api/status lacks %s: %s", w, body)
+		}
 	}
 }
