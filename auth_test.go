@@ -60,7 +60,7 @@ func TestAuthScrapeInterval(t *testing.T) {
 	}{
 		{"missing headers", func(t *testing.T) *http.Request {
 			return httptest.NewRequest("POST", "/api/scrape-interval", strings.NewReader(body))
-		}, 403, "MISSING_AUTH_HEADERS", nil},
+		}, 403, "MISSING_AUTH_HEADERS", []string{"Authorization: HMAC-SHA256 <signature>"}},
 		{"missing timestamp", func(t *testing.T) *http.Request {
 			r := signedReq(t, "POST", "/api/scrape-interval", body, authSecret, t0)
 			r.Header.Del("X-Timestamp")

@@ -92,7 +92,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if e, ok := v.(envelope); ok && e.Error == nil {
 		raw, split, err = e.encode(buf)
 	} else {
-		err = json.NewEncoder(buf).Encode(v)
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(v)
 	}
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -138,9 +140,21 @@ func (e envelope) encode(buf *bytes.Buffer) (raw rawJSON, split int, err error) 
 }
 
 func appendJSON(buf *bytes.Buffer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	buf.Write(b)
 	return err
+}
+
+// marshal is json.Marshal without HTML escaping: the API is JSON for
+// programs, and "<signature>" reads better than "\u003csignature\u003e".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // writeError answers with the error envelope for err.

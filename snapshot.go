@@ -1,7 +1,6 @@
 package availmon
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -118,7 +117,7 @@ type lazyJSON struct {
 
 func (l *lazyJSON) get(v func() any) []byte {
 	l.once.Do(func() {
-		b, err := json.Marshal(v())
+		b, err := marshal(v())
 		if err != nil {
 			// Only our own types are encoded here; failing to encode them
 			// is a bug, not a request error.

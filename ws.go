@@ -2,7 +2,6 @@ package availmon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -66,7 +65,7 @@ func eventMessage(e Event) []byte {
 	default:
 		msg.Data = wsSystemData{Event: e.Name, Backend: e.Backend}
 	}
-	b, err := json.Marshal(msg)
+	b, err := marshal(msg)
 	if err != nil { // only strings and times: cannot happen
 		panic(fmt.Sprintf("availmon: encoding an event: %v", err))
 	}
