@@ -121,6 +121,9 @@ func TestAuthScrapeInterval(t *testing.T) {
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
 			}
+			if strings.Contains(rec.Body.String(), `\u003c`) {
+				t.Errorf("the body is HTML-escaped: %s", rec.Body)
+			}
 			resp := decode(t, rec.Body.Bytes())
 			e, _ := resp["error"].(map[string]any)
 			if resp["data"] != nil || e == nil || e["code"] != tt.code || e["request_id"] != "req-1" || e["message"] == "" {
