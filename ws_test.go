@@ -501,3 +501,34 @@ func TestWSFanOut(t *testing.T) {
 	took := fanOut(t, clients, 10, 100)
 	t.Logf("%d clients x 1,011 messages delivered in %v", clients, took)
 }
+
+// TestWSOutlivesServerTimeouts: a server with short read and write timeouts
+// (as the binary and careful embedders set) does not cut the stream.
+func TestWSOutlivesServerTimeouts(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	tm := newTestMonitor(t)
+	srv := httptest.NewUnstartedServer(tm.h)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = timeout, timeout
+	srv.Start()
+	defer srv.Close()
+
+	c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
+	readMsg(t, c)
+	// Let both server deadlines pass; this wait is what the test is about.
+	<-time.After(3 * timeout)
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.scrape(t)
+	if msg := readMsg(t, c); msg["data"].(map[string]any)["status"] != "up" {
+		t.Fatalf("after the server's deadlines: %v", msg)
+	}
+	// An ordinary request on that server still has its timeouts: a plain
+	// GET /api/ws is refused before any upgrade, and deadlines are kept.
+	resp, err := http.Get(srv.URL + "/api/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUpgradeRequired {
+		t.Errorf("plain GET /api/ws: %d", resp.StatusCode)
+	}
+}

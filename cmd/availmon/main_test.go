@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -404,60 +403,6 @@ func TestBinary(t *testing.T) {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("log lacks %s:\n%s", w, log.String())
 		}
-	}
-}
-
-// The server's write timeout cuts an ordinary slow response, but not the
-// WebSocket stream: only a WebSocket upgrade of /api/ws lifts it.
-func TestStreamDeadlines(t *testing.T) {
-	const timeout = 200 * time.Millisecond
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Answer only after the write deadline has passed; this wait is
-		// what the test is about.
-		<-time.After(2 * timeout)
-		fmt.Fprint(w, "late answer")
-	})
-	srv := newServer(h, slog.New(slog.DiscardHandler))
-	srv.ReadTimeout, srv.WriteTimeout = timeout, timeout
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-
-	for _, tc := range []struct {
-		name    string
-		path    string
-		upgrade bool
-		wantOK  bool
-	}{
-		{name: "websocket upgrade of /api/ws", path: "/api/ws", upgrade: true, wantOK: true},
-		{name: "plain request to /api/ws", path: "/api/ws"},
-		{name: "upgrade headers on another route", path: "/api/apps", upgrade: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+ln.Addr().String()+tc.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.upgrade {
-				req.Header.Set("Connection", "keep-alive, Upgrade")
-				req.Header.Set("Upgrade", "websocket")
-			}
-			// A fresh connection each time: the deadlines are per connection.
-			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-			resp, err := client.Do(req)
-			var body []byte
-			if err == nil {
-				body, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			gotOK := err == nil && string(body) == "late answer"
-			if gotOK != tc.wantOK {
-				t.Errorf("answer %q, err %v; want it delivered: %v", body, err, tc.wantOK)
-			}
-		})
 	}
 }
 

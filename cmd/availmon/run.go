@@ -32,7 +32,9 @@ const (
 )
 
 // Server limits. ReadTimeout and WriteTimeout bound every ordinary request;
-// the WebSocket stream lifts them for itself (see streamDeadlines).
+// they do not cut /api/ws streams: net/http clears a connection's deadlines
+// when a handler hijacks it, and the stream has its own write timeout and
+// pings (TestWSOutlivesServerTimeouts).
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
@@ -162,52 +164,13 @@ func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog
 // or idle client cannot hold a connection for ever.
 func newServer(h http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
-		Handler:           streamDeadlines(h),
+		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-}
-
-// wsPath is the API's long-lived WebSocket stream.
-const wsPath = "/api/ws"
-
-// streamDeadlines lifts the server's read and write deadlines for a
-// WebSocket upgrade of /api/ws. The server sets a connection's deadlines
-// before it calls the handler, and a hijacked connection keeps them: with
-// WriteTimeout alone the stream would be cut after a minute. Lifting them
-// here, for that route only, keeps the timeouts for every other request (a
-// client cannot lift them for POST /api/scrape-interval by adding an Upgrade
-// header); the stream itself keeps a dead peer in check with pings and write
-// deadlines of its own.
-func streamDeadlines(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == wsPath && isWebSocketUpgrade(r) {
-			rc := http.NewResponseController(w)
-			// Errors mean the connection cannot have deadlines (not a
-			// net.Conn-backed writer); there is then nothing to lift.
-			_ = rc.SetReadDeadline(time.Time{})
-			_ = rc.SetWriteDeadline(time.Time{})
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func isWebSocketUpgrade(r *http.Request) bool {
-	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
-}
-
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // versionText is the -version output: the linked-in version and what the Go
