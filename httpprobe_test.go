@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,27 +225,25 @@ func TestHTTPProbeValidate(t *testing.T) {
 	}
 }
 
-// TestHTTPSourceConnectionsBounded checks the figure: a cycle of many
-// HTTP apps against one target opens no more connections than MaxParallel,
-// and the next cycle reuses them.
-func TestHTTPSourceConnectionsBounded(t *testing.T) {
-	const apps, parallel = 300, 16
-	var mu sync.Mutex
-	conns := 0
+// probeFarm is a monitor of apps HTTP apps, all probing one loopback target
+// that counts the connections opened to it.
+func probeFarm(tb testing.TB, apps, parallel int) (*availmon.Monitor, *atomic.Int64) {
+	tb.Helper()
+	conns := new(atomic.Int64)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 	}))
 	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
 		if s == http.StateNew {
-			mu.Lock()
-			conns++
-			mu.Unlock()
+			conns.Add(1)
 		}
 	}
 	srv.Start()
-	defer srv.Close()
-
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{MaxParallel: parallel})
+	tb.Cleanup(srv.Close)
+	src, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{MaxParallel: parallel})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	opts := availmon.Options{
 		Locations:   []availmon.Location{{Name: "here"}},
 		Backends:    []availmon.Backend{{Name: "http", Source: src}},
@@ -258,8 +255,17 @@ func TestHTTPSourceConnectionsBounded(t *testing.T) {
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return m, conns
+}
+
+// TestHTTPSourceConnectionsBounded checks the figure: a cycle of many
+// HTTP apps against one target opens no more connections than MaxParallel,
+// and the next cycle reuses them.
+func TestHTTPSourceConnectionsBounded(t *testing.T) {
+	const apps, parallel = 300, 16
+	m, conns := probeFarm(t, apps, parallel)
 	h := m.Handler()
 	for cycle := range 2 {
 		if err := m.Scrape(context.Background()); err != nil {
@@ -271,10 +277,8 @@ func TestHTTPSourceConnectionsBounded(t *testing.T) {
 			t.Fatalf("cycle %d: status %s, want all %d apps up", cycle, rec.Body, apps)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if conns > parallel {
-		t.Errorf("two cycles of %d probes opened %d connections, want at most %d", apps, conns, parallel)
+	if n := conns.Load(); n > parallel {
+		t.Errorf("two cycles of %d probes opened %d connections, want at most %d", apps, n, parallel)
 	}
 }
 
@@ -282,35 +286,7 @@ func TestHTTPSourceConnectionsBounded(t *testing.T) {
 // against one loopback target with MaxParallel 64. It reports the
 // connections the target saw opened per cycle.
 func BenchmarkHTTPCycle1000(b *testing.B) {
-	const apps, parallel = 1000, 64
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
-	}))
-	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
-	src, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{MaxParallel: parallel})
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := availmon.Options{
-		Locations:   []availmon.Location{{Name: "here"}},
-		Backends:    []availmon.Backend{{Name: "http", Source: src}},
-		MaxParallel: parallel,
-	}
-	for i := range apps {
-		opts.Apps = append(opts.Apps, availmon.App{Name: fmt.Sprintf("app-%d", i), Location: "here",
-			HTTP: &availmon.HTTPProbe{URL: srv.URL + "/", BodyContains: "ok"}})
-	}
-	m, err := availmon.New(opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, conns := probeFarm(b, 1000, 64)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := m.Scrape(context.Background()); err != nil {
