@@ -22,6 +22,12 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 			m.writeError(w, r, authError(err, m.clock.Now()))
 			return
 		}
+		// The server closes the body it made, not the one Verify may have
+		// put in its place; closing it lets the Authenticator reuse its
+		// buffer.
+		if r.Body != nil {
+			defer r.Body.Close()
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -483,3 +483,28 @@ func TestDebugLogNeverHasSecret(t *testing.T) {
 func newTextLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
+
+// TestMiddlewareRecyclesBody: Middleware closes the body it handed on once
+// the handler is done (the server would close only its own), so the buffer
+// goes back to the pool; a handler that wrongly keeps the body past its
+// return reads nothing rather than another request's bytes.
+func TestMiddlewareRecyclesBody(t *testing.T) {
+	v := newVerifier(t, hmac.VerifierOptions{Secrets: [][]byte{secret}})
+	kept := make(chan io.Reader, 1)
+	srv := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept <- r.Body
+	})))
+	defer srv.Close()
+	client := &http.Client{Transport: &hmac.Transport{Secret: secret}}
+	resp, err := client.Post(srv.URL+"/x", "application/json", strings.NewReader(`{"interval":"60s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if b, _ := io.ReadAll(<-kept); len(b) != 0 {
+		t.Errorf("the body still reads %q after the handler returned: it was not closed", b)
+	}
+}

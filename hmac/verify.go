@@ -137,6 +137,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			v.onError(w, r, err)
 			return
 		}
+		// The server closes the body it made, not the one Verify put in its
+		// place: closing ours once next is done recycles its buffer.
+		defer r.Body.Close()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -146,7 +149,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 const maxTimestampDigits = 11
 
 // Verify checks r's signature. It reads the body (at most MaxBodyBytes)
-// and leaves an identical one in r.Body for the next handler. The error
+// and leaves an identical one in r.Body for the next handler; closing that
+// body when the request is done lets the Verifier reuse its buffer
+// (Middleware does). The error
 // matches one of ErrMissingHeaders, ErrInvalidSignature (ErrReplayed),
 // ErrTimestamp, ErrBodyTooLarge or ErrBadRequest.
 func (v *Verifier) Verify(r *http.Request) error {
