@@ -373,10 +373,13 @@ func TestBinary(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `"version":"v9.9.9-test"`) {
 		t.Errorf("/health = %d %s; want 200 with the linked-in version", code, body)
 	}
-	code, metrics := get(t, base+"/metrics")
-	if code != http.StatusOK {
-		t.Fatalf("/metrics = %d", code)
-	}
+	// A backend's connectivity is exported once a cycle has asked it.
+	var metrics string
+	waitFor(t, "the first cycle on /metrics", 10*time.Second, func() bool {
+		code, m := get(t, base+"/metrics")
+		metrics = m
+		return code == http.StatusOK && strings.Contains(m, "\navailmon_backend_connected{")
+	})
 	for _, family := range []string{"availmon_apps{", "availmon_backend_connected{", "go_goroutines ", "process_cpu_seconds_total ", "http_requests_total{"} {
 		if !strings.Contains(metrics, "\n"+family) {
 			t.Errorf("/metrics has no %s sample", strings.TrimRight(family, "{ "))
