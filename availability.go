@@ -159,6 +159,21 @@ type Options struct {
 	// A *hmac.Verifier is one.
 	Authenticator Authenticator
 	ProtectReads  bool
+
+	// MaxWSClients bounds the /api/ws connections open at once; past it an
+	// upgrade is answered 503. Default 1000.
+	MaxWSClients int
+	// EventBuffer is how many recent events the monitor keeps for /api/ws
+	// clients to read at their own pace; a client that falls further
+	// behind is closed. Default the larger of 4096 and 4 per app, so a
+	// client may lag about two cycles in which every app changes.
+	EventBuffer int
+	// WSPingInterval is how often /api/ws clients are pinged; default 30s.
+	WSPingInterval time.Duration
+	// WSWriteTimeout bounds one write (or ping) to an /api/ws client; a
+	// client that does not take a message in that time is dropped.
+	// Default 10s.
+	WSWriteTimeout time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -217,6 +232,9 @@ type Monitor struct {
 	running  atomic.Bool
 	stopping atomic.Bool
 	progress atomic.Int64 // unix nanoseconds of Run's start or last cycle end
+
+	ws        wsConfig
+	wsClients atomic.Int64 // /api/ws connections open
 }
 
 // intervalSetting keeps the text the interval was set with, so the API echoes
@@ -263,6 +281,29 @@ func New(opts Options) (*Monitor, error) {
 	}
 	if m.historySize < 0 {
 		bad("history size %d is negative", m.historySize)
+	}
+	eventBuffer := opts.EventBuffer
+	if eventBuffer == 0 {
+		eventBuffer = max(4096, 4*len(opts.Apps))
+	}
+	m.ws = wsConfig{maxClients: opts.MaxWSClients, ping: opts.WSPingInterval, writeTimeout: opts.WSWriteTimeout}
+	if m.ws.maxClients == 0 {
+		m.ws.maxClients = defaultMaxWSClients
+	}
+	if m.ws.ping == 0 {
+		m.ws.ping = defaultWSPing
+	}
+	if m.ws.writeTimeout == 0 {
+		m.ws.writeTimeout = defaultWSWriteTimeout
+	}
+	if eventBuffer < 0 {
+		bad("event buffer %d is negative", eventBuffer)
+	}
+	if m.ws.maxClients < 0 {
+		bad("max WebSocket clients %d is negative", m.ws.maxClients)
+	}
+	if m.ws.ping < 0 || m.ws.writeTimeout < 0 {
+		bad("WebSocket ping interval and write timeout must not be negative")
 	}
 	interval := opts.Interval
 	if interval == 0 {
@@ -359,7 +400,7 @@ func New(opts Options) (*Monitor, error) {
 	m.batches, m.appBatch = planBatches(m.backendOf, m.backends)
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(max(1024, 2*len(m.apps)))
+	m.events = newEventLog(eventBuffer)
 	m.state = newCycleState(m)
 	m.snap.Store(m.state.snapshot(m, m.started))
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {

@@ -48,6 +48,7 @@ func (m *Monitor) Handler() http.Handler {
 	r.Get("/api/status", m.getStatus)
 	r.Get("/api/status/history", m.getHistory)
 	r.Get("/api/metrics/summary", m.getSummary)
+	r.Get("/api/ws", m.serveWS)
 	return r
 }
 
