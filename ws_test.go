@@ -401,20 +401,31 @@ func TestWSShutdown(t *testing.T) {
 	waitGoroutines(t, before)
 }
 
-// http.Server.Shutdown/Close ends the handlers through the request context.
-func TestWSServerClose(t *testing.T) {
+// The handlers follow the request context: a server whose base context
+// ends (how a program ties http.Server to its own lifetime; Shutdown alone
+// does not touch hijacked connections) drops its WebSocket clients.
+func TestWSServerContext(t *testing.T) {
 	before := runtime.NumGoroutine()
 	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, nil)
 	f.scrape(t)
-	c := f.dial(t, "")
+	base, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewUnstartedServer(f.m.Handler())
+	srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+	srv.Start()
+	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+"/api/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
 	readMsg(t, c)
-	f.srv.CloseClientConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, _, err := c.Read(ctx); err == nil {
-		t.Fatal("read after the server closed: no error")
+	cancel()
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if _, _, err := c.Read(ctx); err == nil || ctx.Err() != nil {
+		t.Fatalf("read after the server's context ended: %v, want the connection dropped", err)
 	}
 	c.CloseNow()
+	srv.Close()
 	f.srv.Close()
 	waitGoroutines(t, before)
 }
