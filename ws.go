@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -23,6 +24,45 @@ type wsConfig struct {
 	maxClients   int
 	ping         time.Duration
 	writeTimeout time.Duration
+	enc          *wsEncodings
+}
+
+// wsEncodings holds the JSON of recent events, in step with the event log,
+// so a burst sent to a thousand clients is encoded once rather than a
+// thousand times.
+type wsEncodings struct {
+	mu  sync.Mutex
+	seq []uint64 // 1 + the sequence number of the event whose JSON b holds; 0 for none
+	b   [][]byte
+}
+
+func newWSEncodings(size int) *wsEncodings {
+	return &wsEncodings{seq: make([]uint64, size), b: make([][]byte, size)}
+}
+
+// get returns the JSON message of e, whose sequence number is seq. The
+// returned slice is shared: it must not be modified.
+func (w *wsEncodings) get(seq uint64, e *Event) ([]byte, error) {
+	i := seq % uint64(len(w.seq))
+	w.mu.Lock()
+	if w.seq[i] == seq+1 {
+		b := w.b[i]
+		w.mu.Unlock()
+		return b, nil
+	}
+	w.mu.Unlock()
+	// Encode outside the lock; two clients may both encode one event, which
+	// costs less than making every other client wait.
+	b, err := json.Marshal(eventMessage(e))
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	if w.seq[i] < seq+1 {
+		w.seq[i], w.b[i] = seq+1, b
+	}
+	w.mu.Unlock()
+	return b, nil
 }
 
 // Close reasons an /api/ws client may see.
@@ -213,9 +253,12 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 		if !a.checked || !f.pass(m.apps[i].Name, m.apps[i].Location) {
 			continue // an unchecked app's first check will be an event
 		}
-		msg := wsMessage{Type: EventStatusUpdate, Timestamp: jsonTime(a.lastCheck),
-			Data: wsStatusData{App: m.apps[i].Name, Status: a.status, Location: m.apps[i].Location}}
-		if err := m.writeWS(ctx, c, msg); err != nil {
+		b, err := json.Marshal(wsMessage{Type: EventStatusUpdate, Timestamp: jsonTime(a.lastCheck),
+			Data: wsStatusData{App: m.apps[i].Name, Status: a.status, Location: m.apps[i].Location}})
+		if err != nil {
+			return err
+		}
+		if err := m.writeWS(ctx, c, b); err != nil {
 			return err
 		}
 	}
@@ -229,12 +272,17 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 		if lost {
 			return closeError{websocket.StatusPolicyViolation, wsReasonLost}
 		}
+		first := next - uint64(len(evs)) // the sequence number of evs[0]
 		for i := range evs {
 			e := &evs[i]
 			if e.Type == EventStatusUpdate && !f.pass(e.App, e.Location) {
 				continue
 			}
-			if err := m.writeWS(ctx, c, eventMessage(e)); err != nil {
+			b, err := m.ws.enc.get(first+uint64(i), e)
+			if err != nil {
+				return err
+			}
+			if err := m.writeWS(ctx, c, b); err != nil {
 				return err
 			}
 			if e.Type == EventSystem && e.Name == wsReasonShutdown {
@@ -242,7 +290,7 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 			}
 		}
 		buf, from = evs, next
-		if len(buf) > 1024 {
+		if cap(buf) > 256 {
 			buf = nil // don't keep a burst's worth of memory per client
 		}
 		select {
@@ -262,11 +310,7 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 
 // writeWS sends one message. A client that does not take it within the
 // write timeout is dropped; no close frame can reach it past a full socket.
-func (m *Monitor) writeWS(ctx context.Context, c *websocket.Conn, msg wsMessage) error {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		return err
-	}
+func (m *Monitor) writeWS(ctx context.Context, c *websocket.Conn, b []byte) error {
 	wctx, cancel := context.WithTimeout(ctx, m.ws.writeTimeout)
 	defer cancel()
 	return c.Write(wctx, websocket.MessageText, b)
