@@ -402,6 +402,7 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(eventBuffer)
 	m.ws.enc = newWSEncodings(eventBuffer)
+	m.ws.bufs = new(sync.Pool)
 	m.state = newCycleState(m)
 	m.snap.Store(m.state.snapshot(m, m.started))
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {

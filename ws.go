@@ -25,6 +25,10 @@ type wsConfig struct {
 	ping         time.Duration
 	writeTimeout time.Duration
 	enc          *wsEncodings
+	// bufs holds *[]Event for reading the log: a burst is copied out once
+	// per client, and reusing the copies keeps that from being an
+	// allocation per client per burst, while idle clients hold none.
+	bufs *sync.Pool
 }
 
 // wsEncodings holds the JSON of recent events, in step with the event log,
@@ -266,33 +270,20 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 	ping := time.NewTicker(m.ws.ping)
 	defer ping.Stop()
 	from := s.eventSeq
-	var buf []Event
 	for {
-		evs, next, lost, wait := m.events.read(from, buf[:0])
-		if lost {
-			return closeError{websocket.StatusPolicyViolation, wsReasonLost}
+		bp, _ := m.ws.bufs.Get().(*[]Event)
+		if bp == nil {
+			bp = new([]Event)
 		}
-		first := next - uint64(len(evs)) // the sequence number of evs[0]
-		for i := range evs {
-			e := &evs[i]
-			if e.Type == EventStatusUpdate && !f.pass(e.App, e.Location) {
-				continue
-			}
-			b, err := m.ws.enc.get(first+uint64(i), e)
-			if err != nil {
-				return err
-			}
-			if err := m.writeWS(ctx, c, b); err != nil {
-				return err
-			}
-			if e.Type == EventSystem && e.Name == wsReasonShutdown {
-				return closeError{websocket.StatusNormalClosure, wsReasonShutdown}
-			}
+		evs, next, lost, wait := m.events.read(from, (*bp)[:0])
+		err := m.sendEvents(ctx, c, f, evs, next, lost)
+		clear(evs) // drop the strings it refers to
+		*bp = evs[:0]
+		m.ws.bufs.Put(bp)
+		if err != nil {
+			return err
 		}
-		buf, from = evs, next
-		if cap(buf) > 256 {
-			buf = nil // don't keep a burst's worth of memory per client
-		}
+		from = next
 		select {
 		case <-wait:
 		case <-ping.C:
@@ -306,6 +297,32 @@ func (m *Monitor) streamWS(ctx context.Context, c *websocket.Conn, f wsFilter) e
 			return ctx.Err()
 		}
 	}
+}
+
+// sendEvents writes the events read from the log that pass f; next is the
+// sequence number after the last of evs.
+func (m *Monitor) sendEvents(ctx context.Context, c *websocket.Conn, f wsFilter, evs []Event, next uint64, lost bool) error {
+	if lost {
+		return closeError{websocket.StatusPolicyViolation, wsReasonLost}
+	}
+	first := next - uint64(len(evs)) // the sequence number of evs[0]
+	for i := range evs {
+		e := &evs[i]
+		if e.Type == EventStatusUpdate && !f.pass(e.App, e.Location) {
+			continue
+		}
+		b, err := m.ws.enc.get(first+uint64(i), e)
+		if err != nil {
+			return err
+		}
+		if err := m.writeWS(ctx, c, b); err != nil {
+			return err
+		}
+		if e.Type == EventSystem && e.Name == wsReasonShutdown {
+			return closeError{websocket.StatusNormalClosure, wsReasonShutdown}
+		}
+	}
+	return nil
 }
 
 // writeWS sends one message. A client that does not take it within the
