@@ -702,3 +702,46 @@ func BenchmarkWSBurst(b *testing.B) {
 		b.ReportMetric(float64(mem.sysAfter)/(1<<20), "MiB-sys")
 	}
 }
+
+// The server pings idle clients; one that answers stays connected.
+func TestWSPing(t *testing.T) {
+	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, func(o *availmon.Options) { o.WSPingInterval = 10 * time.Millisecond })
+	pings := make(chan struct{}, 100)
+	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/api/ws", &websocket.DialOptions{
+		OnPingReceived: func(context.Context, []byte) bool {
+			select {
+			case pings <- struct{}{}:
+			default:
+			}
+			return true // answer with a pong
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	// Reading in the background answers pings; nothing else arrives.
+	readErr := make(chan error, 1)
+	go func() {
+		_, b, err := c.Read(context.Background())
+		if err == nil {
+			err = fmt.Errorf("unexpected message %s", b)
+		}
+		readErr <- err
+	}()
+	timeout := time.After(10 * time.Second)
+	for range 3 {
+		select {
+		case <-pings:
+		case err := <-readErr:
+			t.Fatalf("connection ended: %v", err)
+		case <-timeout:
+			t.Fatal("fewer than 3 pings in 10s")
+		}
+	}
+	// Still connected: a cycle's events arrive after the pings.
+	f.scrape(t)
+	if err := <-readErr; !strings.Contains(err.Error(), `"status_update"`) {
+		t.Fatalf("after pings: %v, want the first check's status_update", err)
+	}
+}
