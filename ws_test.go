@@ -682,10 +682,11 @@ func (b burstMem) String() string {
 }
 
 // 1,000 clients each get all 1,000 changes of a burst, in order. With
-// -short, 100 clients.
+// -short or under the race detector, 100 clients (same code paths; the
+// race detector makes the full million messages take minutes on 2 cores).
 func TestWSThousandClients(t *testing.T) {
 	clients := 1000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		clients = 100
 	}
 	elapsed, g, mem := wsBurst(t, clients, 1000)
