@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,10 @@ type App struct {
 	// Backend names one of Options.Backends. It may be empty when there is
 	// exactly one backend.
 	Backend string
+	// HTTP, for an app checked by a direct probe rather than a metric,
+	// says what to request; its backend's Source is then an HTTPSource.
+	// Metric defaults to the probe as text ("GET https://...").
+	HTTP *HTTPProbe
 }
 
 // Location is a named geographic place that apps belong to.
@@ -160,20 +165,18 @@ type Options struct {
 	Authenticator Authenticator
 	ProtectReads  bool
 
-	// MaxWSClients bounds the /api/ws connections open at once; past it an
-	// upgrade is answered 503. Default 1000.
-	MaxWSClients int
-	// EventBuffer is how many recent events the monitor keeps for /api/ws
-	// clients to read at their own pace; a client that falls further
-	// behind is closed. Default the larger of 4096 and 4 per app, so a
-	// client may lag about two cycles in which every app changes.
-	EventBuffer int
+	// WSMaxClients bounds the /api/ws clients connected at once; past it
+	// an upgrade is answered 503 SERVICE_UNAVAILABLE. Default 1000.
+	WSMaxClients int
 	// WSPingInterval is how often /api/ws clients are pinged; default 30s.
 	WSPingInterval time.Duration
-	// WSWriteTimeout bounds one write (or ping) to an /api/ws client; a
-	// client that does not take a message in that time is dropped.
-	// Default 10s.
+	// WSWriteTimeout bounds one message (or ping) to an /api/ws client; a
+	// client that stops reading is closed when it passes. Default 10s.
 	WSWriteTimeout time.Duration
+	// EventBuffer is how many recent events are kept for /api/ws clients
+	// that fall behind; a client further behind is closed. Default the
+	// larger of 1024 and twice the number of apps.
+	EventBuffer int
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -210,14 +213,20 @@ type Monitor struct {
 	appBatch  []int
 	backendOf []int // backendOf[i] is the index of apps[i]'s backend
 
-	timeout     time.Duration // zero: follow the interval
-	maxParallel int
-	historySize int
-	version     string
-	logLevel    slog.Level
-	log         *slog.Logger
-	clock       Clock
-	started     time.Time
+	timeout        time.Duration // zero: follow the interval
+	maxParallel    int
+	historySize    int
+	auth           Authenticator
+	ws             wsHub
+	wsMaxClients   int
+	wsPingInterval time.Duration
+	wsWriteTimeout time.Duration
+	protectReads   bool
+	version        string
+	logLevel       slog.Level
+	log            *slog.Logger
+	clock          Clock
+	started        time.Time
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -232,9 +241,6 @@ type Monitor struct {
 	running  atomic.Bool
 	stopping atomic.Bool
 	progress atomic.Int64 // unix nanoseconds of Run's start or last cycle end
-
-	ws        wsConfig
-	wsClients atomic.Int64 // /api/ws connections open
 }
 
 // intervalSetting keeps the text the interval was set with, so the API echoes
@@ -256,6 +262,11 @@ func New(opts Options) (*Monitor, error) {
 		log:             opts.Logger,
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
+		auth:            opts.Authenticator,
+		protectReads:    opts.ProtectReads,
+		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
+		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
+		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
@@ -281,29 +292,6 @@ func New(opts Options) (*Monitor, error) {
 	}
 	if m.historySize < 0 {
 		bad("history size %d is negative", m.historySize)
-	}
-	eventBuffer := opts.EventBuffer
-	if eventBuffer == 0 {
-		eventBuffer = max(4096, 4*len(opts.Apps))
-	}
-	m.ws = wsConfig{maxClients: opts.MaxWSClients, ping: opts.WSPingInterval, writeTimeout: opts.WSWriteTimeout}
-	if m.ws.maxClients == 0 {
-		m.ws.maxClients = defaultMaxWSClients
-	}
-	if m.ws.ping == 0 {
-		m.ws.ping = defaultWSPing
-	}
-	if m.ws.writeTimeout == 0 {
-		m.ws.writeTimeout = defaultWSWriteTimeout
-	}
-	if eventBuffer < 0 {
-		bad("event buffer %d is negative", eventBuffer)
-	}
-	if m.ws.maxClients < 0 {
-		bad("max WebSocket clients %d is negative", m.ws.maxClients)
-	}
-	if m.ws.ping < 0 || m.ws.writeTimeout < 0 {
-		bad("WebSocket ping interval and write timeout must not be negative")
 	}
 	interval := opts.Interval
 	if interval == 0 {
@@ -376,6 +364,14 @@ func New(opts Options) (*Monitor, error) {
 			bad("app %q is listed twice", a.Name)
 		}
 		m.appIndex[a.Name] = i
+		if a.HTTP != nil {
+			if err := a.HTTP.Validate(); err != nil {
+				bad("app %q: http: %w", a.Name, err)
+			}
+			if a.Metric == "" {
+				m.apps[i].Metric = a.HTTP.describe()
+			}
+		}
 		li, ok := m.locIndex[a.Location]
 		if !ok {
 			bad("app %q: unknown location %q", a.Name, a.Location)
@@ -394,15 +390,19 @@ func New(opts Options) (*Monitor, error) {
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
 	}
+	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
+		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
+	}
+	if opts.ProtectReads && opts.Authenticator == nil {
+		bad("ProtectReads needs an Authenticator")
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
 	m.batches, m.appBatch = planBatches(m.backendOf, m.backends)
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(eventBuffer)
-	m.ws.enc = newWSEncodings(eventBuffer)
-	m.ws.bufs = new(sync.Pool)
+	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(m.apps))))
 	m.state = newCycleState(m)
 	m.snap.Store(m.state.snapshot(m, m.started))
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {

@@ -40,13 +40,20 @@ type Event struct {
 // more than the ring's size behind learns that it lost events.
 type eventLog struct {
 	mu     sync.Mutex
-	ring   []Event
+	ring   []logEntry
 	next   uint64        // sequence number of the next event
 	notify chan struct{} // closed and replaced on every append
 }
 
+// logEntry is an event with its /api/ws message, encoded once for every
+// client.
+type logEntry struct {
+	ev  Event
+	msg []byte
+}
+
 func newEventLog(size int) *eventLog {
-	return &eventLog{ring: make([]Event, size), notify: make(chan struct{})}
+	return &eventLog{ring: make([]logEntry, size), notify: make(chan struct{})}
 }
 
 func (l *eventLog) append(evs ...Event) {
@@ -56,7 +63,7 @@ func (l *eventLog) append(evs ...Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range evs {
-		l.ring[l.next%uint64(len(l.ring))] = e
+		l.ring[l.next%uint64(len(l.ring))] = logEntry{ev: e, msg: eventMessage(e)}
 		l.next++
 	}
 	close(l.notify)
@@ -68,6 +75,15 @@ func (l *eventLog) append(evs ...Event) {
 // oldest one still held were lost, and a channel that is closed when more
 // events arrive.
 func (l *eventLog) read(from uint64, dst []Event) (evs []Event, next uint64, lost bool, wait <-chan struct{}) {
+	entries, next, lost, wait := l.readEntries(from, nil)
+	for _, e := range entries {
+		dst = append(dst, e.ev)
+	}
+	return dst, next, lost, wait
+}
+
+// readEntries is read with the encoded messages.
+func (l *eventLog) readEntries(from uint64, dst []logEntry) (entries []logEntry, next uint64, lost bool, wait <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	size := uint64(len(l.ring))

@@ -5,81 +5,50 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
-	"github.com/coder/websocket/wsjson"
-
 	"github.com/availmon/availmon"
+	"github.com/coder/websocket"
 )
 
-// Watching status changes on /api/ws: the client first gets the current
-// state of every app, then each change as a cycle sees it.
-func ExampleMonitor_Handler_webSocket() {
-	down := false
+// Watch status changes on /api/ws: the stream starts with the current state
+// of every app, then carries each change as the cycle that saw it commits.
+func ExampleMonitor_Handler_websocket() {
+	var healthy atomic.Bool
+	healthy.Store(true)
 	m, err := availmon.New(availmon.Options{
-		Locations: []availmon.Location{{Name: "Tel Aviv"}, {Name: "Frankfurt"}},
-		Apps: []availmon.App{
-			{Name: "checkout", Location: "Tel Aviv"},
-			{Name: "search", Location: "Frankfurt"},
-		},
+		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32.0853, Longitude: 34.7818}},
+		Apps:      []availmon.App{{Name: "checkout", Location: "Tel Aviv"}},
 		Source: availmon.SourceFunc(func(ctx context.Context, app availmon.App) availmon.Result {
-			if app.Name == "search" && down {
-				return availmon.Result{Status: availmon.StatusDown}
+			if healthy.Load() {
+				return availmon.Result{Status: availmon.StatusUp}
 			}
-			return availmon.Result{Status: availmon.StatusUp}
+			return availmon.Result{Status: availmon.StatusDown}
 		}),
 		Clock: fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
 	})
 	if err != nil {
 		panic(err)
 	}
-	if err := m.Scrape(context.Background()); err != nil {
-		panic(err)
-	}
+	ctx := context.Background()
+	m.Scrape(ctx) // one cycle; Run would check every interval
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 
-	ctx := context.Background()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/api/ws", nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/api/ws?apps=checkout", nil)
 	if err != nil {
 		panic(err)
 	}
 	defer c.CloseNow()
+	_, msg, _ := c.Read(ctx) // the current state
+	fmt.Println(string(msg))
 
-	type message struct {
-		Type      string `json:"type"`
-		Timestamp string `json:"timestamp"`
-		Data      struct {
-			App            string  `json:"app"`
-			Status         string  `json:"status"`
-			Location       string  `json:"location"`
-			PreviousStatus *string `json:"previous_status"`
-		} `json:"data"`
-	}
-	show := func() {
-		var msg message
-		if err := wsjson.Read(ctx, c, &msg); err != nil {
-			panic(err)
-		}
-		prev := "-"
-		if msg.Data.PreviousStatus != nil {
-			prev = *msg.Data.PreviousStatus
-		}
-		fmt.Println(msg.Timestamp, msg.Type, msg.Data.App, msg.Data.Location, prev, "->", msg.Data.Status)
-	}
-	show() // the current state: one message per app
-	show()
-
-	// A scheduled cycle (Run) would do the same.
-	down = true // read by the Source in the cycle below; no cycle runs concurrently
-	if err := m.Scrape(ctx); err != nil {
-		panic(err)
-	}
-	show()
-	c.Close(websocket.StatusNormalClosure, "")
+	healthy.Store(false)
+	m.Scrape(ctx)
+	_, msg, _ = c.Read(ctx) // the change
+	fmt.Println(string(msg))
 	// Output:
-	// 2026-11-22T12:00:00.000Z status_update checkout Tel Aviv - -> up
-	// 2026-11-22T12:00:00.000Z status_update search Frankfurt - -> up
-	// 2026-11-22T12:00:00.000Z status_update search Frankfurt up -> down
+	// {"type":"status_update","timestamp":"2026-11-22T12:00:00.000Z","data":{"app":"checkout","status":"up","location":"Tel Aviv","previous_status":null}}
+	// {"type":"status_update","timestamp":"2026-11-22T12:00:00.000Z","data":{"app":"checkout","status":"down","location":"Tel Aviv","previous_status":"up"}}
 }

@@ -39,16 +39,22 @@ func (m *Monitor) Handler() http.Handler {
 
 	r.Get("/health", m.health)
 	r.Method(http.MethodGet, "/metrics", m.metricsHandler())
-	r.Get("/api/apps", m.listApps)
-	r.Get("/api/apps/{name}", m.getApp)
-	r.Get("/api/locations", m.listLocations)
-	r.Get("/api/locations/{name}", m.getLocation)
-	r.Get("/api/config", m.getConfig)
-	r.Post("/api/scrape-interval", m.postInterval)
-	r.Get("/api/status", m.getStatus)
-	r.Get("/api/status/history", m.getHistory)
-	r.Get("/api/metrics/summary", m.getSummary)
-	r.Get("/api/ws", m.serveWS)
+	// Writes are always authenticated (when an Authenticator is set);
+	// reads under /api only with ProtectReads. /health and /metrics never.
+	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
+	reads := chi.Router(r)
+	if m.protectReads {
+		reads = r.With(m.requireAuth)
+	}
+	reads.Get("/api/apps", m.listApps)
+	reads.Get("/api/apps/{name}", m.getApp)
+	reads.Get("/api/locations", m.listLocations)
+	reads.Get("/api/locations/{name}", m.getLocation)
+	reads.Get("/api/config", m.getConfig)
+	reads.Get("/api/status", m.getStatus)
+	reads.Get("/api/status/history", m.getHistory)
+	reads.Get("/api/metrics/summary", m.getSummary)
+	reads.Get("/api/ws", m.serveWS)
 	return r
 }
 
@@ -120,6 +126,15 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 	}
 	s := m.snap.Load()
 	entries := m.state.history[i].list()
+	// A cycle writes the history before it publishes the snapshot that
+	// reflects it: leave out checks this snapshot does not show yet, so the
+	// app's status and its last history entry are one view.
+	if !s.apps[i].checked {
+		entries = nil
+	}
+	for n := len(entries); n > 0 && entries[n-1].at > s.apps[i].lastCheck.UnixNano(); n-- {
+		entries = entries[:n-1]
+	}
 	hist := make([]historyEntryJSON, len(entries))
 	for j, e := range entries {
 		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.at)), Status: e.status,

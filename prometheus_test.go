@@ -78,6 +78,9 @@ func TestIsExpressionError(t *testing.T) {
 		want bool
 	}{
 		{&v1.Error{Type: v1.ErrBadData}, true},
+		// Prometheus 2.42's messages for a bad query and a bad timeout.
+		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "query": 1:16: parse error: unexpected end of input inside braces`}, true},
+		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "timeout": cannot parse "9.984872146s" to a valid duration`}, false},
 		{&v1.Error{Type: v1.ErrExec}, true},
 		{&v1.Error{Type: v1.ErrServer}, false},
 		{&v1.Error{Type: v1.ErrTimeout}, false},
@@ -85,6 +88,26 @@ func TestIsExpressionError(t *testing.T) {
 	} {
 		if got := isExpressionError(tt.err); got != tt.want {
 			t.Errorf("isExpressionError(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// The timeout parameter must be in a form Prometheus parses: no fractions.
+func TestServerTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{9984872146 * time.Nanosecond, "9s"},
+		{10 * time.Second, "10s"},
+		{90*time.Second + 500*time.Millisecond, "1m30s"},
+		{999999 * time.Microsecond, "999ms"},
+		{1500 * time.Microsecond, "1ms"},
+		{10 * time.Microsecond, "1ms"},
+		{-time.Second, "1ms"},
+	} {
+		if got := serverTimeout(tt.in).String(); got != tt.want {
+			t.Errorf("serverTimeout(%s) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

@@ -22,6 +22,7 @@ const (
 	codeInvalidSignature   = "INVALID_SIGNATURE"
 	codeTimestamp          = "TIMESTAMP_ERROR"
 	codeMissingAuthHeaders = "MISSING_AUTH_HEADERS"
+	codeForbidden          = "FORBIDDEN"
 )
 
 // apiError is an error as the API reports it.
@@ -73,7 +74,10 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeJSON encodes v into a buffer and writes it with status in one go, so
 // a failure to encode never leaves half a response. An envelope whose Data is
-// rawJSON is assembled around the bytes instead of re-encoding them.
+// rawJSON is assembled around the bytes instead of re-encoding them; those
+// bytes are written where they are, not copied into the buffer, because they
+// can be megabytes (/api/apps of 10,000 apps) and copying them cost a fresh
+// buffer of that size per request.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -83,46 +87,74 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		}
 	}()
 	var err error
+	var raw rawJSON // goes between buf.Bytes()[:split] and the rest
+	var split int
 	if e, ok := v.(envelope); ok && e.Error == nil {
-		err = e.encode(buf)
+		raw, split, err = e.encode(buf)
 	} else {
-		err = json.NewEncoder(buf).Encode(v)
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(v)
 	}
 	if err != nil {
 		status = http.StatusInternalServerError
+		raw = nil
 		buf.Reset()
 		buf.WriteString(`{"data":null,"error":{"code":"INTERNAL_ERROR","message":"encoding the response failed","details":[],"request_id":""}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()+len(raw)))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes()) //nolint:errcheck // the client went away; nothing to do
+	b := buf.Bytes()
+	if len(raw) == 0 {
+		w.Write(b) //nolint:errcheck // the client went away; nothing to do
+		return
+	}
+	// Errors are ignored for the same reason: the client went away.
+	w.Write(b[:split]) //nolint:errcheck
+	w.Write(raw)       //nolint:errcheck
+	w.Write(b[split:]) //nolint:errcheck
 }
 
-func (e envelope) encode(buf *bytes.Buffer) error {
+// encode writes the envelope into buf, except rawJSON data: that is
+// returned, to be written at offset split of buf's bytes.
+func (e envelope) encode(buf *bytes.Buffer) (raw rawJSON, split int, err error) {
 	buf.WriteString(`{"data":`)
-	if raw, ok := e.Data.(rawJSON); ok {
-		buf.Write(raw)
+	split = buf.Len()
+	if r, ok := e.Data.(rawJSON); ok {
+		raw = r
 	} else if err := appendJSON(buf, e.Data); err != nil {
-		return err
+		return nil, 0, err
 	}
 	if e.Meta != nil {
 		buf.WriteString(`,"meta":`)
 		if err := appendJSON(buf, e.Meta); err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
 	buf.WriteString("}\n")
-	return nil
+	return raw, split, nil
 }
 
 func appendJSON(buf *bytes.Buffer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	buf.Write(b)
 	return err
+}
+
+// marshal is json.Marshal without HTML escaping: the API is JSON for
+// programs, and "<signature>" reads better than "\u003csignature\u003e".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // writeError answers with the error envelope for err.

@@ -123,6 +123,11 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 	start := time.Now()
 	res, err := callSource(ctx, m.backends[b].Source, apps)
 	m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
+	if err == nil && ctx.Err() != nil {
+		// An answer after the cycle's deadline is not one this cycle waited
+		// for: the check timed out, whatever the late answer says.
+		err = fmt.Errorf("check timed out: answered after the cycle deadline: %w", ctx.Err())
+	}
 	if err == nil && len(res) != len(apps) {
 		err = fmt.Errorf("source returned %d results for %d apps", len(res), len(apps))
 	}

@@ -1,7 +1,6 @@
 package availmon
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -89,14 +88,18 @@ func (st *cycleState) snapshot(m *Monitor, now time.Time) *snapshot {
 	}
 	s.availability = percent(int64(s.up), int64(s.up+s.down))
 
-	answered := 0
-	for _, ok := range s.backends {
+	asked, answered := 0, 0
+	for b, ok := range s.backends {
+		if st.cycles > 0 && !s.backendSeen[b] {
+			continue // no app uses it, so no cycle asks it: it cannot fail
+		}
+		asked++
 		if ok {
 			answered++
 		}
 	}
 	switch {
-	case answered == len(s.backends):
+	case answered == asked:
 		s.connectivity = connConnected
 	case answered == 0:
 		s.connectivity = connDisconnected
@@ -114,7 +117,7 @@ type lazyJSON struct {
 
 func (l *lazyJSON) get(v func() any) []byte {
 	l.once.Do(func() {
-		b, err := json.Marshal(v())
+		b, err := marshal(v())
 		if err != nil {
 			// Only our own types are encoded here; failing to encode them
 			// is a bug, not a request error.

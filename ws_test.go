@@ -1,12 +1,10 @@
-package availmon_test
+package availmon
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -16,114 +14,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/hmac"
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/availmon/availmon"
 )
 
-// stepClock is a fake clock that moves one second on every reading, so every
-// cycle has its own times without waiting for real time to pass.
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
+// wsURL is the ws:// address of path on srv.
+func wsURL(srv *httptest.Server, path string) string {
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + path
 }
 
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
-// switchSource answers each app with the status last set for it (default up).
-type switchSource struct {
-	mu     sync.Mutex
-	status map[string]availmon.Status
-}
-
-func (s *switchSource) set(app string, st availmon.Status) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.status[app] = st
-}
-
-func (s *switchSource) Check(ctx context.Context, app availmon.App) availmon.Result {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.status[app.Name]
-	if !ok {
-		st = availmon.StatusUp
-	}
-	return availmon.Result{Status: st}
-}
-
-type wsFixture struct {
-	m   *availmon.Monitor
-	src *switchSource
-	srv *httptest.Server
-}
-
-// newWSFixture serves a monitor of the given apps ("name@location") on a
-// loopback httptest.Server; edit adjusts the options.
-func newWSFixture(t *testing.T, apps []string, edit func(*availmon.Options)) *wsFixture {
+func dialWS(t testing.TB, srv *httptest.Server, path string, header http.Header) *websocket.Conn {
 	t.Helper()
-	src := &switchSource{status: map[string]availmon.Status{}}
-	opts := availmon.Options{
-		Source: availmon.SourceFunc(src.Check),
-		Clock:  &stepClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
-	}
-	seen := map[string]bool{}
-	for _, a := range apps {
-		name, loc, _ := strings.Cut(a, "@")
-		opts.Apps = append(opts.Apps, availmon.App{Name: name, Location: loc})
-		if !seen[loc] {
-			seen[loc] = true
-			opts.Locations = append(opts.Locations, availmon.Location{Name: loc})
-		}
-	}
-	if edit != nil {
-		edit(&opts)
-	}
-	m, err := availmon.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(m.Handler())
-	t.Cleanup(srv.Close)
-	return &wsFixture{m: m, src: src, srv: srv}
-}
-
-func (f *wsFixture) scrape(t *testing.T) {
-	t.Helper()
-	if err := f.m.Scrape(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (f *wsFixture) dial(t *testing.T, query string) *websocket.Conn {
-	t.Helper()
-	c, resp, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/api/ws"+query, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, wsURL(srv, path), &websocket.DialOptions{HTTPHeader: header})
 	if err != nil {
 		status := 0
 		if resp != nil {
 			status = resp.StatusCode
 		}
-		t.Fatalf("dial: %v (status %d)", err, status)
+		t.Fatalf("dial %s: %v (status %d)", path, err, status)
 	}
 	c.SetReadLimit(1 << 20)
 	t.Cleanup(func() { c.CloseNow() })
 	return c
 }
 
-// msg is an /api/ws message with its data left generic, for cmp.Diff.
-type msg struct {
-	Type      string         `json:"type"`
-	Timestamp string         `json:"timestamp"`
-	Data      map[string]any `json:"data"`
-}
-
-func readMsg(t *testing.T, c *websocket.Conn) msg {
+// readMsg reads one message as a generic JSON object.
+func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -134,615 +53,482 @@ func readMsg(t *testing.T, c *websocket.Conn) msg {
 	if typ != websocket.MessageText {
 		t.Fatalf("message type %v, want text", typ)
 	}
-	var m msg
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("message is not a JSON object: %v: %s", err, b)
 	}
-	if _, err := time.Parse(time.RFC3339Nano, m.Timestamp); err != nil || !strings.HasSuffix(m.Timestamp, "Z") {
-		t.Errorf("timestamp %q is not ISO 8601 UTC", m.Timestamp)
-	}
-	m.Timestamp = "" // checked above; the fake clock makes exact values noise
-	return m
+	return v
 }
 
-func readMsgs(t *testing.T, c *websocket.Conn, n int) []msg {
-	t.Helper()
-	out := make([]msg, n)
-	for i := range out {
-		out[i] = readMsg(t, c)
-	}
-	return out
+func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]any {
+	return map[string]any{"type": "status_update", "timestamp": ts.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"data": map[string]any{"app": app, "location": loc, "status": status, "previous_status": previous}}
 }
 
-func statusMsg(app, loc, status string, prev any) msg {
-	return msg{Type: "status_update", Data: map[string]any{"app": app, "location": loc, "status": status, "previous_status": prev}}
-}
+func TestWSSnapshotThenLiveEvents(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, time.Millisecond)
+	tm.src.Set("search", StatusDown, time.Millisecond)
+	tm.scrape(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
 
-func systemMsg(event, backend string) msg {
-	d := map[string]any{"event": event}
-	if backend != "" {
-		d["backend"] = backend
+	c := dialWS(t, srv, "/api/ws", nil)
+	var snap []map[string]any
+	for range 3 {
+		snap = append(snap, readMsg(t, c))
 	}
-	return msg{Type: "system_event", Data: d}
-}
-
-// A client gets the current state, then each change of a cycle, then a
-// config_update when the interval is changed over the API.
-func TestWSSnapshotThenLive(t *testing.T) {
-	f := newWSFixture(t, []string{"checkout@Tel Aviv", "search@Frankfurt", "billing@Tel Aviv"}, nil)
-	f.src.set("search", availmon.StatusDown)
-	f.scrape(t)
-
-	c := f.dial(t, "")
-	want := []msg{
-		statusMsg("checkout", "Tel Aviv", "up", nil),
-		statusMsg("search", "Frankfurt", "down", nil),
-		statusMsg("billing", "Tel Aviv", "up", nil),
+	want := []map[string]any{
+		statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+		statusMsg(t0, "search", "Tel Aviv", "down", nil),
+		statusMsg(t0, "billing", "Frankfurt", "unavailable", nil),
 	}
-	if diff := cmp.Diff(want, readMsgs(t, c, 3)); diff != "" {
-		t.Fatalf("snapshot (-want +got):\n%s", diff)
+	if d := cmp.Diff(want, snap); d != "" {
+		t.Fatalf("snapshot messages (-want +got):\n%s", d)
 	}
 
-	f.src.set("billing", availmon.StatusDown)
-	f.src.set("search", availmon.StatusUp)
-	f.scrape(t)
-	want = []msg{
-		statusMsg("search", "Frankfurt", "up", "down"),
-		statusMsg("billing", "Tel Aviv", "down", "up"),
-	}
-	if diff := cmp.Diff(want, readMsgs(t, c, 2)); diff != "" {
-		t.Fatalf("after one cycle (-want +got):\n%s", diff)
+	// A change in the next cycle arrives as it happened, with its previous state.
+	tm.clock.Advance(30 * time.Second)
+	tm.src.Set("search", StatusUp, time.Millisecond)
+	tm.scrape(t)
+	if d := cmp.Diff(statusMsg(t0.Add(30*time.Second), "search", "Tel Aviv", "up", "down"), readMsg(t, c)); d != "" {
+		t.Fatalf("status_update (-want +got):\n%s", d)
 	}
 
-	res, err := http.Post(f.srv.URL+"/api/scrape-interval", "application/json", strings.NewReader(`{"interval": "60s"}`))
-	if err != nil {
-		t.Fatal(err)
+	// An interval change through the API.
+	rec := do(t, tm.h, "POST", "/api/scrape-interval", `{"interval":"45s"}`, nil)
+	if rec.Code != 200 {
+		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("POST /api/scrape-interval: %d", res.StatusCode)
+	wantCfg := map[string]any{"type": "config_update", "timestamp": "2026-11-22T12:00:30.000Z",
+		"data": map[string]any{"scrape_interval": "45s", "previous_interval": "30s"}}
+	if d := cmp.Diff(wantCfg, readMsg(t, c)); d != "" {
+		t.Fatalf("config_update (-want +got):\n%s", d)
 	}
-	want = []msg{{Type: "config_update", Data: map[string]any{"scrape_interval": "60s", "previous_interval": "30s"}}}
-	if diff := cmp.Diff(want, readMsgs(t, c, 1)); diff != "" {
-		t.Fatalf("config update (-want +got):\n%s", diff)
+
+	// The backend going away and coming back.
+	tm.src.SetErr(errors.New("connection refused"))
+	tm.scrape(t)
+	got := []map[string]any{}
+	for range 3 { // checkout and search become unavailable, then the system event
+		got = append(got, readMsg(t, c))
+	}
+	wantSys := map[string]any{"type": "system_event", "timestamp": "2026-11-22T12:00:30.000Z",
+		"data": map[string]any{"event": "backend_disconnected", "backend": "main"}}
+	if !slicesContain(got, wantSys) {
+		t.Fatalf("no backend_disconnected among %v", got)
 	}
 }
 
-// A client connected before the first cycle sees every app's first check
-// with a null previous_status, and the backend connecting.
-func TestWSFirstCycle(t *testing.T) {
-	f := newWSFixture(t, []string{"checkout@Tel Aviv", "search@Frankfurt"}, nil)
-	c := f.dial(t, "")
-	f.scrape(t)
-	want := []msg{
-		statusMsg("checkout", "Tel Aviv", "up", nil),
-		statusMsg("search", "Frankfurt", "up", nil),
-		systemMsg("backend_connected", "default"),
+func slicesContain(list []map[string]any, want map[string]any) bool {
+	for _, m := range list {
+		if cmp.Equal(m, want) {
+			return true
+		}
 	}
-	if diff := cmp.Diff(want, readMsgs(t, c, 3)); diff != "" {
-		t.Fatalf("(-want +got):\n%s", diff)
-	}
+	return false
 }
 
-// Filters narrow status updates (snapshot and live) to the named apps and
-// locations; other events pass regardless.
+// TestWSNoGapBetweenSnapshotAndStream connects while cycles run: every
+// client sees each app's changes as one consistent sequence.
+func TestWSNoGapBetweenSnapshotAndStream(t *testing.T) {
+	tm := newTestMonitor(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			st := StatusUp
+			if i%2 == 1 {
+				st = StatusDown
+			}
+			tm.src.Set("checkout", st, 0)
+			tm.scrape(t)
+		}
+	})
+	for range 5 {
+		c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
+		first := readMsg(t, c)["data"].(map[string]any)
+		prev := first["status"]
+		for range 10 {
+			d := readMsg(t, c)["data"].(map[string]any)
+			if d["previous_status"] != prev {
+				t.Fatalf("after %v came a change from %v to %v: an event was lost or repeated", prev, d["previous_status"], d["status"])
+			}
+			prev = d["status"]
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	close(stop)
+	wg.Wait()
+}
+
 func TestWSFilters(t *testing.T) {
-	f := newWSFixture(t, []string{"checkout@Tel Aviv", "search@Frankfurt", "billing@Tel Aviv"}, nil)
-	f.scrape(t)
-	byLoc := f.dial(t, "?locations=Tel%20Aviv")
-	byApp := f.dial(t, "?apps=search,billing&locations=Frankfurt")
-	if diff := cmp.Diff([]msg{statusMsg("checkout", "Tel Aviv", "up", nil), statusMsg("billing", "Tel Aviv", "up", nil)}, readMsgs(t, byLoc, 2)); diff != "" {
-		t.Errorf("locations snapshot (-want +got):\n%s", diff)
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.src.Set("billing", StatusUp, 0)
+	tm.scrape(t)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+
+	c := dialWS(t, srv, "/api/ws?locations=Frankfurt", nil)
+	if got := readMsg(t, c)["data"].(map[string]any)["app"]; got != "billing" {
+		t.Fatalf("first message of a Frankfurt stream is about %v", got)
 	}
-	if diff := cmp.Diff([]msg{statusMsg("search", "Frankfurt", "up", nil)}, readMsgs(t, byApp, 1)); diff != "" {
-		t.Errorf("apps snapshot (-want +got):\n%s", diff)
+	tm.src.Set("checkout", StatusDown, 0) // Tel Aviv: filtered out
+	tm.scrape(t)
+	tm.SetInterval(time.Minute) // config_update always passes
+	if got := readMsg(t, c)["type"]; got != "config_update" {
+		t.Fatalf("got %v, want config_update (the Tel Aviv change is filtered out)", got)
 	}
-	for _, a := range []string{"checkout", "search", "billing"} {
-		f.src.set(a, availmon.StatusDown)
+
+	c2 := dialWS(t, srv, "/api/ws?apps=search,checkout&locations=Tel%20Aviv", nil)
+	var apps []any
+	for range 2 {
+		apps = append(apps, readMsg(t, c2)["data"].(map[string]any)["app"])
 	}
-	f.scrape(t)
-	if err := f.m.SetInterval(time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	config := msg{Type: "config_update", Data: map[string]any{"scrape_interval": "1m", "previous_interval": "30s"}}
-	want := []msg{statusMsg("checkout", "Tel Aviv", "down", "up"), statusMsg("billing", "Tel Aviv", "down", "up"), config}
-	if diff := cmp.Diff(want, readMsgs(t, byLoc, 3)); diff != "" {
-		t.Errorf("locations live (-want +got):\n%s", diff)
-	}
-	want = []msg{statusMsg("search", "Frankfurt", "down", "up"), config}
-	if diff := cmp.Diff(want, readMsgs(t, byApp, 2)); diff != "" {
-		t.Errorf("apps live (-want +got):\n%s", diff)
+	if d := cmp.Diff([]any{"checkout", "search"}, apps); d != "" {
+		t.Errorf("apps filter (-want +got):\n%s", d)
 	}
 }
 
-type envelopeError struct {
-	Data any `json:"data"`
-	Meta struct {
-		Timestamp string `json:"timestamp"`
-	} `json:"meta"`
-	Error struct {
-		Code      string   `json:"code"`
-		Message   string   `json:"message"`
-		Details   []string `json:"details"`
-		RequestID string   `json:"request_id"`
-	} `json:"error"`
-}
-
-func decodeEnvelope(t *testing.T, body io.Reader) envelopeError {
-	t.Helper()
-	var e envelopeError
-	if err := json.NewDecoder(body).Decode(&e); err != nil {
-		t.Fatalf("decode error envelope: %v", err)
-	}
-	if e.Data != nil || e.Meta.Timestamp == "" || e.Error.RequestID == "" || e.Error.Message == "" {
-		t.Errorf("incomplete envelope: %+v", e)
-	}
-	return e
-}
-
-// Requests refused before the upgrade get the API's error envelope.
-func TestWSRefusals(t *testing.T) {
-	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, func(o *availmon.Options) { o.MaxWSClients = 2 })
-	wsURL := "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/api/ws"
-
-	for _, tc := range []struct {
-		query, detail string
+func TestWSBadRequests(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) { o.WSMaxClients = 1 })
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	upgrade := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"},
+		"Sec-Websocket-Version": {"13"}, "Sec-Websocket-Key": {"dGhlIHNhbXBsZSBub25jZQ=="}}
+	for _, tt := range []struct {
+		name   string
+		target string
+		header http.Header
+		status int
+		code   string
 	}{
-		{"?apps=checkout,nope", `apps: no application is named "nope"`},
-		{"?locations=Mars", `locations: no location is named "Mars"`},
-		{"?apps=", `apps: no application is named ""`},
+		{"not a websocket", "/api/ws", nil, http.StatusUpgradeRequired, "VALIDATION_ERROR"},
+		{"unknown app", "/api/ws?apps=nope", upgrade, 400, "VALIDATION_ERROR"},
+		{"unknown location", "/api/ws?locations=Atlantis", upgrade, 400, "VALIDATION_ERROR"},
+		{"empty filter", "/api/ws?apps=,", upgrade, 400, "VALIDATION_ERROR"},
+		{"unknown parameter", "/api/ws?app=checkout", upgrade, 400, "VALIDATION_ERROR"},
+		{"wrong method", "/api/ws", upgrade, 405, "VALIDATION_ERROR"},
 	} {
-		_, resp, err := websocket.Dial(context.Background(), wsURL+tc.query, nil)
-		if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
-			t.Fatalf("%s: err %v, resp %v; want 400", tc.query, err, resp)
-		}
-		e := decodeEnvelope(t, resp.Body)
-		if diff := cmp.Diff([]string{tc.detail}, e.Error.Details); e.Error.Code != "VALIDATION_ERROR" || diff != "" {
-			t.Errorf("%s: code %s, details (-want +got):\n%s", tc.query, e.Error.Code, diff)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			method := "GET"
+			if tt.status == 405 {
+				method = "POST"
+			}
+			rec := do(t, tm.h, method, tt.target, "", tt.header)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			e, _ := decode(t, rec.Body.Bytes())["error"].(map[string]any)
+			if e["code"] != tt.code {
+				t.Fatalf("error %v, want code %s", e, tt.code)
+			}
+		})
 	}
 
-	res, err := http.Get(f.srv.URL + "/api/ws")
-	if err != nil {
+	// One client is the limit: the second is refused with 503.
+	dialWS(t, srv, "/api/ws", nil)
+	_, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second client: %v %v, want 503", err, resp)
+	}
+	rec := do(t, tm.h, "GET", "/api/ws", "", upgrade)
+	e, _ := decode(t, rec.Body.Bytes())["error"].(map[string]any)
+	if rec.Code != 503 || e["code"] != "SERVICE_UNAVAILABLE" {
+		t.Errorf("past the limit: %d %v, want 503 SERVICE_UNAVAILABLE", rec.Code, e)
+	}
+}
+
+func TestWSProtectReads(t *testing.T) {
+	tm := newAuthMonitor(t, true)
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	_, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("unsigned upgrade: %v, want 403", err)
+	}
+	req := httptest.NewRequest("GET", "/api/ws", nil)
+	if err := hmac.SignRequest(req, authSecret, tm.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if e := decodeEnvelope(t, res.Body); res.StatusCode != http.StatusBadRequest || e.Error.Code != "VALIDATION_ERROR" {
-		t.Errorf("plain GET: %d %s, want 400 VALIDATION_ERROR", res.StatusCode, e.Error.Code)
+	c := dialWS(t, srv, "/api/ws", req.Header)
+	if got := readMsg(t, c)["type"]; got != "status_update" {
+		t.Errorf("signed upgrade: first message %v", got)
 	}
-	res.Body.Close()
 
-	a := f.dial(t, "")
-	f.dial(t, "")
-	_, resp, err := websocket.Dial(context.Background(), wsURL, nil)
-	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("third client: err %v, resp %v; want 503", err, resp)
+	// A signed interval change reaches the stream as config_update.
+	post := signedReq(t, "POST", "/api/scrape-interval", `{"interval":"90s"}`, authSecret, tm.clock.Now())
+	if rec := serve(tm.h, post); rec.Code != 200 {
+		t.Fatalf("signed POST: %d %s", rec.Code, rec.Body)
 	}
-	if e := decodeEnvelope(t, resp.Body); e.Error.Code != "SERVICE_UNAVAILABLE" {
-		t.Errorf("third client: code %s", e.Error.Code)
+	for range 2 { // the rest of the snapshot
+		readMsg(t, c)
 	}
-	// A slot frees when a client leaves.
-	a.Close(websocket.StatusNormalClosure, "")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, _, err := websocket.Dial(context.Background(), wsURL, nil)
-		if err == nil {
-			c.CloseNow()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot after a client left: %v", err)
-		}
-		runtime.Gosched()
+	msg := readMsg(t, c)
+	if msg["type"] != "config_update" || msg["data"].(map[string]any)["scrape_interval"] != "90s" {
+		t.Errorf("after a signed POST: %v, want config_update to 90s", msg)
 	}
 }
 
-// waitGoroutines polls until the goroutine count is back to at most n.
-func waitGoroutines(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline
-	}
-}
-
-// When Run's context ends every client gets a shutdown event and a normal
-// close; new clients are refused; nothing is left running.
 func TestWSShutdown(t *testing.T) {
 	before := runtime.NumGoroutine()
-	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, nil)
+	tm := newTestMonitor(t, func(o *Options) { o.Interval = time.Hour })
+	srv := httptest.NewServer(tm.h)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- f.m.Run(ctx) }()
+	go func() { done <- tm.Run(ctx) }()
+	waitFor(t, "the first cycle", func() bool { return tm.snap.Load().seq > 0 })
 
-	clients := []*websocket.Conn{f.dial(t, ""), f.dial(t, "?apps=checkout")}
-	for _, c := range clients {
-		// Connected before or after the first cycle: either way the
-		// client sees checkout up once, then the backend connect event
-		// unless the snapshot already reflected it.
-		for {
-			m := readMsg(t, c)
-			if m.Type == "status_update" {
-				break
-			}
+	var clients []*websocket.Conn
+	for range 3 {
+		c := dialWS(t, srv, "/api/ws", nil)
+		for range 3 {
+			readMsg(t, c) // snapshot
 		}
+		clients = append(clients, c)
 	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range clients {
-		var got msg
-		for got.Type != "system_event" || got.Data["event"] != "shutdown" {
-			got = readMsg(t, c)
+		msg := readMsg(t, c)
+		if msg["type"] != "system_event" || msg["data"].(map[string]any)["event"] != "shutdown" {
+			t.Fatalf("client %d: %v, want the shutdown system_event", i, msg)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _, err := c.Read(ctx)
-		cancel()
+		_, _, err := c.Read(context.Background())
+		if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+			t.Fatalf("client %d: after shutdown %v, want a normal close", i, err)
+		}
 		var ce websocket.CloseError
-		if !errors.As(err, &ce) || ce.Code != websocket.StatusNormalClosure || ce.Reason != "shutdown" {
-			t.Errorf("client %d: after shutdown read %v, want normal closure \"shutdown\"", i, err)
+		if errors.As(err, &ce) && ce.Reason != "shutdown" {
+			t.Errorf("close reason %q, want shutdown", ce.Reason)
 		}
 	}
-	_, resp, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/api/ws", nil)
-	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("dial after shutdown: err %v, resp %v; want 503", err, resp)
+	// New clients are refused while the monitor is stopped.
+	if _, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil); err == nil || resp.StatusCode != 503 {
+		t.Errorf("dial after shutdown: %v, want 503", err)
 	}
-	for _, c := range clients {
-		c.CloseNow()
-	}
-	f.srv.Close()
-	http.DefaultClient.CloseIdleConnections()
-	waitGoroutines(t, before)
-}
-
-// The handlers follow the request context: a server whose base context
-// ends (how a program ties http.Server to its own lifetime; Shutdown alone
-// does not touch hijacked connections) drops its WebSocket clients.
-func TestWSServerContext(t *testing.T) {
-	before := runtime.NumGoroutine()
-	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, nil)
-	f.scrape(t)
-	base, cancel := context.WithCancel(context.Background())
-	srv := httptest.NewUnstartedServer(f.m.Handler())
-	srv.Config.BaseContext = func(net.Listener) context.Context { return base }
-	srv.Start()
-	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+"/api/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	readMsg(t, c)
-	cancel()
-	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	if _, _, err := c.Read(ctx); err == nil || ctx.Err() != nil {
-		t.Fatalf("read after the server's context ended: %v, want the connection dropped", err)
-	}
-	c.CloseNow()
+	waitFor(t, "the handlers to return", func() bool { n, _ := tm.wsClients(); return n == 0 })
 	srv.Close()
-	f.srv.Close()
-	waitGoroutines(t, before)
+	waitFor(t, "no goroutine left", func() bool { return runtime.NumGoroutine() <= before })
 }
 
-// smallBufListener gives accepted connections a small send buffer, so a
-// client that stops reading blocks the server's writes after a few KiB
-// rather than after the megabytes loopback would otherwise buffer.
-type smallBufListener struct{ net.Listener }
-
-func (l smallBufListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(4096)
-	}
-	return c, err
-}
-
-// A client that never reads is closed for falling behind, while the cycles
-// complete without waiting on it and a reading client gets every event in
-// order.
+// TestWSSlowClient has one client that never reads and one that does: the
+// silent one is closed, cycles go on at full speed, and the reader gets
+// every event.
 func TestWSSlowClient(t *testing.T) {
-	const apps, cycles = 200, 20
-	names := make([]string, apps)
-	for i := range names {
-		names[i] = fmt.Sprintf("app-%04d@L%d", i, i%4)
-	}
-	src := &switchSource{status: map[string]availmon.Status{}}
-	opts := availmon.Options{
-		Source:      availmon.SourceFunc(src.Check),
-		Clock:       &stepClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
-		EventBuffer: 2 * apps,
-		// Long enough that only falling behind the log can close the
-		// slow client: a cycle that waited on its write would take
-		// this long.
-		WSWriteTimeout: time.Minute,
-	}
-	for i := range 4 {
-		opts.Locations = append(opts.Locations, availmon.Location{Name: fmt.Sprintf("L%d", i)})
-	}
-	for _, n := range names {
-		name, loc, _ := strings.Cut(n, "@")
-		opts.Apps = append(opts.Apps, availmon.App{Name: name, Location: loc})
-	}
-	m, err := availmon.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(m.Handler())
-	srv.Listener = smallBufListener{srv.Listener}
-	srv.Start()
-	defer srv.Close()
-	if err := m.Scrape(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/api/ws"
-
-	smallRead := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if tc, ok := c.(*net.TCPConn); ok {
-			tc.SetReadBuffer(4096)
+	const apps = 200
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for i := range apps {
+			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%03d-%s", i, strings.Repeat("x", 200)), Location: "Tel Aviv"})
 		}
-		return c, err
-	}}}
-	slow, _, err := websocket.Dial(context.Background(), url, &websocket.DialOptions{HTTPClient: smallRead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.CloseNow()
-	fast, _, err := websocket.Dial(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fast.CloseNow()
-	if diff := cmp.Diff(statusMsg("app-0000", "L0", "up", nil), readMsg(t, fast)); diff != "" {
-		t.Fatalf("first snapshot message (-want +got):\n%s", diff)
-	}
-	readMsgs(t, fast, apps-1)
+		o.WSWriteTimeout = 200 * time.Millisecond
+		o.EventBuffer = 4 * apps
+	})
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
 
-	// The reader reports each complete cycle; the driver paces itself on
-	// it so the reading client is never more than one cycle behind.
-	cycleRead := make(chan error)
+	silent := dialWS(t, srv, "/api/ws", nil) // never reads
+	_ = silent
+	reader := dialWS(t, srv, "/api/ws", nil)
+	var received atomic.Int64
+	readDone := make(chan error, 1)
 	go func() {
-		n := 0
-		for n < cycles*apps {
-			_, b, err := fast.Read(context.Background())
-			var m msg
-			if err == nil {
-				err = json.Unmarshal(b, &m)
-			}
-			wantApp := fmt.Sprintf("app-%04d", n%apps)
-			wantStatus := "down"
-			if (n/apps)%2 == 1 {
-				wantStatus = "up"
-			}
-			if err == nil && (m.Data["app"] != wantApp || m.Data["status"] != wantStatus) {
-				err = fmt.Errorf("message %d: %v, want %s %s", n, m.Data, wantApp, wantStatus)
-			}
+		for {
+			_, _, err := reader.Read(context.Background())
 			if err != nil {
-				cycleRead <- err
+				readDone <- err
 				return
 			}
-			n++
-			if n%apps == 0 {
-				cycleRead <- nil
-			}
+			received.Add(1)
 		}
 	}()
 
-	var slowest time.Duration
-	for c := range cycles {
-		st := availmon.StatusDown
-		if c%2 == 1 {
-			st = availmon.StatusUp
-		}
-		for _, n := range names {
-			name, _, _ := strings.Cut(n, "@")
-			src.set(name, st)
-		}
-		t0 := time.Now()
-		if err := m.Scrape(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		slowest = max(slowest, time.Since(t0))
-		if err := <-cycleRead; err != nil {
-			t.Fatalf("reading client, cycle %d: %v", c, err)
-		}
-	}
-	// A cycle that had waited on the blocked client would have taken the
-	// write timeout.
-	if slowest >= opts.WSWriteTimeout/2 {
-		t.Errorf("slowest cycle took %v", slowest)
-	}
-	t.Logf("%d cycles of %d changes; slowest cycle %v; reading client got all %d events", cycles, apps, slowest, cycles*apps)
-
-	// The slow client now drains what the sockets held, then finds the
-	// close frame that says why.
-	n := 0
-	for {
-		_, _, err := slow.Read(context.Background())
-		if err != nil {
-			var ce websocket.CloseError
-			if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || ce.Reason != "client too slow: events lost" {
-				t.Fatalf("slow client ended with %v, want policy violation \"client too slow: events lost\"", err)
-			}
-			break
-		}
-		n++
-	}
-	if n >= apps+cycles*apps {
-		t.Fatalf("slow client got all %d messages: it was never behind", n)
-	}
-	t.Logf("slow client got %d of %d messages before it was closed", n, apps+cycles*apps)
-}
-
-// wsBurst connects clients before the first cycle, then runs one cycle in
-// which every one of apps apps changes (its first check), and returns how
-// long it took until every client had every event, in order.
-func wsBurst(tb testing.TB, clients, apps int) (time.Duration, int, burstMem) {
-	tb.Helper()
-	names := make([]string, apps)
-	for i := range names {
-		names[i] = fmt.Sprintf("app-%04d@L%d", i, i%10)
-	}
-	src := &switchSource{status: map[string]availmon.Status{}}
-	opts := availmon.Options{
-		Source:       availmon.SourceFunc(src.Check),
-		Clock:        &stepClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
-		MaxWSClients: clients,
-		MaxParallel:  64,
-	}
-	for i := range 10 {
-		opts.Locations = append(opts.Locations, availmon.Location{Name: fmt.Sprintf("L%d", i)})
-	}
-	for _, n := range names {
-		name, loc, _ := strings.Cut(n, "@")
-		opts.Apps = append(opts.Apps, availmon.App{Name: name, Location: loc})
-	}
-	m, err := availmon.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/api/ws"
-
-	conns := make([]*websocket.Conn, clients)
-	for i := range conns {
-		c, _, err := websocket.Dial(context.Background(), url, nil)
-		if err != nil {
-			tb.Fatalf("client %d: %v", i, err)
-		}
-		defer c.CloseNow()
-		conns[i] = c
-	}
-
-	var wg sync.WaitGroup
-	var failed atomic.Int64
-	var firstErr sync.Once
-	var ready sync.WaitGroup
-	ready.Add(clients)
-	for i, c := range conns {
-		wg.Go(func() {
-			ready.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			for n := range apps {
-				_, b, err := c.Read(ctx)
-				var got struct {
-					Type string `json:"type"`
-					Data struct {
-						App string `json:"app"`
-					} `json:"data"`
-				}
-				if err == nil {
-					err = json.Unmarshal(b, &got)
-				}
-				if want := fmt.Sprintf("app-%04d", n); err == nil && (got.Type != "status_update" || got.Data.App != want) {
-					err = fmt.Errorf("message %d: %s, want status_update of %s", n, b, want)
-				}
-				if err != nil {
-					failed.Add(1)
-					firstErr.Do(func() { tb.Errorf("client %d: %v", i, err) })
-					return
-				}
-			}
-		})
-	}
-	ready.Wait()
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	start := time.Now()
-	if err := m.Scrape(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	goroutines := runtime.NumGoroutine()
-	wg.Wait()
-	elapsed := time.Since(start)
-	runtime.ReadMemStats(&ms1)
-	if n := failed.Load(); n > 0 {
-		tb.Fatalf("%d of %d clients did not get every event in order", n, clients)
-	}
-	return elapsed, goroutines, burstMem{alloc: ms1.TotalAlloc - ms0.TotalAlloc, sysBefore: ms0.Sys, sysAfter: ms1.Sys}
-}
-
-// burstMem is what a burst cost in memory, clients' and server's together.
-type burstMem struct {
-	alloc               uint64 // bytes allocated during the burst
-	sysBefore, sysAfter uint64 // bytes obtained from the OS
-}
-
-func (b burstMem) String() string {
-	return fmt.Sprintf("%.0f MiB allocated, memory from the OS %.0f -> %.0f MiB",
-		float64(b.alloc)/(1<<20), float64(b.sysBefore)/(1<<20), float64(b.sysAfter)/(1<<20))
-}
-
-// 1,000 clients each get all 1,000 changes of a burst, in order. With
-// -short or under the race detector, 100 clients (same code paths; the
-// race detector makes the full million messages take minutes on 2 cores).
-func TestWSThousandClients(t *testing.T) {
-	clients := 1000
-	if testing.Short() || raceEnabled {
-		clients = 100
-	}
-	elapsed, g, mem := wsBurst(t, clients, 1000)
-	t.Logf("%d clients x 1000 events: delivered in %v; %d goroutines during the burst; %v",
-		clients, elapsed, g, mem)
-}
-
-func BenchmarkWSBurst(b *testing.B) {
-	for b.Loop() {
-		elapsed, g, mem := wsBurst(b, 1000, 1000)
-		b.ReportMetric(elapsed.Seconds(), "s/burst")
-		b.ReportMetric(float64(g), "goroutines")
-		b.ReportMetric(float64(mem.alloc)/(1<<20), "MiB-alloc/burst")
-		b.ReportMetric(float64(mem.sysAfter)/(1<<20), "MiB-sys")
-	}
-}
-
-// The server pings idle clients; one that answers stays connected.
-func TestWSPing(t *testing.T) {
-	f := newWSFixture(t, []string{"checkout@Tel Aviv"}, func(o *availmon.Options) { o.WSPingInterval = 10 * time.Millisecond })
-	pings := make(chan struct{}, 100)
-	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/api/ws", &websocket.DialOptions{
-		OnPingReceived: func(context.Context, []byte) bool {
+	// The reader keeps up with the cycles (it is paced like a real client
+	// behind cycles seconds apart); the silent one never does.
+	waitReader := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for received.Load() < int64(want) {
 			select {
-			case pings <- struct{}{}:
+			case err := <-readDone:
+				t.Fatalf("the reader ended after %d of %d messages: %v", received.Load(), want, err)
 			default:
 			}
-			return true // answer with a pong
-		},
+			if time.Now().After(deadline) {
+				t.Fatalf("the reader got %d of %d messages", received.Load(), want)
+			}
+			time.Sleep(time.Millisecond) // polling
+		}
+	}
+	cycles := 0
+	waitReader(apps) // the snapshot
+	for {
+		if _, slow := tm.wsClients(); slow > 0 {
+			break
+		}
+		if cycles > 2000 {
+			t.Fatalf("the silent client was never closed after %d cycles", cycles)
+		}
+		st := StatusUp
+		if cycles%2 == 1 {
+			st = StatusDown
+		}
+		for i := range apps {
+			tm.src.Set(tm.apps[i].Name, st, 0)
+		}
+		tm.clock.Advance(time.Second)
+		tm.scrape(t) // never waits on a client
+		cycles++
+		waitReader(int(tm.events.cursor()) + apps)
+	}
+	if clients, slow := tm.wsClients(); clients != 1 || slow != 1 {
+		t.Fatalf("clients %d, closed as slow %d; want the reader left and the silent one closed", clients, slow)
+	}
+	// The reader got everything: the snapshot and every event.
+	waitReader(int(tm.events.cursor()) + apps)
+	reader.Close(websocket.StatusNormalClosure, "")
+	<-readDone
+	t.Logf("%d cycles of %d changes ran while the silent client was being closed", cycles, apps)
+}
+
+// fanOut connects clients to a monitor of apps apps, flips every app
+// rounds times (apps*rounds status_update events), and checks that every
+// client received every event, in order. It returns how long delivery took
+// after the first change.
+func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for i := range apps {
+			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%02d", i), Location: "Tel Aviv"})
+		}
+		o.WSMaxClients = clients
+		o.EventBuffer = 2 * apps * rounds // the burst fits: no client may lose any
 	})
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	srv.Config.ErrorLog = nil
+
+	type result struct {
+		n   int
+		err error
+	}
+	results := make(chan result, clients)
+	conns := make([]*websocket.Conn, clients)
+	for i := range conns {
+		conns[i] = dialWS(t, srv, "/api/ws", nil)
+	}
+	want := apps + apps*rounds + 1 // snapshot, changes, backend_connected
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("%d clients connected: %d goroutines (client and server sides), heap in use %d MiB",
+		clients, runtime.NumGoroutine(), ms.HeapInuse>>20)
+	start := time.Now()
+	for _, c := range conns {
+		go func() {
+			last := map[string]string{}
+			for n := 0; n < want; n++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				_, b, err := c.Read(ctx)
+				cancel()
+				if err != nil {
+					results <- result{n, err}
+					return
+				}
+				var msg struct {
+					Type string
+					Data struct{ App, Status, Previous_status string }
+				}
+				if err := json.Unmarshal(b, &msg); err != nil {
+					results <- result{n, err}
+					return
+				}
+				if msg.Type != "status_update" {
+					continue
+				}
+				d := msg.Data
+				if n >= apps && d.Previous_status != "" && last[d.App] != d.Previous_status {
+					results <- result{n, fmt.Errorf("%s went %q -> %q after %q: out of order or lost", d.App, d.Previous_status, d.Status, last[d.App])}
+					return
+				}
+				last[d.App] = d.Status
+			}
+			results <- result{want, nil}
+		}()
+	}
+	for r := range rounds {
+		st := StatusUp
+		if r%2 == 1 {
+			st = StatusDown
+		}
+		for i := range apps {
+			tm.src.Set(tm.apps[i].Name, st, 0)
+		}
+		tm.clock.Advance(time.Second)
+		tm.scrape(t)
+	}
+	for range clients {
+		if r := <-results; r.err != nil || r.n != want {
+			t.Fatalf("a client got %d of %d messages: %v", r.n, want, r.err)
+		}
+	}
+	took := time.Since(start)
+	for _, c := range conns {
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	return took
+}
+
+// TestWSFanOut: 1,000 clients on loopback each receive every event of a
+// burst of 1,000 changes (10 apps flipped 100 times), in order, with no loss.
+func TestWSFanOut(t *testing.T) {
+	clients := 1000
+	if raceEnabled {
+		clients = 100
+	}
+	took := fanOut(t, clients, 10, 100)
+	t.Logf("%d clients x 1,011 messages delivered in %v", clients, took)
+}
+
+// TestWSOutlivesServerTimeouts: a server with short read and write timeouts
+// (as the binary and careful embedders set) does not cut the stream.
+func TestWSOutlivesServerTimeouts(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	tm := newTestMonitor(t)
+	srv := httptest.NewUnstartedServer(tm.h)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = timeout, timeout
+	srv.Start()
+	defer srv.Close()
+
+	c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
+	readMsg(t, c)
+	// Let both server deadlines pass; this wait is what the test is about.
+	<-time.After(3 * timeout)
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.scrape(t)
+	if msg := readMsg(t, c); msg["data"].(map[string]any)["status"] != "up" {
+		t.Fatalf("after the server's deadlines: %v", msg)
+	}
+	// An ordinary request on that server still has its timeouts: a plain
+	// GET /api/ws is refused before any upgrade, and deadlines are kept.
+	resp, err := http.Get(srv.URL + "/api/ws")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.CloseNow()
-	// Reading in the background answers pings; nothing else arrives.
-	readErr := make(chan error, 1)
-	go func() {
-		_, b, err := c.Read(context.Background())
-		if err == nil {
-			err = fmt.Errorf("unexpected message %s", b)
-		}
-		readErr <- err
-	}()
-	timeout := time.After(10 * time.Second)
-	for range 3 {
-		select {
-		case <-pings:
-		case err := <-readErr:
-			t.Fatalf("connection ended: %v", err)
-		case <-timeout:
-			t.Fatal("fewer than 3 pings in 10s")
-		}
-	}
-	// Still connected: a cycle's events arrive after the pings.
-	f.scrape(t)
-	if err := <-readErr; !strings.Contains(err.Error(), `"status_update"`) {
-		t.Fatalf("after pings: %v, want the first check's status_update", err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUpgradeRequired {
+		t.Errorf("plain GET /api/ws: %d", resp.StatusCode)
 	}
 }

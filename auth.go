@@ -1,0 +1,69 @@
+package availmon
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/availmon/availmon/hmac"
+)
+
+// requireAuth lets a request through only when the Authenticator accepts
+// it. Without an Authenticator it is the identity.
+func (m *Monitor) requireAuth(next http.Handler) http.Handler {
+	if m.auth == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := m.auth.Verify(r); err != nil {
+			m.log.Info("request refused", "method", r.Method, "path", r.URL.Path,
+				"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)
+			m.writeError(w, r, authError(err, m.clock.Now()))
+			return
+		}
+		// The server closes the body it made, not the one Verify may have
+		// put in its place; closing it lets the Authenticator reuse its
+		// buffer.
+		if r.Body != nil {
+			defer r.Body.Close()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authError turns an Authenticator's refusal into the API's error. The hmac
+// sentinels get their own codes; anything else is FORBIDDEN.
+func authError(err error, now time.Time) *apiError {
+	forbidden := func(code, message string, details ...string) *apiError {
+		return &apiError{status: http.StatusForbidden, code: code, message: message, details: append(details, err.Error())}
+	}
+	var te *hmac.TimestampError
+	switch {
+	case errors.As(err, &te):
+		return &apiError{status: http.StatusForbidden, code: codeTimestamp,
+			message: "request timestamp outside the accepted range",
+			details: []string{
+				fmt.Sprintf("server time: %s (%d)", te.ServerTime.UTC().Format(time.RFC3339), te.ServerTime.Unix()),
+				fmt.Sprintf("request time: %s (%d)", te.RequestTime.UTC().Format(time.RFC3339), te.RequestTime.Unix()),
+				fmt.Sprintf("accepted difference: %d seconds either way", int64(te.Tolerance/time.Second)),
+			}}
+	case errors.Is(err, hmac.ErrTimestamp):
+		return forbidden(codeTimestamp, "request timestamp outside the accepted range",
+			fmt.Sprintf("server time: %s (%d)", now.UTC().Format(time.RFC3339), now.Unix()))
+	case errors.Is(err, hmac.ErrMissingHeaders):
+		return forbidden(codeMissingAuthHeaders, "authentication headers missing",
+			"send Authorization: HMAC-SHA256 <signature> and X-Timestamp: <unix seconds>")
+	case errors.Is(err, hmac.ErrReplayed):
+		return forbidden(codeInvalidSignature, "signature already used")
+	case errors.Is(err, hmac.ErrInvalidSignature):
+		return forbidden(codeInvalidSignature, "HMAC signature verification failed")
+	case errors.Is(err, hmac.ErrBodyTooLarge):
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
+			message: "request body is too large", details: []string{err.Error()}}
+	case errors.Is(err, hmac.ErrBadRequest):
+		return validationError("the request cannot be verified", err.Error())
+	default:
+		return forbidden(codeForbidden, "access denied")
+	}
+}

@@ -1,0 +1,134 @@
+package availmon_test
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// The figure of issue 4: 10,000 apps on one backend, against a real
+// Prometheus. A cycle must make at most 100 backend requests (asserted by
+// TestPrometheus10kApps) and take under 2s (reported by
+// BenchmarkPrometheusCycle10k; run it without -race).
+
+const (
+	manyApps       = 10_000
+	maxRequests10k = 100
+)
+
+// wantState is what app i is: every 7th down, every 11th without a series
+// (unavailable), the rest up.
+func wantState(i int) string {
+	switch {
+	case i%11 == 0:
+		return "unavailable"
+	case i%7 == 0:
+		return "down"
+	default:
+		return "up"
+	}
+}
+
+// setup10k serves manyApps series, scraped by a real Prometheus, and
+// returns a Monitor of manyApps apps on it, with the transport that counts
+// its requests. The series are fixed text, so that serving them every
+// second costs this process (whose CPU the benchmark reports) next to
+// nothing.
+func setup10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promtest.Server) {
+	tb.Helper()
+	var text strings.Builder
+	fmt.Fprintf(&text, "# TYPE %s gauge\n", promtest.ExporterMetric)
+	series := 0
+	for i := range manyApps {
+		switch wantState(i) {
+		case "up":
+			fmt.Fprintf(&text, "%s{app=%q} 1\n", promtest.ExporterMetric, fmtApp(i))
+			series++
+		case "down":
+			fmt.Fprintf(&text, "%s{app=%q} 0\n", promtest.ExporterMetric, fmtApp(i))
+			series++
+		}
+	}
+	exp := promtest.NewStaticTarget(tb, text.String())
+	prom := promtest.Start(tb, promtest.Job("demo", exp.Target()))
+	backend, ct := promBackend(tb, "main", prom)
+	locs := []availmon.Location{{Name: "north", Latitude: 60}, {Name: "south", Latitude: -30}, {Name: "east", Longitude: 90}}
+	apps := make([]availmon.App, manyApps)
+	for i := range apps {
+		apps[i] = availmon.App{
+			Name:     fmtApp(i),
+			Location: locs[i%len(locs)].Name,
+			Metric:   fmt.Sprintf(`demo_up{app="%s"}`, fmtApp(i)),
+		}
+	}
+	m := newMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend}})
+	prom.WaitForQuery(tb, `count(demo_up)`, promtest.SampleEquals(float64(series)))
+	return m, ct, prom
+}
+
+func TestPrometheus10kApps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 apps against a real Prometheus; not in -short")
+	}
+	t.Parallel()
+	m, ct, _ := setup10k(t)
+	api := serveAPI(t, m)
+	want := make(map[string]string, manyApps)
+	for i := range manyApps {
+		want[fmtApp(i)] = wantState(i)
+	}
+	for cycle := 1; cycle <= 2; cycle++ {
+		before := ct.requests.Load()
+		start := time.Now()
+		scrape(t, m)
+		took := time.Since(start)
+		requests := ct.requests.Load() - before
+		t.Logf("cycle %d: %d requests, %s", cycle, requests, took)
+		if requests > maxRequests10k {
+			t.Errorf("cycle %d made %d backend requests for %d apps, want at most %d", cycle, requests, manyApps, maxRequests10k)
+		}
+		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+			t.Errorf("cycle %d: states (-want +got):\n%s", cycle, diff)
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPrometheusCycle10k measures one check cycle of 10,000 apps on one
+// real Prometheus: ns/op is the cycle's wall time, requests/cycle the
+// backend requests, cpu-ns/cycle the CPU time availmon's process (this test
+// binary) spent per cycle, and prom-cpu-ns/cycle Prometheus's.
+func BenchmarkPrometheusCycle10k(b *testing.B) {
+	m, ct, prom := setup10k(b)
+	scrape(b, m) // a first cycle opens the connections
+	before := ct.requests.Load()
+	cpu := cpuTime()
+	promCPU, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		scrape(b, m)
+	}
+	promCPUAfter, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(ct.requests.Load()-before)/float64(b.N), "requests/cycle")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/cycle")
+	b.ReportMetric(float64(promCPUAfter-promCPU)/float64(b.N), "prom-cpu-ns/cycle")
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/config"
+)
+
+// version is set at link time: go build -ldflags "-X main.version=v1.2.3".
+// It is a variable only because -X can set nothing else; nothing assigns it.
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // bad configuration, or the server failed
+	exitUsage = 2 // bad flags, as the flag package does
+)
+
+// Server limits. ReadTimeout and WriteTimeout bound every ordinary request;
+// they do not cut /api/ws streams: net/http clears a connection's deadlines
+// when a handler hijacks it, and the stream has its own write timeout and
+// pings (TestWSOutlivesServerTimeouts).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 10 * time.Second
+)
+
+// run is the whole program; main only wires it to the process, so that
+// tests can call it in-process. It returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve the API on; port 0 picks a free port, logged at start")
+	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "availmon: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, versionText())
+		return exitOK
+	}
+	if *configPath == "" {
+		fmt.Fprintln(stderr, "availmon: -config is required")
+		fs.Usage()
+		return exitUsage
+	}
+
+	cfg, err := config.Load(*configPath, lookup)
+	if err != nil {
+		// One problem per line, each "file:line: message".
+		fmt.Fprintln(stderr, err)
+		return exitError
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	opts, err := cfg.Options(logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+		return exitError
+	}
+	// /metrics serves this registry: the process's own families next to
+	// the monitor's, which New registers on it.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	opts.Registerer, opts.Gatherer = reg, reg
+	opts.Version = version
+	m, err := availmon.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+		return exitError
+	}
+	if *checkOnly {
+		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
+		return exitOK
+	}
+	return serve(ctx, m, *listen, logger)
+}
+
+// serve runs the monitor and its API until ctx ends, then shuts both down.
+func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog.Logger) int {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		logger.Error("cannot listen", "addr", listen, "err", err)
+		return exitError
+	}
+	srv := newServer(m.Handler(), logger)
+
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	runDone := make(chan error, 1)
+	go func() { runDone <- m.Run(runCtx) }()
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- srv.Serve(ln) }()
+	logger.Info("listening", "addr", ln.Addr().String(), "version", version)
+
+	code := exitOK
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down", "cause", context.Cause(ctx))
+	case err := <-serveDone:
+		logger.Error("server failed", "err", err)
+		code = exitError
+	case err := <-runDone:
+		// Run returns early only on a programming error; do not serve a
+		// monitor that no longer checks anything.
+		logger.Error("monitor stopped unexpectedly", "err", err)
+		runDone <- err
+		code = exitError
+	}
+	// Stop the checks first: /health turns 503 and the WebSocket streams
+	// end with the shutdown event, so that clients and load balancers see
+	// the monitor going away while the listener drains.
+	stopRun()
+	if err := <-runDone; err != nil && code == exitOK {
+		logger.Error("monitor stopped with an error", "err", err)
+		code = exitError
+	}
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		logger.Error("requests still running after the shutdown timeout; closing them", "timeout", shutdownTimeout, "err", err)
+		srv.Close()
+		code = exitError
+	}
+	logger.Info("shutdown complete")
+	return code
+}
+
+// newServer returns the server for h with every timeout set, so that a slow
+// or idle client cannot hold a connection for ever.
+func newServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// versionText is the -version output: the linked-in version and what the Go
+// toolchain recorded about the build.
+func versionText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "availmon %s", version)
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b.String()
+	}
+	fmt.Fprintf(&b, " (%s", info.GoVersion)
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		fmt.Fprintf(&b, ", module %s", v)
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision", "vcs.time", "vcs.modified":
+			fmt.Fprintf(&b, ", %s=%s", s.Key, s.Value)
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}

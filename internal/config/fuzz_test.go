@@ -1,0 +1,38 @@
+package config
+
+import (
+	"os"
+	"testing"
+
+	"github.com/availmon/availmon"
+)
+
+// Any input either fails with *Errors or gives options that availmon.New
+// accepts: the file's checks are at least as strict as New's.
+func FuzzParse(f *testing.F) {
+	good, err := os.ReadFile("testdata/good.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(base()))
+	f.Add([]byte(base("  - name: web", "    location: Tel Aviv", "    http:", "      url: http://127.0.0.1:1/", "      expect_status: [301, 2xx]")))
+	f.Add([]byte("a: &x [1, *x]\n"))
+	f.Add([]byte("apps: [{name: a, location: b, metric: ${X}}]\nlocations: [{name: b, latitude: .nan, longitude: 0}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("f.yaml", data, goodEnv)
+		if err != nil {
+			if cfg != nil {
+				t.Fatal("config returned with an error")
+			}
+			return
+		}
+		opts, err := cfg.Options(nil)
+		if err != nil {
+			t.Fatalf("Parse accepted the file but Options failed: %v", err)
+		}
+		if _, err := availmon.New(opts); err != nil {
+			t.Fatalf("Parse accepted the file but availmon.New refuses it: %v\n%s", err, data)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package availmon
+
+const raceEnabled = false
