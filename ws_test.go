@@ -532,3 +532,55 @@ func TestWSOutlivesServerTimeouts(t *testing.T) {
 		t.Errorf("plain GET /api/ws: %d", resp.StatusCode)
 	}
 }
+
+// The server pings idle clients every WSPingInterval; a client that answers
+// stays connected and still gets the next cycle's events.
+func TestWSPing(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) { o.WSPingInterval = 10 * time.Millisecond })
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	pings := make(chan struct{}, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, wsURL(srv, "/api/ws"), &websocket.DialOptions{
+		OnPingReceived: func(context.Context, []byte) bool {
+			select {
+			case pings <- struct{}{}:
+			default:
+			}
+			return true // answer with a pong
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	for range 3 { // the current state of the three apps
+		readMsg(t, c)
+	}
+	// Until the next cycle the only frames are pings, which a pending Read
+	// answers.
+	readErr := make(chan error, 1)
+	go func() {
+		_, b, err := c.Read(ctx)
+		if err == nil {
+			err = fmt.Errorf("message %s", b)
+		}
+		readErr <- err
+	}()
+	for range 3 {
+		select {
+		case <-pings:
+		case err := <-readErr:
+			t.Fatalf("connection ended before 3 pings: %v", err)
+		case <-ctx.Done():
+			t.Fatal("fewer than 3 pings in 10s")
+		}
+	}
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.scrape(t)
+	if err := <-readErr; err == nil || !strings.Contains(err.Error(), `"status_update"`) {
+		t.Fatalf("after the pings: %v, want the first cycle's status_update", err)
+	}
+}
