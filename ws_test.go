@@ -485,6 +485,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 		}
 	}
 	took := time.Since(start)
+	// What the idle connections keep once the burst is delivered.
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("after the burst, %d idle clients: heap in use %d MiB", clients, ms.HeapInuse>>20)
 	for _, c := range conns {
 		c.Close(websocket.StatusNormalClosure, "")
 	}
@@ -583,4 +587,15 @@ func TestWSPing(t *testing.T) {
 	if err := <-readErr; err == nil || !strings.Contains(err.Error(), `"status_update"`) {
 		t.Fatalf("after the pings: %v, want the first cycle's status_update", err)
 	}
+}
+
+// A burst in one cycle: 1,000 apps change at once (their first check). Run
+// with -run TestWSOneCycleBurst -v for the figures.
+func TestWSOneCycleBurst(t *testing.T) {
+	clients := 1000
+	if raceEnabled || testing.Short() {
+		clients = 100
+	}
+	took := fanOut(t, clients, 1000, 1)
+	t.Logf("%d clients x 2,001 messages (1,000 of them one cycle's changes) delivered in %v", clients, took)
 }
