@@ -283,6 +283,14 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter
 				return false, c.Close(websocket.StatusNormalClosure, wsReasonShutdown)
 			}
 		}
+		if cap(buf) > 256 {
+			// A burst grew the copy; an idle client should not keep a
+			// burst's worth of entries (1,000 clients after a 1,000-app
+			// burst kept about 200 MiB).
+			buf = nil
+		} else {
+			clear(buf) // let the events' strings and messages go
+		}
 		select {
 		case <-wait:
 		case <-ctx.Done():

@@ -485,6 +485,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 		}
 	}
 	took := time.Since(start)
+	// What the idle connections keep once the burst is delivered.
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("after the burst, %d idle clients: heap in use %d MiB", clients, ms.HeapInuse>>20)
 	for _, c := range conns {
 		c.Close(websocket.StatusNormalClosure, "")
 	}
@@ -531,4 +535,67 @@ func TestWSOutlivesServerTimeouts(t *testing.T) {
 	if resp.StatusCode != http.StatusUpgradeRequired {
 		t.Errorf("plain GET /api/ws: %d", resp.StatusCode)
 	}
+}
+
+// The server pings idle clients every WSPingInterval; a client that answers
+// stays connected and still gets the next cycle's events.
+func TestWSPing(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) { o.WSPingInterval = 10 * time.Millisecond })
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	pings := make(chan struct{}, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, wsURL(srv, "/api/ws"), &websocket.DialOptions{
+		OnPingReceived: func(context.Context, []byte) bool {
+			select {
+			case pings <- struct{}{}:
+			default:
+			}
+			return true // answer with a pong
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	for range 3 { // the current state of the three apps
+		readMsg(t, c)
+	}
+	// Until the next cycle the only frames are pings, which a pending Read
+	// answers.
+	readErr := make(chan error, 1)
+	go func() {
+		_, b, err := c.Read(ctx)
+		if err == nil {
+			err = fmt.Errorf("message %s", b)
+		}
+		readErr <- err
+	}()
+	for range 3 {
+		select {
+		case <-pings:
+		case err := <-readErr:
+			t.Fatalf("connection ended before 3 pings: %v", err)
+		case <-ctx.Done():
+			t.Fatal("fewer than 3 pings in 10s")
+		}
+	}
+	tm.src.Set("checkout", StatusUp, 0)
+	tm.scrape(t)
+	if err := <-readErr; err == nil || !strings.Contains(err.Error(), `"status_update"`) {
+		t.Fatalf("after the pings: %v, want the first cycle's status_update", err)
+	}
+}
+
+// A burst in one cycle: 1,000 apps change at once (their first check). Run
+// with -run TestWSOneCycleBurst -v for the figures.
+func TestWSOneCycleBurst(t *testing.T) {
+	clients := 1000
+	if raceEnabled || testing.Short() {
+		clients = 100
+	}
+	took := fanOut(t, clients, 1000, 1)
+	t.Logf("%d clients x 2,001 messages (1,000 of them one cycle's changes) delivered in %v", clients, took)
 }
