@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,6 +175,11 @@ type Options struct {
 	// WSWriteTimeout bounds one message (or ping) to an /api/ws client; a
 	// client that stops reading is closed when it passes. Default 10s.
 	WSWriteTimeout time.Duration
+	// WSOriginPatterns lets browser pages of other origins open /api/ws:
+	// host patterns in path.Match syntax, such as "status.example.com" or
+	// "*.example.com". By default only same-origin pages (and non-browser
+	// clients, which send no Origin) may connect.
+	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
 	// larger of 1024 and twice the number of apps.
@@ -221,6 +228,7 @@ type Monitor struct {
 	wsMaxClients   int
 	wsPingInterval time.Duration
 	wsWriteTimeout time.Duration
+	wsOrigins      []string
 	protectReads   bool
 	version        string
 	logLevel       slog.Level
@@ -240,7 +248,8 @@ type Monitor struct {
 	gatherer prometheus.Gatherer
 	running  atomic.Bool
 	stopping atomic.Bool
-	progress atomic.Int64 // unix nanoseconds of Run's start or last cycle end
+	runFrom  atomic.Uint64 // event sequence number when Run last started
+	progress atomic.Int64  // unix nanoseconds of Run's start or last cycle end
 }
 
 // intervalSetting keeps the text the interval was set with, so the API echoes
@@ -267,6 +276,7 @@ func New(opts Options) (*Monitor, error) {
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
 		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
+		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
@@ -392,6 +402,11 @@ func New(opts Options) (*Monitor, error) {
 	}
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
+	}
+	for _, p := range opts.WSOriginPatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			bad("WSOriginPatterns: %q: %w", p, err)
+		}
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")

@@ -56,18 +56,21 @@ func newEventLog(size int) *eventLog {
 	return &eventLog{ring: make([]logEntry, size), notify: make(chan struct{})}
 }
 
-func (l *eventLog) append(evs ...Event) {
-	if len(evs) == 0 {
-		return
-	}
+// append logs evs and returns the sequence number right after them, taken
+// under the same lock, so that a concurrent append cannot slip in between.
+func (l *eventLog) append(evs ...Event) (next uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(evs) == 0 {
+		return l.next
+	}
 	for _, e := range evs {
 		l.ring[l.next%uint64(len(l.ring))] = logEntry{ev: e, msg: eventMessage(e)}
 		l.next++
 	}
 	close(l.notify)
 	l.notify = make(chan struct{})
+	return l.next
 }
 
 // read appends to dst the events from sequence number from on. It returns

@@ -143,7 +143,8 @@ type HTTPSourceOptions struct {
 	// MaxParallel caps the connections kept to one host; give it the
 	// monitor's MaxParallel so that probes share the monitor's budget and a
 	// cycle opens no more connections than it has checks in flight.
-	// Default 32.
+	// Probes with TLSSkipVerify use a transport of their own, so a host
+	// probed both ways may get up to twice as many. Default 32.
 	MaxParallel int
 	// MaxRedirects is how many redirects a probe follows; default 10. The
 	// last redirect response is then judged like any other answer.

@@ -16,13 +16,16 @@ var ErrAlreadyRunning = errors.New("availmon: monitor is already running")
 
 // Run checks every app at once and then every interval, until ctx ends. It
 // returns nil when ctx ends, after the cycle in progress (if any) has
-// stopped; no goroutine it started outlives it. A cycle that takes longer
-// than the interval delays the next one rather than overlapping it.
+// stopped and /api/ws clients have been sent the shutdown event and closed
+// (waiting at most Options.WSWriteTimeout for them); no goroutine it started
+// outlives it. A cycle that takes longer than the interval delays the next
+// one rather than overlapping it.
 func (m *Monitor) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
 	m.stopping.Store(false)
+	m.runFrom.Store(m.events.cursor())
 	m.progress.Store(m.clock.Now().UnixNano())
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.apps), "interval", m.interval.Load().text)
@@ -35,6 +38,12 @@ func (m *Monitor) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			m.stopping.Store(true)
 			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: "shutdown"})
+			// Give /api/ws clients the time to receive the shutdown event
+			// and a close frame before a program exits after Run.
+			if !m.ws.waitIdle(m.wsWriteTimeout) {
+				n, _ := m.ws.counts()
+				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
+			}
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -237,8 +246,10 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.
-	m.events.append(evs...)
+	// A config_update appended by SetInterval after ours is not reflected
+	// in the snapshot: eventSeq points right after our own events.
+	seq := m.events.append(evs...)
 	s := st.snapshot(m, end)
-	s.eventSeq = m.events.cursor()
+	s.eventSeq = seq
 	m.snap.Store(s)
 }

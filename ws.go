@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -137,7 +139,8 @@ func (m *Monitor) parseWSFilter(r *http.Request) (wsFilter, error) {
 type wsHub struct {
 	mu      sync.Mutex
 	clients int
-	slow    int // closed for being too slow, for tests and logs
+	slow    int           // closed for being too slow, for tests and logs
+	left    chan struct{} // closed when a client leaves; nil when nobody waits
 }
 
 func (h *wsHub) join(max int) bool {
@@ -157,12 +160,71 @@ func (h *wsHub) leave(slow bool) {
 	if slow {
 		h.slow++
 	}
+	if h.left != nil {
+		close(h.left)
+		h.left = nil
+	}
 }
 
 func (h *wsHub) counts() (clients, slow int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.clients, h.slow
+}
+
+// waitIdle waits until every client has left, at most timeout, and reports
+// whether they did.
+func (h *wsHub) waitIdle(timeout time.Duration) bool {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		h.mu.Lock()
+		if h.clients == 0 {
+			h.mu.Unlock()
+			return true
+		}
+		if h.left == nil {
+			h.left = make(chan struct{})
+		}
+		left := h.left
+		h.mu.Unlock()
+		select {
+		case <-left:
+		case <-t.C:
+			return false
+		}
+	}
+}
+
+// checkHandshake refuses, in the API's error envelope, the handshakes that
+// websocket.Accept would refuse in plain text: another protocol version, no
+// key, or a browser page of another origin than the allowed ones.
+func (m *Monitor) checkHandshake(r *http.Request) error {
+	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
+		return validationError("unsupported WebSocket version", fmt.Sprintf("Sec-WebSocket-Version is %q; only 13 is supported", v))
+	}
+	if r.Header.Get("Sec-WebSocket-Key") == "" {
+		return validationError("the WebSocket handshake has no Sec-WebSocket-Key")
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil // not a browser
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return validationError("the Origin header is not a URL", fmt.Sprintf("Origin: %q", origin))
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return nil
+	}
+	for _, p := range m.wsOrigins {
+		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(u.Host)); ok {
+			return nil
+		}
+	}
+	return &apiError{status: http.StatusForbidden, code: codeForbidden,
+		message: "WebSocket connections from this origin are not allowed",
+		details: []string{fmt.Sprintf("origin %q is neither this host (%q) nor in the allowed origins", u.Host, r.Host)}}
 }
 
 func isUpgrade(r *http.Request) bool {
@@ -194,6 +256,10 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 			message: "this endpoint is a WebSocket", details: []string{"connect with a WebSocket client (Connection: Upgrade, Upgrade: websocket)"}})
 		return
 	}
+	if err := m.checkHandshake(r); err != nil {
+		m.writeError(w, r, err)
+		return
+	}
 	if m.stopping.Load() {
 		m.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
 			message: "the monitor is shutting down"})
@@ -207,7 +273,7 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 	slow := false
 	defer func() { m.ws.leave(slow) }()
 
-	c, err := websocket.Accept(w, r, nil) // same-origin browsers and non-browser clients
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: m.wsOrigins})
 	if err != nil {
 		m.log.Info("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return // Accept has answered
@@ -266,6 +332,7 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter
 	for {
 		var lost bool
 		var wait <-chan struct{}
+		from := next
 		buf, next, lost, wait = m.events.readEntries(next, buf[:0])
 		if lost {
 			c.Close(websocket.StatusPolicyViolation, wsReasonSlow)
@@ -273,13 +340,19 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter
 		}
 		for i := range buf {
 			e := &buf[i]
+			shutdown := e.ev.Type == EventSystem && e.ev.Name == wsReasonShutdown
+			if shutdown && from+uint64(i) < m.runFrom.Load() {
+				// The end of an earlier Run: Run has started again since,
+				// and the snapshot this client started from predates it.
+				continue
+			}
 			if !filter.pass(&e.ev) {
 				continue
 			}
 			if err := write(e.msg); err != nil {
 				return slow, err
 			}
-			if e.ev.Type == EventSystem && e.ev.Name == wsReasonShutdown {
+			if shutdown {
 				return false, c.Close(websocket.StatusNormalClosure, wsReasonShutdown)
 			}
 		}

@@ -41,6 +41,17 @@ func dialWS(t testing.TB, srv *httptest.Server, path string, header http.Header)
 	return c
 }
 
+// withHeader is h with key set to value ("" removes it).
+func withHeader(h http.Header, key, value string) http.Header {
+	h = h.Clone()
+	if value == "" {
+		h.Del(key)
+	} else {
+		h.Set(key, value)
+	}
+	return h
+}
+
 // readMsg reads one message as a generic JSON object.
 func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
 	t.Helper()
@@ -218,6 +229,9 @@ func TestWSBadRequests(t *testing.T) {
 		{"empty filter", "/api/ws?apps=,", upgrade, 400, "VALIDATION_ERROR"},
 		{"unknown parameter", "/api/ws?app=checkout", upgrade, 400, "VALIDATION_ERROR"},
 		{"wrong method", "/api/ws", upgrade, 405, "VALIDATION_ERROR"},
+		{"old protocol version", "/api/ws", withHeader(upgrade, "Sec-Websocket-Version", "8"), 400, "VALIDATION_ERROR"},
+		{"no key", "/api/ws", withHeader(upgrade, "Sec-Websocket-Key", ""), 400, "VALIDATION_ERROR"},
+		{"another origin", "/api/ws", withHeader(upgrade, "Origin", "http://evil.example"), 403, "FORBIDDEN"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			method := "GET"
@@ -297,20 +311,41 @@ func TestWSShutdown(t *testing.T) {
 		clients = append(clients, c)
 	}
 	cancel()
+	// Run returns only once the clients have been sent the shutdown event
+	// and closed: a program that exits after Run loses none.
+	type seen struct {
+		msg      map[string]any
+		closeErr error
+	}
+	readers := make(chan seen, len(clients))
+	for _, c := range clients {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var got seen
+			if _, b, err := c.Read(ctx); err == nil {
+				json.Unmarshal(b, &got.msg)
+			}
+			_, _, got.closeErr = c.Read(ctx) // answers the close frame
+			readers <- got
+		}()
+	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for i, c := range clients {
-		msg := readMsg(t, c)
-		if msg["type"] != "system_event" || msg["data"].(map[string]any)["event"] != "shutdown" {
-			t.Fatalf("client %d: %v, want the shutdown system_event", i, msg)
+	if n, _ := tm.wsClients(); n != 0 {
+		t.Errorf("Run returned with %d clients still connected", n)
+	}
+	for i := range clients {
+		got := <-readers
+		if got.msg["type"] != "system_event" || got.msg["data"].(map[string]any)["event"] != "shutdown" {
+			t.Fatalf("client %d: %v, want the shutdown system_event", i, got.msg)
 		}
-		_, _, err := c.Read(context.Background())
-		if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
-			t.Fatalf("client %d: after shutdown %v, want a normal close", i, err)
+		if websocket.CloseStatus(got.closeErr) != websocket.StatusNormalClosure {
+			t.Fatalf("client %d: after shutdown %v, want a normal close", i, got.closeErr)
 		}
 		var ce websocket.CloseError
-		if errors.As(err, &ce) && ce.Reason != "shutdown" {
+		if errors.As(got.closeErr, &ce) && ce.Reason != "shutdown" {
 			t.Errorf("close reason %q, want shutdown", ce.Reason)
 		}
 	}
@@ -598,4 +633,58 @@ func TestWSOneCycleBurst(t *testing.T) {
 	}
 	took := fanOut(t, clients, 1000, 1)
 	t.Logf("%d clients x 2,001 messages (1,000 of them one cycle's changes) delivered in %v", clients, took)
+}
+
+// TestWSAfterRestart: a client that connects after Run has ended and started
+// again, before the new Run's first cycle, is not sent the old shutdown.
+func TestWSAfterRestart(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) { o.Interval = time.Hour })
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	gate := make(chan struct{})
+	var second atomic.Bool
+	tm.src.check = func(ctx context.Context, apps []App) ([]Result, error) {
+		select { // hold the first cycle of each Run until the test lets go
+		case <-gate:
+		case <-ctx.Done():
+		}
+		out := make([]Result, len(apps))
+		for i := range out {
+			out[i].Status = StatusUnavailable
+			if second.Load() && apps[i].Name == "checkout" {
+				out[i].Status = StatusUp // a change the client must see
+			}
+		}
+		return out, nil
+	}
+	var c *websocket.Conn
+	for run := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- tm.Run(ctx) }()
+		waitFor(t, "Run to start", func() bool { return tm.running.Load() })
+		if run == 1 {
+			c = dialWS(t, srv, "/api/ws?apps=checkout", nil)
+			readMsg(t, c) // the current state
+			second.Store(true)
+			gate <- struct{}{}
+			msg := readMsg(t, c)
+			if msg["type"] != "status_update" || msg["data"].(map[string]any)["status"] != "up" {
+				t.Fatalf("after a restart the client got %v, want checkout's change to up", msg)
+			}
+		} else {
+			gate <- struct{}{}
+			waitFor(t, "the first cycle", func() bool { return tm.snap.Load().seq > 0 })
+		}
+		cancel()
+		if c != nil {
+			if msg := readMsg(t, c); msg["type"] != "system_event" {
+				t.Errorf("at the end of the second Run: %v, want its shutdown", msg)
+			}
+			c.Read(context.Background()) // answer the close frame
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -470,7 +470,7 @@ func TestDebugLogNeverHasSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := logs.String()
-	for _, want := range []string{"canonical_request", `POST\n/api/scrape-interval\n{\"interval\":\"60s\"}\n`, "expected_signature"} {
+	for _, want := range []string{"canonical_request", `POST\n/api/scrape-interval\n{\"interval\":\"60s\"}\n`, "given_signature"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("debug log lacks %q:\n%s", want, out)
 		}
