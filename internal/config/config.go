@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -36,6 +37,9 @@ type Config struct {
 	Apps        []App
 	// HMAC is nil when authentication is off.
 	HMAC *HMAC
+	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
+	// pages of other origins that may open /api/ws.
+	WSOriginPatterns []string
 }
 
 // Prometheus is one metrics backend.
@@ -113,6 +117,11 @@ type fileConfig struct {
 	Locations      []fileLocation `yaml:"locations"`
 	Apps           []fileApp      `yaml:"apps"`
 	Authentication *fileAuth      `yaml:"authentication"`
+	WebSocket      *fileWebSocket `yaml:"websocket"`
+}
+
+type fileWebSocket struct {
+	AllowedOrigins []string `yaml:"allowed_origins"`
 }
 
 type fileBackend struct {
@@ -218,6 +227,7 @@ var typeNames = strings.NewReplacer(
 	"config.fileHTTP", "an http probe",
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
+	"config.fileWebSocket", "websocket",
 	"[]config.fileBackend", "a list of prometheus backends",
 	"[]config.fileLocation", "a list of locations",
 	"[]config.fileApp", "a list of apps",
@@ -390,6 +400,15 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
+	}
+	if raw.WebSocket != nil {
+		for _, o := range raw.WebSocket.AllowedOrigins {
+			if _, err := path.Match(o, ""); err != nil || o == "" {
+				p.badAt("websocket.allowed_origins", "websocket.allowed_origins: %q is not a host pattern such as status.example.com or *.example.com", o)
+				continue
+			}
+			cfg.WSOriginPatterns = append(cfg.WSOriginPatterns, o)
+		}
 	}
 	return cfg
 }

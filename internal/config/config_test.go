@@ -152,6 +152,23 @@ func base(extra ...string) string {
 	}, extra...), "\n") + "\n"
 }
 
+func TestWebSocketOrigins(t *testing.T) {
+	cfg, err := Parse("ws.yaml", []byte(base("websocket:", "  allowed_origins: [status.example.com, \"*.example.org\"]")), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"status.example.com", "*.example.org"}, cfg.WSOriginPatterns); d != "" {
+		t.Errorf("WSOriginPatterns (-want +got):\n%s", d)
+	}
+	opts, err := cfg.Options(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(cfg.WSOriginPatterns, opts.WSOriginPatterns); d != "" {
+		t.Errorf("Options.WSOriginPatterns (-want +got):\n%s", d)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	cfg, err := Parse("min.yaml", []byte(base()), env(nil))
 	if err != nil {
@@ -428,6 +445,11 @@ func TestBad(t *testing.T) {
 			yaml: base("authentication:", "  hmac:", "    enabled: true", "    secret: ${S}"),
 			env:  map[string]string{"S": "too-short"},
 			want: []string{`bad.yaml:15: authentication.hmac.secret is 9 bytes; it must be at least 32 bytes`},
+		},
+		{
+			name: "bad websocket origin pattern",
+			yaml: base("websocket:", "  allowed_origins: [status.example.com, \"[\"]"),
+			want: []string{`bad.yaml:13: websocket.allowed_origins: "[" is not a host pattern such as status.example.com or *.example.com`},
 		},
 		{
 			name: "missing secret",

@@ -23,6 +23,8 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		LogLevel:    c.LogLevel,
 		Logger:      logger,
 		Locations:   append([]availmon.Location(nil), c.Locations...),
+
+		WSOriginPatterns: c.WSOriginPatterns,
 	}
 	for _, b := range c.Prometheus {
 		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
