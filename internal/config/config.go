@@ -423,20 +423,28 @@ func (p *parser) duration(path, s string) (time.Duration, bool) {
 	return time.Duration(d), true
 }
 
+// uniqueName reports a missing or repeated name of the i-th item of a kind
+// at path, and records the line where each name is first given.
+func (p *parser) uniqueName(kind, path string, i int, name string, seen map[string]int) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		p.badAt(path, "%s %d has no name", kind, i+1)
+	case hasKey(seen, name):
+		p.badAt(path+".name", "%s %q is listed twice (first on line %d)", kind, name, seen[name])
+	default:
+		seen[name] = p.lines.at(path + ".name")
+	}
+}
+
 func (p *parser) checkBackends(raw []fileBackend, dir string) []Prometheus {
 	out := make([]Prometheus, 0, len(raw))
 	seen := make(map[string]int)
 	for i, b := range raw {
 		path := fmt.Sprintf("prometheus[%d]", i)
-		switch {
-		case strings.TrimSpace(b.Name) == "":
-			p.badAt(path, "prometheus backend %d has no name", i+1)
-		case b.Name == httpBackendName:
+		if b.Name == httpBackendName {
 			p.badAt(path+".name", "the backend name %q is reserved for the apps with http: probes", b.Name)
-		case hasKey(seen, b.Name):
-			p.badAt(path+".name", "prometheus backend %q is listed twice (first on line %d)", b.Name, seen[b.Name])
-		default:
-			seen[b.Name] = p.lines.at(path + ".name")
+		} else {
+			p.uniqueName("prometheus backend", path, i, b.Name, seen)
 		}
 		if err := checkURL(b.URL); err != nil {
 			p.badAt(path+".url", "prometheus backend %q: url: %v", b.Name, err)
@@ -470,14 +478,7 @@ func (p *parser) checkLocations(raw []fileLocation) []availmon.Location {
 	seen := make(map[string]int)
 	for i, l := range raw {
 		path := fmt.Sprintf("locations[%d]", i)
-		switch {
-		case strings.TrimSpace(l.Name) == "":
-			p.badAt(path, "location %d has no name", i+1)
-		case hasKey(seen, l.Name):
-			p.badAt(path+".name", "location %q is listed twice (first on line %d)", l.Name, seen[l.Name])
-		default:
-			seen[l.Name] = p.lines.at(path + ".name")
-		}
+		p.uniqueName("location", path, i, l.Name, seen)
 		loc := availmon.Location{Name: l.Name}
 		coordinate := func(key string, v *float64, limit float64) float64 {
 			if v == nil {
@@ -511,14 +512,7 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 	seen := make(map[string]int)
 	for i, a := range raw {
 		path := fmt.Sprintf("apps[%d]", i)
-		switch {
-		case strings.TrimSpace(a.Name) == "":
-			p.badAt(path, "app %d has no name", i+1)
-		case hasKey(seen, a.Name):
-			p.badAt(path+".name", "app %q is listed twice (first on line %d)", a.Name, seen[a.Name])
-		default:
-			seen[a.Name] = p.lines.at(path + ".name")
-		}
+		p.uniqueName("app", path, i, a.Name, seen)
 		switch {
 		case a.Location == "":
 			p.badAt(path, "app %q has no location", a.Name)
