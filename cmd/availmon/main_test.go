@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -170,25 +169,6 @@ func TestCheckConfig(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that the server's logger and the test can
-// share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 var listenLine = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:\d+)`)
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -220,7 +200,7 @@ func get(t *testing.T, url string) (int, string) {
 // inProcess is run() serving in a goroutine of the test.
 type inProcess struct {
 	base   string // http://127.0.0.1:port
-	log    *syncBuffer
+	log    *promtest.SyncBuffer
 	cancel context.CancelFunc
 	done   chan int
 }
@@ -230,7 +210,7 @@ type inProcess struct {
 func startInProcess(t *testing.T, cfg string, lookup func(string) (string, bool)) *inProcess {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	p := &inProcess{log: new(syncBuffer), cancel: cancel, done: make(chan int, 1)}
+	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
 	t.Cleanup(cancel)
 	go func() {
 		p.done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, p.log, lookup)
@@ -347,7 +327,7 @@ func TestBinary(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill() }) // only if the test failed before Wait
 
 	// Read the log as it comes: the first lines give the address.
-	var log syncBuffer
+	var log promtest.SyncBuffer
 	logDone := make(chan struct{})
 	addrCh := make(chan string, 1)
 	go func() {

@@ -100,22 +100,23 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when Wait returned
 	err  error         // Wait's error, set before done is closed
-	out  *syncBuffer
+	out  *SyncBuffer
 }
 
-// syncBuffer collects the process's output for failure messages.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer that goroutines may write while a test
+// reads it: a process's output, a server's log.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
@@ -199,7 +200,7 @@ var errAddrInUse = errors.New("address already in use")
 
 // launch starts the binary on s.addr and waits for /-/ready.
 func (s *Server) launch() error {
-	p := &process{done: make(chan struct{}), out: &syncBuffer{}}
+	p := &process{done: make(chan struct{}), out: &SyncBuffer{}}
 	p.cmd = exec.Command(s.bin,
 		"--config.file="+s.cfgFile,
 		"--storage.tsdb.path="+filepath.Join(s.dir, "data"),
