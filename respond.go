@@ -92,9 +92,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if e, ok := v.(envelope); ok && e.Error == nil {
 		raw, split, err = e.encode(buf)
 	} else {
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		err = enc.Encode(v)
+		if err = encodeJSON(buf, v); err == nil {
+			buf.WriteByte('\n')
+		}
 	}
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -126,12 +126,12 @@ func (e envelope) encode(buf *bytes.Buffer) (raw rawJSON, split int, err error) 
 	split = buf.Len()
 	if r, ok := e.Data.(rawJSON); ok {
 		raw = r
-	} else if err := appendJSON(buf, e.Data); err != nil {
+	} else if err := encodeJSON(buf, e.Data); err != nil {
 		return nil, 0, err
 	}
 	if e.Meta != nil {
 		buf.WriteString(`,"meta":`)
-		if err := appendJSON(buf, e.Meta); err != nil {
+		if err := encodeJSON(buf, e.Meta); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -139,22 +139,25 @@ func (e envelope) encode(buf *bytes.Buffer) (raw rawJSON, split int, err error) 
 	return raw, split, nil
 }
 
-func appendJSON(buf *bytes.Buffer, v any) error {
-	b, err := marshal(v)
-	buf.Write(b)
-	return err
-}
-
-// marshal is json.Marshal without HTML escaping: the API is JSON for
-// programs, and "<signature>" reads better than "\u003csignature\u003e".
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// encodeJSON appends v to buf as JSON without HTML escaping (the API is
+// JSON for programs, and "<signature>" reads better than
+// "\u003csignature\u003e") and without the encoder's trailing newline. On
+// error buf is unchanged: the encoder writes nothing it failed to encode.
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+// marshal is json.Marshal without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	err := encodeJSON(&buf, v)
+	return buf.Bytes(), err
 }
 
 // writeError answers with the error envelope for err.
