@@ -73,19 +73,10 @@ func (l *eventLog) append(evs ...Event) (next uint64) {
 	return l.next
 }
 
-// read appends to dst the events from sequence number from on. It returns
-// the sequence number to read from next, whether events between from and the
-// oldest one still held were lost, and a channel that is closed when more
-// events arrive.
-func (l *eventLog) read(from uint64, dst []Event) (evs []Event, next uint64, lost bool, wait <-chan struct{}) {
-	entries, next, lost, wait := l.readEntries(from, nil)
-	for _, e := range entries {
-		dst = append(dst, e.ev)
-	}
-	return dst, next, lost, wait
-}
-
-// readEntries is read with the encoded messages.
+// readEntries appends to dst the entries from sequence number from on. It
+// returns the sequence number to read from next, whether events between from
+// and the oldest one still held were lost, and a channel that is closed when
+// more events arrive.
 func (l *eventLog) readEntries(from uint64, dst []logEntry) (entries []logEntry, next uint64, lost bool, wait <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -241,3 +241,13 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// read is readEntries without the encoded messages, for tests that look at
+// the events themselves.
+func (l *eventLog) read(from uint64, dst []Event) (evs []Event, next uint64, lost bool, wait <-chan struct{}) {
+	entries, next, lost, wait := l.readEntries(from, nil)
+	for _, e := range entries {
+		dst = append(dst, e.ev)
+	}
+	return dst, next, lost, wait
+}
