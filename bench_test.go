@@ -179,7 +179,7 @@ func BenchmarkEncodeApps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		fresh := &snapshot{m: cur.m, at: cur.at, apps: cur.apps}
-		if len(fresh.appsData()) == 0 {
+		if len(fresh.appsData().head) == 0 {
 			b.Fatal("no JSON")
 		}
 	}
