@@ -34,7 +34,7 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *encode
 	h := w.Header()
 	h.Set("ETag", b.etag)
 	// The answer depends on Accept-Encoding; caches must key on it.
-	h.Add("Vary", "Accept-Encoding")
+	h.Set("Vary", "Accept-Encoding")
 	// Stored, but revalidated on every use: that is what makes
 	// If-None-Match worth sending.
 	h.Set("Cache-Control", "no-cache")

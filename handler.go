@@ -38,7 +38,7 @@ func (m *Monitor) Handler() http.Handler {
 	})
 
 	r.Get("/health", m.health)
-	r.Method(http.MethodGet, "/metrics", m.metricsHandler())
+	r.Get("/metrics", m.serveMetrics)
 	// Writes are always authenticated (when an Authenticator is set);
 	// reads under /api only with ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)

@@ -32,6 +32,7 @@ type snapshot struct {
 	locJSON     []lazyBody
 	summaryJSON lazyBody
 	history     historyCache
+	metrics     metricsCache
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
 }

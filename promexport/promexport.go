@@ -78,6 +78,13 @@ const (
 	NameScrapeDuration = "availmon_scrape_duration_seconds"
 	NameScrapeErrors   = "availmon_scrape_errors_total"
 	NameHTTPRequests   = "http_requests_total"
+
+	NameApps              = "availmon_apps"
+	NameLocationRatio     = "availmon_location_availability_ratio"
+	NameBackendConnected  = "availmon_backend_connected"
+	NameLastCycle         = "availmon_last_cycle_timestamp_seconds"
+	NameLastCycleDuration = "availmon_last_cycle_duration_seconds"
+	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
 // New returns an Exporter reading state through o.
@@ -106,18 +113,18 @@ func New(o Options) *Exporter {
 		upDesc: prometheus.NewDesc(NameUp,
 			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
 			[]string{"app", "location"}, nil),
-		appsDesc: prometheus.NewDesc("availmon_apps",
+		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
-		locRatioDesc: prometheus.NewDesc("availmon_location_availability_ratio",
+		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
 			"Share of a location's apps with a known state that are up (0-1); absent when none is known.",
 			[]string{"location"}, nil),
-		backendDesc: prometheus.NewDesc("availmon_backend_connected",
+		backendDesc: prometheus.NewDesc(NameBackendConnected,
 			"Whether a backend answered the last check cycle: 1 yes, 0 no.", []string{"backend"}, nil),
-		lastCycleDesc: prometheus.NewDesc("availmon_last_cycle_timestamp_seconds",
+		lastCycleDesc: prometheus.NewDesc(NameLastCycle,
 			"Unix time at which the last check cycle completed.", nil, nil),
-		cycleDurDesc: prometheus.NewDesc("availmon_last_cycle_duration_seconds",
+		cycleDurDesc: prometheus.NewDesc(NameLastCycleDuration,
 			"How long the last check cycle took, in seconds.", nil, nil),
-		intervalDesc: prometheus.NewDesc("availmon_scrape_interval_seconds",
+		intervalDesc: prometheus.NewDesc(NameScrapeInterval,
 			"The current interval between check cycles, in seconds.", nil, nil),
 		statuses: [3]string{"up", "down", "unavailable"},
 		methods: map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true,
@@ -155,20 +162,28 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	e.scrapeDuration.Describe(ch)
 	e.scrapeErrors.Describe(ch)
 	e.httpRequests.Describe(ch)
-	for _, d := range []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
-		e.lastCycleDesc, e.cycleDurDesc, e.intervalDesc} {
+	for _, d := range append(e.snapshotDescs(), e.intervalDesc) {
 		ch <- d
 	}
 }
 
 // Collect implements prometheus.Collector.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.collectLive(ch)
+	e.collectSnapshot(e.snapshot(), ch)
+}
+
+// collectLive sends the families that change between snapshots: counters
+// of requests and the interval.
+func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	e.scrapeDuration.Collect(ch)
 	e.scrapeErrors.Collect(ch)
 	e.httpRequests.Collect(ch)
 	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
+}
 
-	s := e.snapshot()
+// collectSnapshot sends the families that only follow the snapshot s.
+func (e *Exporter) collectSnapshot(s *Snapshot, ch chan<- prometheus.Metric) {
 	for _, m := range e.upMetrics(s) {
 		ch <- m
 	}

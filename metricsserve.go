@@ -1,0 +1,172 @@
+package availmon
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/availmon/availmon/promexport"
+)
+
+// /metrics is two parts. The snapshot's families (availmon_up for every
+// app, and the other figures of a cycle) are gathered once per snapshot and
+// encoded once per exposition format, with gzip made from that once too.
+// The live families (request counters, scrape histograms, the interval, and
+// whatever Options.Gatherer holds, such as the Go and process collectors)
+// are gathered and encoded per scrape; they are small. The answer is the
+// snapshot part followed by the live one, so that gzip's CRC continues over
+// the live bytes without compressing the snapshot part again.
+
+// metricsCache is a snapshot's part of /metrics.
+type metricsCache struct {
+	once sync.Once
+	mfs  []*dto.MetricFamily
+	err  error
+
+	mu       sync.Mutex
+	byFormat map[expfmt.Format]*encodedBody
+}
+
+// families gathers the snapshot's families on first use.
+func (s *snapshot) metricFamilies() ([]*dto.MetricFamily, error) {
+	c := &s.metrics
+	c.once.Do(func() { c.mfs, c.err = s.m.exp.GatherSnapshot(s.promSnapshot()) })
+	return c.mfs, c.err
+}
+
+// metricsBody is the snapshot's families in format, encoded on first use.
+func (s *snapshot) metricsBody(f expfmt.Format) (*encodedBody, error) {
+	mfs, err := s.metricFamilies()
+	if err != nil {
+		return nil, err
+	}
+	c := &s.metrics
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.byFormat[f]; ok {
+		return b, nil
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, f)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return nil, err
+		}
+	}
+	// No Close: an OpenMetrics "# EOF" goes after the live families.
+	b := newEncodedBody(bytes.Clone(buf.Bytes()))
+	if c.byFormat == nil {
+		c.byFormat = make(map[expfmt.Format]*encodedBody)
+	}
+	c.byFormat[f] = b
+	return b, nil
+}
+
+// liveGatherer gathers the monitor's live families and extra's, leaving
+// out those of extra that the monitor serves itself (a registry the
+// monitor's families were registered on has them too).
+func liveGatherer(own, extra prometheus.Gatherer) prometheus.Gatherer {
+	if extra == nil {
+		return own
+	}
+	names := promexport.FamilyNames()
+	return prometheus.Gatherers{own, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		mfs, err := extra.Gather()
+		mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool {
+			return slices.Contains(names, mf.GetName())
+		})
+		return mfs, err
+	})}
+}
+
+// serveMetrics answers a scrape from the snapshot's encoded families and a
+// fresh gather of the live ones.
+func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("name[]") {
+		// A filtered scrape is rare: promhttp filters a full gather.
+		m.filteredMetrics.ServeHTTP(w, r)
+		return
+	}
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
+	s := m.snap.Load()
+	body, err := s.metricsBody(format)
+	if err != nil {
+		m.log.Error("serving /metrics: gathering the snapshot's families", "err", err)
+		http.Error(w, "An error has occurred while gathering metrics:\n\n"+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			bufPool.Put(buf)
+		}
+	}()
+	mfs, err := m.live.Gather()
+	if err != nil {
+		// As promhttp's ContinueOnError: serve what was gathered.
+		m.log.Error("serving /metrics: gathering live families", "err", err)
+	}
+	enc := expfmt.NewEncoder(buf, format)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			m.log.Error("serving /metrics: encoding", "family", mf.GetName(), "err", err)
+		}
+	}
+	if c, ok := enc.(expfmt.Closer); ok {
+		c.Close() //nolint:errcheck // a bytes.Buffer does not fail
+	}
+	tail := buf.Bytes()
+
+	h := w.Header()
+	h.Set("Content-Type", string(format))
+	h.Set("Vary", "Accept, Accept-Encoding")
+	if g, ok := body.gzipped(); ok && acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(g.size(len(tail))))
+		w.WriteHeader(http.StatusOK)
+		m.metricsWritten(g.writeTo(w, tail))
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body.head)+len(tail)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(body.head); err != nil {
+		m.metricsWritten(err)
+		return
+	}
+	_, err = w.Write(tail)
+	m.metricsWritten(err)
+}
+
+// metricsWritten notes a scrape whose client went away: one debug line,
+// since a scraper that hangs up is the scraper's business.
+func (m *Monitor) metricsWritten(err error) {
+	if err != nil {
+		m.log.Debug("serving /metrics: the client went away", "err", err)
+	}
+}
+
+// snapshotGatherer gathers the current snapshot's families from its cache.
+func (m *Monitor) snapshotGatherer() prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		return m.snap.Load().metricFamilies()
+	})
+}
+
+// newFilteredMetrics serves scrapes that name the families they want.
+func (m *Monitor) newFilteredMetrics() http.Handler {
+	return promhttp.HandlerFor(prometheus.Gatherers{m.snapshotGatherer(), m.live}, promhttp.HandlerOpts{
+		ErrorLog: slogPrinter{m},
+		// Stop at the first failure: a client that went away costs one
+		// line, not one per family.
+		ErrorHandling:     promhttp.HTTPErrorOnError,
+		EnableOpenMetrics: true,
+	})
+}
