@@ -46,42 +46,6 @@ func newCycleState(m *Monitor) *cycleState {
 	return st
 }
 
-// checkEntry is one check in an app's recent history. It is kept small
-// because there are HistorySize of them per app.
-type checkEntry struct {
-	at     int64 // unix nanoseconds
-	rt     time.Duration
-	status Status
-	err    string
-}
-
-// appHistory is a ring of an app's most recent checks.
-type appHistory struct {
-	mu      sync.Mutex
-	entries []checkEntry
-	next    int // where the next entry goes once the ring is full
-}
-
-func (h *appHistory) add(e checkEntry, size int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.entries) < size {
-		h.entries = append(h.entries, e)
-		return
-	}
-	h.entries[h.next] = e
-	h.next = (h.next + 1) % size
-}
-
-// list returns the entries, oldest first.
-func (h *appHistory) list() []checkEntry {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]checkEntry, 0, len(h.entries))
-	out = append(out, h.entries[h.next:]...)
-	return append(out, h.entries[:h.next]...)
-}
-
 // counts are check outcomes summed over some span.
 type counts struct {
 	up, down, unavailable int64
