@@ -249,7 +249,7 @@ type Monitor struct {
 	hist     *minuteHistory
 	events   *eventLog
 	exp      *promexport.Exporter
-	live     prometheus.Gatherer // what /metrics gathers per scrape (metricsserve.go)
+	live     *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
 	running  atomic.Bool
 	stopping atomic.Bool
 	runFrom  atomic.Uint64 // event sequence number when Run last started

@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // benchSource answers for a batch without locks, as a batched backend
@@ -34,6 +37,11 @@ func (benchSource) Check(ctx context.Context, apps []App) ([]Result, error) {
 // batches of 100, after cycles cycles a minute apart.
 func largeMonitor(tb testing.TB, apps, locs, cycles int) (*Monitor, *fakeClock) {
 	tb.Helper()
+	return largeMonitorWith(tb, apps, locs, cycles)
+}
+
+func largeMonitorWith(tb testing.TB, apps, locs, cycles int, opts ...func(*Options)) (*Monitor, *fakeClock) {
+	tb.Helper()
 	clock := newFakeClock(t0)
 	o := Options{
 		Backends: []Backend{{Name: "main", URL: testPromURL, Source: benchSource{}, BatchSize: 100}},
@@ -45,6 +53,9 @@ func largeMonitor(tb testing.TB, apps, locs, cycles int) (*Monitor, *fakeClock) 
 	for a := range apps {
 		o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%05d", a), Location: o.Locations[a%locs].Name,
 			Metric: fmt.Sprintf(`up{job="app-%05d"}`, a)})
+	}
+	for _, f := range opts {
+		f(&o)
 	}
 	m, err := New(o)
 	if err != nil {
@@ -76,7 +87,10 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 
 func benchGet(b *testing.B, target string) {
 	m, _ := largeMonitor(b, 10_000, 100, 10)
-	h := m.Handler()
+	benchHandler(b, m.Handler(), target)
+}
+
+func benchHandler(b *testing.B, h http.Handler, target string) {
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	w := &discardWriter{h: http.Header{}}
 	h.ServeHTTP(w, req) // the first request encodes the snapshot's JSON
@@ -183,4 +197,13 @@ func BenchmarkEncodeApps(b *testing.B) {
 			b.Fatal("no JSON")
 		}
 	}
+}
+
+// BenchmarkGetMetricsProcess is /metrics as the binary serves it: with the
+// Go and process collectors, gathered live on every scrape.
+func BenchmarkGetMetricsProcess(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, _ := largeMonitorWith(b, 10_000, 100, 10, func(o *Options) { o.Gatherer = reg })
+	benchHandler(b, m.Handler(), "/metrics")
 }

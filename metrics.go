@@ -23,7 +23,7 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	}
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
-	m.live = liveGatherer(own, g)
+	m.live = &liveFamilies{g: liveGatherer(own, g)}
 	m.filteredMetrics = m.newFilteredMetrics()
 	if reg != nil {
 		if err := reg.Register(m.exp); err != nil {

@@ -102,28 +102,14 @@ func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "An error has occurred while gathering metrics:\n\n"+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 1<<20 {
-			bufPool.Put(buf)
-		}
-	}()
-	mfs, err := m.live.Gather()
-	if err != nil {
+	g := m.live.gather()
+	if g.err != nil {
 		// As promhttp's ContinueOnError: serve what was gathered.
-		m.log.Error("serving /metrics: gathering live families", "err", err)
+		m.log.Error("serving /metrics: gathering live families", "err", g.err)
 	}
-	enc := expfmt.NewEncoder(buf, format)
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			m.log.Error("serving /metrics: encoding", "family", mf.GetName(), "err", err)
-		}
-	}
-	if c, ok := enc.(expfmt.Closer); ok {
-		c.Close() //nolint:errcheck // a bytes.Buffer does not fail
-	}
-	tail := buf.Bytes()
+	tail := g.encoded(format, func(mf *dto.MetricFamily, err error) {
+		m.log.Error("serving /metrics: encoding", "family", mf.GetName(), "err", err)
+	})
 
 	h := w.Header()
 	h.Set("Content-Type", string(format))
@@ -162,7 +148,7 @@ func (m *Monitor) snapshotGatherer() prometheus.Gatherer {
 
 // newFilteredMetrics serves scrapes that name the families they want.
 func (m *Monitor) newFilteredMetrics() http.Handler {
-	return promhttp.HandlerFor(prometheus.Gatherers{m.snapshotGatherer(), m.live}, promhttp.HandlerOpts{
+	return promhttp.HandlerFor(prometheus.Gatherers{m.snapshotGatherer(), m.live.g}, promhttp.HandlerOpts{
 		ErrorLog: slogPrinter{m},
 		// Stop at the first failure: a client that went away costs one
 		// line, not one per family.
