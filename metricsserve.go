@@ -24,34 +24,25 @@ import (
 // snapshot part followed by the live one, so that gzip's CRC continues over
 // the live bytes without compressing the snapshot part again.
 
-// metricsCache is a snapshot's part of /metrics.
+// metricsCache is a snapshot's part of /metrics: only the encodings are
+// kept, since the gathered families take several times their memory.
 type metricsCache struct {
-	once sync.Once
-	mfs  []*dto.MetricFamily
-	err  error
-
 	mu       sync.Mutex
 	byFormat map[expfmt.Format]*encodedBody
 }
 
-// families gathers the snapshot's families on first use.
-func (s *snapshot) metricFamilies() ([]*dto.MetricFamily, error) {
-	c := &s.metrics
-	c.once.Do(func() { c.mfs, c.err = s.m.exp.GatherSnapshot(s.promSnapshot()) })
-	return c.mfs, c.err
-}
-
-// metricsBody is the snapshot's families in format, encoded on first use.
-func (s *snapshot) metricsBody(f expfmt.Format) (*encodedBody, error) {
-	mfs, err := s.metricFamilies()
-	if err != nil {
-		return nil, err
-	}
+// metricsBody is the snapshot's families in format, gathered and encoded on
+// first use (a scraper keeps to one format: in practice once per snapshot).
+func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format) (*encodedBody, error) {
 	c := &s.metrics
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b, ok := c.byFormat[f]; ok {
 		return b, nil
+	}
+	mfs, err := exp.GatherSnapshot(s.promSnapshot())
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	enc := expfmt.NewEncoder(&buf, f)
@@ -96,7 +87,7 @@ func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
 	s := m.snap.Load()
-	body, err := s.metricsBody(format)
+	body, err := s.metricsBody(m.exp, format)
 	if err != nil {
 		m.log.Error("serving /metrics: gathering the snapshot's families", "err", err)
 		http.Error(w, "An error has occurred while gathering metrics:\n\n"+err.Error(), http.StatusInternalServerError)
@@ -139,10 +130,10 @@ func (m *Monitor) metricsWritten(err error) {
 	}
 }
 
-// snapshotGatherer gathers the current snapshot's families from its cache.
+// snapshotGatherer gathers the current snapshot's families.
 func (m *Monitor) snapshotGatherer() prometheus.Gatherer {
 	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		return m.snap.Load().metricFamilies()
+		return m.exp.GatherSnapshot(m.snap.Load().promSnapshot())
 	})
 }
 

@@ -147,6 +147,13 @@ func (e *Exporter) InitTarget(target string) {
 	e.scrapeErrors.WithLabelValues(target)
 }
 
+// ForgetTarget deletes a target's scrape series, for a backend that was
+// removed: its series end rather than stay, stale, until a restart.
+func (e *Exporter) ForgetTarget(target string) {
+	e.scrapeDuration.DeleteLabelValues(target)
+	e.scrapeErrors.DeleteLabelValues(target)
+}
+
 // ObserveRequest counts one HTTP request. route must be a route pattern (or
 // another value from a fixed set), never a raw path; an unknown method is
 // counted as "other".
@@ -170,7 +177,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collectLive(ch)
-	e.collectSnapshot(e.snapshot(), ch)
+	s := e.snapshot()
+	e.collectSnapshot(s, e.upMetrics(s), ch)
 }
 
 // collectLive sends the families that change between snapshots: counters
@@ -183,8 +191,9 @@ func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 }
 
 // collectSnapshot sends the families that only follow the snapshot s.
-func (e *Exporter) collectSnapshot(s *Snapshot, ch chan<- prometheus.Metric) {
-	for _, m := range e.upMetrics(s) {
+// up is its availmon_up series, cached or not.
+func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<- prometheus.Metric) {
+	for _, m := range up {
 		ch <- m
 	}
 	var counts [3]int
@@ -226,6 +235,12 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 	if e.cachedOK && e.cachedSeq == s.Seq {
 		return e.cachedUp
 	}
+	out := e.buildUp(s)
+	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
+	return out
+}
+
+func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 	out := make([]prometheus.Metric, 0, len(s.Apps))
 	for _, a := range s.Apps {
 		var v float64
@@ -238,6 +253,5 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 		}
 		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, a.Name, a.Location))
 	}
-	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
 	return out
 }

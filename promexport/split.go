@@ -46,7 +46,12 @@ func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectSnapshot(c.s, ch) }
+// Collect builds availmon_up afresh rather than through the Exporter's
+// cache: the caller of GatherSnapshot keeps what it needs of the result, and
+// a second copy of every app's series would only hold memory.
+func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
+	c.e.collectSnapshot(c.s, c.e.buildUp(c.s), ch)
+}
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
 	return []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
