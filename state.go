@@ -21,7 +21,7 @@ type appState struct {
 type cycleState struct {
 	apps         []appState
 	history      []*appHistory // pointers: a reconfiguration hands them on
-	appDay       []dayWindow
+	appDay       []appDayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
 	backends     []bool // answered in the last cycle that tried it
@@ -35,7 +35,7 @@ func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*appHistory, len(p.apps)),
-		appDay:      make([]dayWindow, len(p.apps)),
+		appDay:      make([]appDayWindow, len(p.apps)),
 		locDay:      make([]dayWindow, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
 		backendSeen: make([]bool, len(p.backends)),
