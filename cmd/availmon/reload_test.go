@@ -112,7 +112,9 @@ func startBinary(t *testing.T, args ...string) *running {
 func apps(t *testing.T, base string) map[string]string {
 	t.Helper()
 	_, body := get(t, base+"/api/apps")
-	var resp struct{ Data []struct{ Name, Status string } }
+	var resp struct {
+		Data []struct{ Name, Status string }
+	}
 	if err := json.Unmarshal([]byte(body), &resp); err != nil {
 		t.Fatalf("/api/apps: %v: %s", err, body)
 	}
