@@ -450,6 +450,9 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 		}
 		o.WSMaxClients = clients
 		o.EventBuffer = 2 * apps * rounds // the burst fits: no client may lose any
+		// Delivery is checked, not speed: on a loaded machine a reader can
+		// stall past the default 10s and be cut off as too slow.
+		o.WSWriteTimeout = time.Minute
 	})
 	srv := httptest.NewServer(tm.h)
 	defer srv.Close()
