@@ -78,7 +78,7 @@ func (m *Monitor) Subscribe(ctx context.Context, f EventFilter) iter.Seq2[Event,
 func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *Event, msg []byte) bool) error {
 	s := m.snap.Load()
 	for i := range s.apps {
-		a := &m.apps[i]
+		a := &s.p.apps[i]
 		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
 		if ev.Time.IsZero() {
 			ev.Time = s.at
