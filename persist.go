@@ -34,16 +34,16 @@ func (m *Monitor) copyState() *savedState {
 		savedAt: m.clock.Now(),
 		minutes: m.hist.seen(),
 		sysDay:  st.sysDay,
-		locs:    make([]savedLocation, len(m.locations)),
-		apps:    make([]savedApp, len(m.apps)),
+		locs:    make([]savedLocation, len(m.plan.locations)),
+		apps:    make([]savedApp, len(m.plan.apps)),
 	}
 	if iv := m.interval.Load(); iv.runtime {
 		s.interval = iv
 	}
-	for i, l := range m.locations {
+	for i, l := range m.plan.locations {
 		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
 	}
-	for i, a := range m.apps {
+	for i, a := range m.plan.apps {
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
 			history: st.history[i].list(), day: st.appDay[i]}
 	}
@@ -84,13 +84,13 @@ func (m *Monitor) apply(s *savedState) int {
 	m.hist.restore(s.minutes, now)
 	st.sysDay = s.sysDay
 	for _, l := range s.locs {
-		if i, ok := m.locIndex[l.name]; ok {
+		if i, ok := m.plan.locIndex[l.name]; ok {
 			st.locDay[i] = l.day
 		}
 	}
 	kept := 0
 	for _, a := range s.apps {
-		i, ok := m.appIndex[a.name]
+		i, ok := m.plan.appIndex[a.name]
 		if !ok {
 			continue
 		}

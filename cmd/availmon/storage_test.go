@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"encoding/binary"
+	be "encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,10 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,39 +19,6 @@ import (
 	"github.com/availmon/availmon/filestore"
 	"github.com/availmon/availmon/internal/promtest"
 )
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// buildBinary builds availmon once for the tests that kill it.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	buildOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		dir, err := os.MkdirTemp("", "availmon-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "availmon")
-		if out, err := exec.Command(goTool, "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
 
 // proc is the real binary, running.
 type proc struct {
@@ -63,7 +28,7 @@ type proc struct {
 	logDone chan struct{}
 }
 
-func startBinary(t *testing.T, bin string, args ...string) *proc {
+func startStored(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(bin, append(args, "-listen", "127.0.0.1:0")...), logDone: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
@@ -222,10 +187,10 @@ func checkKept(t *testing.T, before, after observed) {
 // save is there after a restart, and the apps show their last state with
 // its real last_check before their first new check.
 func TestBinaryKilledRemembers(t *testing.T) {
-	bin := buildBinary(t)
+	bin := binary(t)
 	cfg, dir := storageConfig(t, "1s"), t.TempDir()
 	state := filepath.Join(dir, filestore.FileName)
-	p := startBinary(t, bin, "-config", cfg, "-storage.path", dir)
+	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	waitFor(t, "five checks of web", 30*time.Second, func() bool {
 		return len(getJSON[appAnswer](t, p.base+"/api/apps/web").History) >= 5
 	})
@@ -240,7 +205,7 @@ func TestBinaryKilledRemembers(t *testing.T) {
 	// Start again with a 1h interval in the file: no new check comes in the
 	// way of what the restored state says.
 	cfg2 := strings.Replace(readFile(t, cfg), "scrape_interval: 1s", "scrape_interval: 1h", 1)
-	q := startBinary(t, bin, "-config", writeTemp(t, cfg2), "-storage.path", dir)
+	q := startStored(t, bin, "-config", writeTemp(t, cfg2), "-storage.path", dir)
 	after := observe(t, q.base)
 	checkKept(t, before, after)
 	if after.web.Status != "up" || after.web.LastCheck == nil || *after.web.LastCheck < *before.web.LastCheck {
@@ -256,9 +221,9 @@ func TestBinaryKilledRemembers(t *testing.T) {
 // last save on shutdown alone keeps every check, and the interval set
 // through the API.
 func TestBinaryTerminatedLosesNothing(t *testing.T) {
-	bin := buildBinary(t)
+	bin := binary(t)
 	cfg, dir := storageConfig(t, "1h"), t.TempDir()
-	p := startBinary(t, bin, "-config", cfg, "-storage.path", dir)
+	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	waitFor(t, "three checks of web", 30*time.Second, func() bool {
 		return len(getJSON[appAnswer](t, p.base+"/api/apps/web").History) >= 3
 	})
@@ -274,7 +239,7 @@ func TestBinaryTerminatedLosesNothing(t *testing.T) {
 	before := observe(t, p.base)
 	p.stop(t, syscall.SIGTERM)
 
-	q := startBinary(t, bin, "-config", cfg, "-storage.path", dir)
+	q := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	after := observe(t, q.base)
 	// A cycle under way when the interval changed may have ended after the
 	// observation, and the restarted binary checks at once: at most two
@@ -298,17 +263,17 @@ func TestBinaryTerminatedLosesNothing(t *testing.T) {
 // A corrupt, truncated, empty or future-version state file: the binary
 // starts, logs a warning, and moves the file aside.
 func TestBinaryBadStateFile(t *testing.T) {
-	bin := buildBinary(t)
+	bin := binary(t)
 	cfg := storageConfig(t, "1h")
 	good := t.TempDir()
-	p := startBinary(t, bin, "-config", cfg, "-storage.path", good)
+	p := startStored(t, bin, "-config", cfg, "-storage.path", good)
 	waitFor(t, "a check of web", 30*time.Second, func() bool {
 		return len(getJSON[appAnswer](t, p.base+"/api/apps/web").History) >= 1
 	})
 	p.stop(t, syscall.SIGTERM)
 	whole := []byte(readFile(t, filepath.Join(good, filestore.FileName)))
 	future := slices.Clone(whole)
-	binary.BigEndian.PutUint32(future[8:], 99)
+	be.BigEndian.PutUint32(future[8:], 99)
 	corrupt := slices.Clone(whole)
 	corrupt[len(corrupt)/2] ^= 0x55
 
@@ -321,7 +286,7 @@ func TestBinaryBadStateFile(t *testing.T) {
 			if err := os.WriteFile(path, content, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			q := startBinary(t, bin, "-config", cfg, "-storage.path", dir)
+			q := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 			waitFor(t, "/health 200", 30*time.Second, func() bool { code, _ := get(t, q.base+"/health"); return code == http.StatusOK })
 			if !strings.Contains(q.log.String(), "level=WARN msg=\"state file unreadable: moved aside") {
 				t.Errorf("no warning about the state file in the log:\n%s", q.log.String())
