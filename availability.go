@@ -169,6 +169,10 @@ type Options struct {
 	Authenticator Authenticator
 	ProtectReads  bool
 
+	// Reload, when set, is served as POST /-/reload; it requires an
+	// Authenticator, so that only signed requests reload.
+	Reload ReloadFunc
+
 	// WSMaxClients bounds the /api/ws clients connected at once; past it
 	// an upgrade is answered 503 SERVICE_UNAVAILABLE. Default 1000.
 	WSMaxClients int
@@ -186,6 +190,12 @@ type Options struct {
 	// that fall behind; a client further behind is closed. Default the
 	// larger of 1024 and twice the number of apps.
 	EventBuffer int
+
+	// Store, when set, keeps the monitor's state across restarts: New
+	// restores what it saved, Run saves every SaveInterval (default
+	// DefaultSaveInterval) and once more when it returns. Nil: no file I/O.
+	Store        Store
+	SaveInterval time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -216,6 +226,7 @@ type Monitor struct {
 	maxParallel    int
 	historySize    int
 	auth           Authenticator
+	reload         ReloadFunc
 	ws             wsHub
 	wsMaxClients   int
 	wsPingInterval time.Duration
@@ -227,6 +238,8 @@ type Monitor struct {
 	log            *slog.Logger
 	clock          Clock
 	started        time.Time
+	store          Store
+	saveInterval   time.Duration
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -251,8 +264,9 @@ type Monitor struct {
 // intervalSetting keeps the text the interval was set with, so the API echoes
 // "60s" rather than a normalized "1m".
 type intervalSetting struct {
-	d    time.Duration
-	text string
+	d       time.Duration
+	text    string
+	runtime bool // set through SetInterval or the API, so kept by a Store
 }
 
 // New validates opts and returns a Monitor. It starts nothing.
@@ -266,12 +280,15 @@ func New(opts Options) (*Monitor, error) {
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
 		auth:            opts.Authenticator,
+		reload:          opts.Reload,
 		protectReads:    opts.ProtectReads,
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
 		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		store:           opts.Store,
+		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
 	if m.maxParallel == 0 {
 		m.maxParallel = defaultMaxParallel
@@ -319,8 +336,14 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
+	if opts.SaveInterval < 0 {
+		bad("SaveInterval %s is negative", opts.SaveInterval)
+	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
+	}
+	if opts.Reload != nil && opts.Authenticator == nil {
+		bad("Reload needs an Authenticator: POST /-/reload must be signed")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
@@ -330,6 +353,9 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
 	m.state = newCycleState(p)
+	if m.store != nil {
+		m.restore(context.Background())
+	}
 	m.publish(m.started, m.events.cursor())
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
 		return nil, err
@@ -357,7 +383,7 @@ func (m *Monitor) setInterval(d time.Duration, text string) (previous *intervalS
 	if err := checkInterval(d); err != nil {
 		return nil, err
 	}
-	next := &intervalSetting{d: d, text: text}
+	next := &intervalSetting{d: d, text: text, runtime: true}
 	previous = m.interval.Swap(next)
 	select {
 	case m.intervalChanged <- struct{}{}:

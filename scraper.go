@@ -30,6 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
+	finishSaving := m.startSaving(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -37,13 +38,14 @@ func (m *Monitor) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			m.stopping.Store(true)
-			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: "shutdown"})
+			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: eventShutdown})
 			// Give /api/ws clients the time to receive the shutdown event
 			// and a close frame before a program exits after Run.
 			if !m.ws.waitIdle(m.wsWriteTimeout) {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:

@@ -58,6 +58,7 @@ func TestLoadGood(t *testing.T) {
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
 		Prometheus: []Prometheus{
 			{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig},
 			{Name: "secured", URL: "https://prom.example.com:9090", HTTPClientConfig: secured},
@@ -180,6 +181,7 @@ func TestDefaults(t *testing.T) {
 		MaxParallel: 32,
 		HistorySize: 100,
 		LogLevel:    slog.LevelInfo,
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
 		Prometheus:  []Prometheus{{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig}},
 		Locations:   []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		// The only backend is filled in.
@@ -276,13 +278,11 @@ func TestAnchors(t *testing.T) {
 	for c := 'b'; c <= 'j'; c++ {
 		laughs += fmt.Sprintf("%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1)
 	}
+	// Without the budget the last document would take hours (10^10
+	// visits) and the test would hit go test's timeout; no clock is read.
 	for _, doc := range []string{"locations: &x [*x]\n", "locations: &x [*x, *x, *x, *x]\n", laughs} {
-		start := time.Now()
 		if _, err := Parse("a.yaml", []byte(doc), env(nil)); err == nil {
 			t.Errorf("accepted:\n%s", doc)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %s:\n%s", d, doc)
 		}
 	}
 }
