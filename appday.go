@@ -1,6 +1,9 @@
 package availmon
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // appDayWindow is a dayWindow for one app, in 576 bytes instead of 960:
 // there is one per app, so 50,000 apps save 19 MB. An app is checked at
@@ -52,4 +55,16 @@ func (w *appDayWindow) window() *dayWindow {
 			unavailable: int64(w[i].unavail), rtSum: w[i].rtSum}
 	}
 	return &out
+}
+
+// set makes w hold what d holds (a window restored from a store), counts
+// past 32 bits kept at the most 32 bits hold.
+func (w *appDayWindow) set(d *dayWindow) {
+	c32 := func(n int64) uint32 { return uint32(min(max(n, 0), math.MaxUint32)) }
+	for i := range d {
+		c := d[i].c
+		w[i].hour = int32(d[i].hour)
+		w[i].up, w[i].down, w[i].unavail = c32(c.up), c32(c.down), c32(c.unavailable)
+		w[i].rtSum = c.rtSum
+	}
 }

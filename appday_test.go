@@ -29,6 +29,11 @@ func FuzzAppDayWindow(f *testing.F) {
 		if got := *compact.window(); got != plain {
 			t.Errorf("window() = %+v, want %+v", got, plain)
 		}
+		var restored appDayWindow
+		restored.set(&plain)
+		if restored != compact {
+			t.Errorf("set(window) = %+v, want %+v", restored, compact)
+		}
 	})
 }
 

@@ -47,7 +47,7 @@ const maxErrTexts = math.MaxUint16
 
 var statusCodes = [...]Status{StatusUp, StatusDown, StatusUnavailable}
 
-func statusCode(s Status) int64 {
+func packStatus(s Status) int64 {
 	switch s {
 	case StatusUp:
 		return 0
@@ -76,7 +76,7 @@ func (h *appHistory) pack(e checkEntry) packedEntry {
 	ms := time.Unix(0, e.at).UnixMilli()
 	us := (e.rt + time.Microsecond/2) / time.Microsecond // rounded, as the API shows it
 	return packedEntry{
-		atStatus: ms<<2 | statusCode(e.status),
+		atStatus: ms<<2 | packStatus(e.status),
 		rtMicros: uint32(min(max(us, 0), math.MaxUint32)),
 		err:      h.intern(e.err),
 	}

@@ -45,7 +45,7 @@ func (m *Monitor) copyState() *savedState {
 	}
 	for i, a := range m.plan.apps {
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
-			history: st.history[i].list(), day: st.appDay[i]}
+			history: st.history[i].list(), day: *st.appDay[i].window()}
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.auth.(replayKeeper); ok {
@@ -103,7 +103,7 @@ func (m *Monitor) apply(s *savedState) int {
 		for _, e := range h {
 			st.history[i].add(e, m.historySize)
 		}
-		st.appDay[i] = a.day
+		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
 		iv := *s.interval
