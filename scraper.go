@@ -87,6 +87,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 		at:       make([]time.Time, len(m.apps)),
 		answered: make([]bool, len(m.backends)),
 		tried:    make([]bool, len(m.backends)),
+		failures: make([]backendFailure, len(m.backends)),
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -105,6 +106,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	m.logFailures(out)
 	end := m.clock.Now()
 	m.commit(start, end, out)
 	m.progress.Store(end.UnixNano())
@@ -121,6 +123,7 @@ type cycleResult struct {
 	mu       sync.Mutex
 	answered []bool // per backend: some batch returned without error
 	tried    []bool
+	failures []backendFailure // per backend
 }
 
 func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult) {
@@ -129,9 +132,12 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 	for i, ai := range batch {
 		apps[i] = m.apps[ai]
 	}
+	ctx, perRequest := m.observeRequests(ctx, b)
 	start := time.Now()
 	res, err := callSource(ctx, m.backends[b].Source, apps)
-	m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
+	if !perRequest {
+		m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
+	}
 	if err == nil && ctx.Err() != nil {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
@@ -155,16 +161,16 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 		if r.Status == StatusUnavailable && r.Err == nil {
 			r.Err = errNoAnswer
 		}
+		r.Err = boundError(r.Err)
 		out.results[ai] = r
 		out.at[ai] = at
-	}
-	if err != nil {
-		m.log.Warn("backend check failed", "backend", m.backends[b].Name, "apps", len(apps), "err", err)
 	}
 	out.mu.Lock()
 	out.tried[b] = true
 	if err == nil {
 		out.answered[b] = true
+	} else {
+		out.failures[b].add(len(apps), err)
 	}
 	out.mu.Unlock()
 }

@@ -222,9 +222,14 @@ func Execution(msg string) Fault {
 }
 
 // VictoriaMetrics422 answers 422 with errorType "422", as VictoriaMetrics
-// does for a query it cannot parse or evaluate.
+// does for a query it cannot parse or evaluate, quoting the whole query
+// in the message as it does.
 func VictoriaMetrics422(msg string) Fault {
-	return fixed("422 victoriametrics", http.StatusUnprocessableEntity, errorBody("422", msg))
+	return Fault{name: "422 victoriametrics", serve: func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}, sent *atomic.Int64) {
+		text := fmt.Sprintf("error when executing query=%q for (time=%d, step=300000): %s",
+			queryOf(r), time.Now().UnixMilli(), msg)
+		fixed("", http.StatusUnprocessableEntity, errorBody("422", text)).serve(w, r, nil, sent)
+	}}
 }
 
 // BadData answers 400 with errorType "bad_data", as Prometheus does for an
