@@ -92,7 +92,7 @@ func (e *queryError) Error() string {
 		// The client library's own words: a status code, a decoding error.
 		return fmt.Sprintf("prometheus %s: %s failed: %s", e.backend, e.what, ae.Msg)
 	}
-	return fmt.Sprintf("prometheus %s: %s failed with a %q error (the server's message is in availmon's log)",
+	return fmt.Sprintf("prometheus %s: %s failed: error type %q (the server's message is in availmon's log)",
 		e.backend, e.what, ae.Type)
 }
 

@@ -121,7 +121,7 @@ func TestQueryErrorHidesServerMessage(t *testing.T) {
 ), "availmon_app", "1", "", "")`
 	server := &v1.Error{Type: "422", Msg: fmt.Sprintf("error when executing query=%q: cannot parse %s", query, strings.Repeat("y", 1000))}
 	e := newQueryError("main", "a combined query of 2 apps", query, fmt.Errorf("prometheus main: %w", server))
-	want := `prometheus main: a combined query of 2 apps failed with a "422" error (the server's message is in availmon's log)`
+	want := `prometheus main: a combined query of 2 apps failed: error type "422" (the server's message is in availmon's log)`
 	if e.Error() != want {
 		t.Errorf("Error() = %q, want %q", e.Error(), want)
 	}
