@@ -25,12 +25,12 @@ func (f *backendFailure) add(apps int, err error) {
 // logFailures logs each backend that failed some batch of the cycle, with
 // the first error. A queryError's Detail, the server's own message, is
 // logged here and nowhere else.
-func (m *Monitor) logFailures(out *cycleResult) {
+func (m *Monitor) logFailures(p *plan, out *cycleResult) {
 	for b, f := range out.failures {
 		if f.batches == 0 {
 			continue
 		}
-		attrs := []any{"backend", m.backends[b].Name, "failed_batches", f.batches, "apps", f.apps,
+		attrs := []any{"backend", p.backends[b].Name, "failed_batches", f.batches, "apps", f.apps,
 			"err", truncateText(f.first.Error(), maxErrorText)}
 		var qe *queryError
 		if errors.As(f.first, &qe) {
@@ -45,11 +45,11 @@ func (m *Monitor) logFailures(out *cycleResult) {
 // every request is one observation: a batch that falls back to one query
 // per app counts each. perRequest is false for other Sources, whose Check
 // calls the Monitor counts.
-func (m *Monitor) observeRequests(ctx context.Context, b int) (_ context.Context, perRequest bool) {
-	if _, ok := m.backends[b].Source.(requestObserving); !ok {
+func (m *Monitor) observeRequests(ctx context.Context, p *plan, b int) (_ context.Context, perRequest bool) {
+	if _, ok := p.backends[b].Source.(requestObserving); !ok {
 		return ctx, false
 	}
-	name := m.backends[b].Name
+	name := p.backends[b].Name
 	return withRequestObserver(ctx, func(d time.Duration, err error) {
 		m.exp.ObserveScrape(name, d, err)
 	}), true
