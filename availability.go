@@ -56,6 +56,13 @@ type App struct {
 	// says what to request; its backend's Source is then an HTTPSource.
 	// Metric defaults to the probe as text ("GET https://...").
 	HTTP *HTTPProbe
+	// Labels are free-form names and values (team, service, env) that
+	// /api/apps filters on and services group by. Keys must be Prometheus
+	// label names.
+	Labels map[string]string
+	// FailThreshold and SuccessThreshold override Options' values for
+	// this app; zero means the Options' value.
+	FailThreshold, SuccessThreshold int
 }
 
 // Location is a named geographic place that apps belong to.
@@ -143,6 +150,19 @@ type Options struct {
 	// default 100.
 	HistorySize int
 
+	// FailThreshold is how many consecutive down (or unavailable) checks
+	// it takes for an app to be shown down (or unavailable);
+	// SuccessThreshold how many consecutive up checks to be shown up.
+	// Default 1 each: every check is accepted. See damping.go.
+	FailThreshold, SuccessThreshold int
+	// ExportLabels lists the app label keys that availmon_up carries
+	// besides app and location; other labels are not exported, so that
+	// the series' cardinality stays what the operator chose.
+	ExportLabels []string
+	// Services are rollups of the apps that match a label selector,
+	// served at /api/services.
+	Services []Service
+
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
 	// LogLevel is reported by /api/config; it does not change Logger.
@@ -219,6 +239,7 @@ type Monitor struct {
 	batches   [][]int // app indexes per Source.Check call, same backend each
 	appBatch  []int
 	backendOf []int // backendOf[i] is the index of apps[i]'s backend
+	ctl       controls
 
 	timeout        time.Duration // zero: follow the interval
 	maxParallel    int
@@ -411,6 +432,8 @@ func New(opts Options) (*Monitor, error) {
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
 	}
+	ctl, cerrs := newControls(m, opts)
+	m.ctl, errs = ctl, append(errs, cerrs...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}

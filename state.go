@@ -20,6 +20,7 @@ type appState struct {
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
+	damp         []damper // per app, see damping.go
 	history      []appHistory
 	appDay       []dayWindow
 	locDay       []dayWindow
@@ -34,6 +35,7 @@ type cycleState struct {
 func newCycleState(m *Monitor) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(m.apps)),
+		damp:        make([]damper, len(m.apps)),
 		history:     make([]appHistory, len(m.apps)),
 		appDay:      make([]dayWindow, len(m.apps)),
 		locDay:      make([]dayWindow, len(m.locations)),

@@ -40,6 +40,9 @@ type Config struct {
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
 	WSOriginPatterns []string
+	// Controls are the operators' controls: flap damping, exported labels,
+	// services and maintenance windows (controls.go).
+	Controls
 }
 
 // Prometheus is one metrics backend.
@@ -59,6 +62,9 @@ type App struct {
 	// leaves it out and there is only one.
 	Prometheus string
 	HTTP       *availmon.HTTPProbe
+	// Labels, FailThreshold and SuccessThreshold: see availmon.App.
+	Labels                          map[string]string
+	FailThreshold, SuccessThreshold int
 }
 
 // HMAC is authentication.hmac when enabled.
@@ -118,6 +124,7 @@ type fileConfig struct {
 	Apps           []fileApp      `yaml:"apps"`
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
+	ControlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -186,6 +193,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
+	AppControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {
@@ -228,6 +236,10 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileService", "a service",
+	"config.fileMaintenance", "a maintenance window",
+	"[]config.fileService", "a list of services",
+	"[]config.fileMaintenance", "a list of maintenance windows",
 	"[]config.fileBackend", "a list of prometheus backends",
 	"[]config.fileLocation", "a list of locations",
 	"[]config.fileApp", "a list of apps",
@@ -398,6 +410,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Prometheus = p.checkBackends(raw.Prometheus, dir)
 	cfg.Locations = p.checkLocations(raw.Locations)
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
+	p.checkControls(raw, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
 	}

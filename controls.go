@@ -1,0 +1,75 @@
+package availmon
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+)
+
+// controls are the operators' settings that shape what is shown and
+// exported rather than what is checked: flap damping, labels, services and
+// maintenance windows. They are fixed by New.
+type controls struct {
+	th           []thresholds    // per app
+	labelKeys    map[string]bool // every key some app carries
+	exportLabels []string        // keys availmon_up carries, in order
+	services     []service       // compiled Options.Services
+	serviceIndex map[string]int  // by name
+}
+
+// labelName is a Prometheus label name: labels are exported as such, so
+// they follow its rules everywhere.
+var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// reservedLabels are the labels availmon's own series carry.
+var reservedLabels = []string{"app", "location", "service", "backend", "status", "target"}
+
+// newControls checks and compiles the controls of o for the monitor's apps.
+func newControls(m *Monitor, o Options) (controls, []error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	c := controls{th: appThresholds(m.apps, o), labelKeys: make(map[string]bool)}
+	if o.FailThreshold < 0 || o.SuccessThreshold < 0 {
+		bad("FailThreshold and SuccessThreshold must not be negative")
+	}
+	for _, a := range m.apps {
+		if a.FailThreshold < 0 || a.SuccessThreshold < 0 {
+			bad("app %q: FailThreshold and SuccessThreshold must not be negative", a.Name)
+		}
+		for k, v := range a.Labels {
+			if err := checkLabel(k, v); err != nil {
+				bad("app %q: %w", a.Name, err)
+			}
+			c.labelKeys[k] = true
+		}
+	}
+	for _, k := range o.ExportLabels {
+		switch {
+		case !labelName.MatchString(k) || len(k) > 2 && k[:2] == "__":
+			bad("ExportLabels: %q is not a label name", k)
+		case slices.Contains(reservedLabels, k):
+			bad("ExportLabels: %q is a label availmon's series already carry", k)
+		case slices.Contains(c.exportLabels, k):
+			bad("ExportLabels: %q is listed twice", k)
+		default:
+			c.exportLabels = append(c.exportLabels, k)
+		}
+	}
+	var serr []error
+	c.services, c.serviceIndex, serr = compileServices(m, o.Services)
+	errs = append(errs, serr...)
+	return c, errs
+}
+
+// checkLabel checks one app label.
+func checkLabel(k, v string) error {
+	switch {
+	case !labelName.MatchString(k) || len(k) >= 2 && k[:2] == "__":
+		return fmt.Errorf("label %q: the key is not a label name (letters, digits and _, not starting with a digit or __)", k)
+	case v == "":
+		return fmt.Errorf("label %q: the value is empty", k)
+	case len(v) > 1024:
+		return fmt.Errorf("label %q: the value is longer than 1024 bytes", k)
+	}
+	return nil
+}
