@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 )
@@ -12,9 +13,11 @@ import (
 type controls struct {
 	th           []thresholds    // per app
 	labelKeys    map[string]bool // every key some app carries
-	exportLabels []string        // keys availmon_up carries, in order
-	services     []service       // compiled Options.Services
-	serviceIndex map[string]int  // by name
+	labelIndex   map[string]map[string][]int
+	appLabels    []map[string]string // per app
+	exportLabels []string            // keys availmon_up carries, in order
+	services     []service           // compiled Options.Services
+	serviceIndex map[string]int      // by name
 }
 
 // labelName is a Prometheus label name: labels are exported as such, so
@@ -55,6 +58,13 @@ func newControls(m *Monitor, o Options) (controls, []error) {
 			c.exportLabels = append(c.exportLabels, k)
 		}
 	}
+	c.labelIndex = buildLabelIndex(m.apps)
+	c.appLabels = make([]map[string]string, len(m.apps))
+	for i, a := range m.apps {
+		// Our own copy: the caller's maps may change after New.
+		m.apps[i].Labels = maps.Clone(a.Labels)
+		c.appLabels[i] = m.apps[i].Labels
+	}
 	var serr []error
 	c.services, c.serviceIndex, serr = compileServices(m, o.Services)
 	errs = append(errs, serr...)
@@ -72,4 +82,17 @@ func checkLabel(k, v string) error {
 		return fmt.Errorf("label %q: the value is longer than 1024 bytes", k)
 	}
 	return nil
+}
+
+// exportedLabels are app i's values of the exported label keys; nil when
+// none are exported.
+func (c *controls) exportedLabels(i int) []string {
+	if len(c.exportLabels) == 0 {
+		return nil
+	}
+	out := make([]string, len(c.exportLabels))
+	for j, k := range c.exportLabels {
+		out[j] = c.appLabels[i][k]
+	}
+	return out
 }

@@ -16,8 +16,9 @@ import (
 // on reg too when the caller gives one.
 func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) error {
 	m.exp = promexport.New(promexport.Options{
-		Snapshot: func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
-		Interval: m.Interval,
+		Snapshot:     func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
+		Interval:     m.Interval,
+		ExportLabels: m.ctl.exportLabels,
 	})
 	for _, b := range m.backends {
 		m.exp.InitTarget(b.Name)
@@ -49,7 +50,8 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 			LastCycleDuration: s.cycleDuration,
 		}
 		for i, a := range s.apps {
-			p.Apps[i] = promexport.App{Name: m.apps[i].Name, Location: m.apps[i].Location, Status: string(a.status)}
+			p.Apps[i] = promexport.App{Name: m.apps[i].Name, Location: m.apps[i].Location, Status: string(a.status),
+				Labels: m.ctl.exportedLabels(i)}
 		}
 		for i, l := range s.locs {
 			p.Locations[i] = promexport.Location{Name: m.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}

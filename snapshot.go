@@ -33,6 +33,7 @@ type snapshot struct {
 	summaryJSON lazyJSON
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
+	ctl         ctlCache // the operators' controls' views, controlsnap.go
 }
 
 type appView struct {
@@ -140,6 +141,8 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Metric:        a.Metric,
 		PrometheusURL: m.backends[m.backendOf[i]].URL,
 		Error:         v.err,
+		Labels:        a.Labels,
+		Maintenance:   v.maint,
 	}
 	if v.checked {
 		out.LastCheck = jsonTime(v.lastCheck)

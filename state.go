@@ -13,6 +13,7 @@ type appState struct {
 	lastCheck time.Time
 	rt        time.Duration
 	err       string
+	maint     bool // in a maintenance window when checked
 }
 
 // cycleState is the monitor's mutable memory across cycles. Only commit

@@ -26,6 +26,9 @@ type Snapshot struct {
 // "unavailable".
 type App struct {
 	Name, Location, Status string
+	// Labels are the values of Options.ExportLabels, in that order; an
+	// empty value leaves the label off.
+	Labels []string
 }
 
 // Location counts the apps of one location by state.
@@ -49,6 +52,9 @@ type Options struct {
 	Snapshot func() *Snapshot
 	// Interval returns the current scrape interval.
 	Interval func() time.Duration
+	// ExportLabels are the app label keys availmon_up carries after app
+	// and location.
+	ExportLabels []string
 }
 
 // Exporter collects availmon's metric families. Register it on a
@@ -105,7 +111,7 @@ func New(o Options) *Exporter {
 		}, []string{"method", "path", "status"}),
 		upDesc: prometheus.NewDesc(NameUp,
 			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
-			[]string{"app", "location"}, nil),
+			append([]string{"app", "location"}, o.ExportLabels...), nil),
 		appsDesc: prometheus.NewDesc("availmon_apps",
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc("availmon_location_availability_ratio",
@@ -221,7 +227,7 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 		default:
 			continue // unknown is not down: leave it out
 		}
-		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, a.Name, a.Location))
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
 	}
 	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
 	return out
