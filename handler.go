@@ -55,6 +55,7 @@ func (m *Monitor) Handler() http.Handler {
 	reads.Get("/api/status/history", m.getHistory)
 	reads.Get("/api/metrics/summary", m.getSummary)
 	reads.Get("/api/ws", m.serveWS)
+	m.controlRoutes(r, reads)
 	return r
 }
 

@@ -51,7 +51,7 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 		}
 		for i, a := range s.apps {
 			p.Apps[i] = promexport.App{Name: m.apps[i].Name, Location: m.apps[i].Location, Status: string(a.status),
-				Labels: m.ctl.exportedLabels(i)}
+				Labels: m.ctl.exportedLabels(i), Maintenance: a.maint}
 		}
 		for i, l := range s.locs {
 			p.Locations[i] = promexport.Location{Name: m.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
@@ -59,6 +59,7 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 		for i, b := range m.backends {
 			p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
 		}
+		p.Services = s.promServices()
 		s.prom = p
 	})
 	return s.prom

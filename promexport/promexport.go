@@ -17,6 +17,7 @@ type Snapshot struct {
 	Apps      []App
 	Locations []Location
 	Backends  []Backend
+	Services  []Service
 	// LastCycleEnd is zero before the first cycle.
 	LastCycleEnd      time.Time
 	LastCycleDuration time.Duration
@@ -29,6 +30,8 @@ type App struct {
 	// Labels are the values of Options.ExportLabels, in that order; an
 	// empty value leaves the label off.
 	Labels []string
+	// Maintenance is true while the app is in a maintenance window.
+	Maintenance bool
 }
 
 // Location counts the apps of one location by state.
@@ -69,6 +72,7 @@ type Exporter struct {
 
 	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
 	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
+	controls                                    controlDescs
 	mu                                          sync.Mutex
 	cachedSeq                                   uint64
 	cachedUp                                    []prometheus.Metric
@@ -125,6 +129,7 @@ func New(o Options) *Exporter {
 			"How long the last check cycle took, in seconds.", nil, nil),
 		intervalDesc: prometheus.NewDesc("availmon_scrape_interval_seconds",
 			"The current interval between check cycles, in seconds.", nil, nil),
+		controls: newControlDescs(),
 		statuses: [3]string{"up", "down", "unavailable"},
 		methods: map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true,
 			"PATCH": true, "DELETE": true, "OPTIONS": true, "CONNECT": true, "TRACE": true},
@@ -165,6 +170,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		e.lastCycleDesc, e.cycleDurDesc, e.intervalDesc} {
 		ch <- d
 	}
+	e.controls.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -201,6 +207,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(e.backendDesc, prometheus.GaugeValue, v, b.Name)
 	}
+	e.controls.collect(ch, s)
 	if !s.LastCycleEnd.IsZero() {
 		ch <- prometheus.MustNewConstMetric(e.lastCycleDesc, prometheus.GaugeValue,
 			float64(s.LastCycleEnd.UnixNano())/1e9)
