@@ -7,9 +7,28 @@ import (
 	"slices"
 )
 
+// controlOptions are the Options of the operators' controls. New fixes them;
+// Reconfigure applies them to its new set of apps.
+type controlOptions struct {
+	failThreshold, successThreshold int
+	exportLabels                    []string
+	services                        []Service
+}
+
+func controlOptionsOf(o *Options) controlOptions {
+	return controlOptions{failThreshold: o.FailThreshold, successThreshold: o.SuccessThreshold,
+		exportLabels: slices.Clone(o.ExportLabels), services: slices.Clone(o.Services)}
+}
+
+// into sets the control fields of o to those New was given.
+func (c controlOptions) into(o *Options) {
+	o.FailThreshold, o.SuccessThreshold = c.failThreshold, c.successThreshold
+	o.ExportLabels, o.Services = c.exportLabels, c.services
+}
+
 // controls are the operators' settings that shape what is shown and
 // exported rather than what is checked: flap damping, labels, services and
-// maintenance windows. They are fixed by New.
+// maintenance windows, resolved against one plan's apps.
 type controls struct {
 	th           []thresholds    // per app
 	labelKeys    map[string]bool // every key some app carries
@@ -27,15 +46,15 @@ var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 // reservedLabels are the labels availmon's own series carry.
 var reservedLabels = []string{"app", "location", "service", "backend", "status", "target"}
 
-// newControls checks and compiles the controls of o for the monitor's apps.
-func newControls(m *Monitor, o Options) (controls, []error) {
+// newControls checks and compiles the controls of o for the plan's apps.
+func newControls(p *plan, o *Options) (controls, []error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	c := controls{th: appThresholds(m.apps, o), labelKeys: make(map[string]bool)}
+	c := controls{th: appThresholds(p.apps, o), labelKeys: make(map[string]bool)}
 	if o.FailThreshold < 0 || o.SuccessThreshold < 0 {
 		bad("FailThreshold and SuccessThreshold must not be negative")
 	}
-	for _, a := range m.apps {
+	for _, a := range p.apps {
 		if a.FailThreshold < 0 || a.SuccessThreshold < 0 {
 			bad("app %q: FailThreshold and SuccessThreshold must not be negative", a.Name)
 		}
@@ -58,15 +77,15 @@ func newControls(m *Monitor, o Options) (controls, []error) {
 			c.exportLabels = append(c.exportLabels, k)
 		}
 	}
-	c.labelIndex = buildLabelIndex(m.apps)
-	c.appLabels = make([]map[string]string, len(m.apps))
-	for i, a := range m.apps {
+	c.labelIndex = buildLabelIndex(p.apps)
+	c.appLabels = make([]map[string]string, len(p.apps))
+	for i, a := range p.apps {
 		// Our own copy: the caller's maps may change after New.
-		m.apps[i].Labels = maps.Clone(a.Labels)
-		c.appLabels[i] = m.apps[i].Labels
+		p.apps[i].Labels = maps.Clone(a.Labels)
+		c.appLabels[i] = p.apps[i].Labels
 	}
 	var serr []error
-	c.services, c.serviceIndex, serr = compileServices(m, o.Services)
+	c.services, c.serviceIndex, serr = compileServices(p, o.Services)
 	errs = append(errs, serr...)
 	return c, errs
 }

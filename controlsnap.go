@@ -28,14 +28,14 @@ func (s *snapshot) ctlViews() *ctlViews {
 			byStatus: make(map[Status][]int, 3),
 			appJSON:  make([][]byte, len(s.apps)),
 			appOnce:  make([]sync.Once, len(s.apps)),
-			services: make([]serviceView, len(s.m.ctl.services)),
-			svcOne:   make([]lazyJSON, len(s.m.ctl.services)),
+			services: make([]serviceView, len(s.p.ctl.services)),
+			svcOne:   make([]lazyJSON, len(s.p.ctl.services)),
 		}
 		for i, a := range s.apps {
 			v.byStatus[a.status] = append(v.byStatus[a.status], i)
 		}
-		for i := range s.m.ctl.services {
-			v.services[i] = s.m.ctl.services[i].evaluate(s.serviceStatus)
+		for i := range s.p.ctl.services {
+			v.services[i] = s.p.ctl.services[i].evaluate(s.serviceStatus)
 		}
 		s.ctl.v = v
 	})

@@ -45,7 +45,7 @@ func (d *damper) step(accepted Status, checked bool, raw Status, th thresholds) 
 
 // appThresholds resolves every app's thresholds from its own and the
 // Options' values; zero means 1.
-func appThresholds(apps []App, o Options) []thresholds {
+func appThresholds(apps []App, o *Options) []thresholds {
 	def := thresholds{fail: max(1, o.FailThreshold), success: max(1, o.SuccessThreshold)}
 	out := make([]thresholds, len(apps))
 	for i, a := range apps {

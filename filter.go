@@ -42,11 +42,11 @@ func (m *Monitor) parseAppFilter(rawQuery string, s *snapshot) (*appFilter, erro
 			if len(vs) != 1 {
 				return nil, validationError("invalid location", fmt.Sprintf("location is given %d times", len(vs)), appsParams)
 			}
-			li, ok := m.locIndex[vs[0]]
+			li, ok := s.p.locIndex[vs[0]]
 			if !ok {
 				return nil, validationError("invalid location", fmt.Sprintf("no location is named %q", vs[0]))
 			}
-			f.lists = append(f.lists, m.locApps[li])
+			f.lists = append(f.lists, s.p.locApps[li])
 		case key == "status":
 			if len(vs) != 1 {
 				return nil, validationError("invalid status", fmt.Sprintf("status is given %d times", len(vs)), appsParams)
@@ -58,14 +58,14 @@ func (m *Monitor) parseAppFilter(rawQuery string, s *snapshot) (*appFilter, erro
 			f.lists = append(f.lists, s.ctlViews().byStatus[st])
 		case strings.HasPrefix(key, labelParam):
 			lk := key[len(labelParam):]
-			if !m.ctl.labelKeys[lk] {
-				return nil, validationError("unknown label key", fmt.Sprintf("no app has a label %q", lk), "label keys: "+m.ctl.labelKeyList())
+			if !s.p.ctl.labelKeys[lk] {
+				return nil, validationError("unknown label key", fmt.Sprintf("no app has a label %q", lk), "label keys: "+s.p.ctl.labelKeyList())
 			}
 			for _, v := range vs {
 				if v == "" {
 					return nil, validationError("invalid label value", fmt.Sprintf("%s has an empty value", key))
 				}
-				f.lists = append(f.lists, m.ctl.labelIndex[lk][v]) // nil: no app
+				f.lists = append(f.lists, s.p.ctl.labelIndex[lk][v]) // nil: no app
 			}
 		default:
 			return nil, validationError(fmt.Sprintf("unknown query parameter %q", key), appsParams)

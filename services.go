@@ -43,7 +43,7 @@ type service struct {
 	minUp   int
 }
 
-func compileServices(m *Monitor, in []Service) ([]service, map[string]int, []error) {
+func compileServices(p *plan, in []Service) ([]service, map[string]int, []error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	out := make([]service, 0, len(in))
@@ -68,11 +68,11 @@ func compileServices(m *Monitor, in []Service) ([]service, map[string]int, []err
 			}
 		}
 		slot := make(map[int]int) // location index -> index in s.locs
-		for ai, a := range m.apps {
+		for ai, a := range p.apps {
 			if !matches(a.Labels, s.Selector) {
 				continue
 			}
-			li := m.appLocs[ai]
+			li := p.appLocs[ai]
 			j, ok := slot[li]
 			if !ok {
 				j = len(s.locs)

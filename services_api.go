@@ -35,7 +35,7 @@ type serviceAppJSON struct {
 }
 
 func (s *snapshot) serviceJSON(i int) serviceJSON {
-	sv, v := &s.m.ctl.services[i], s.ctlViews().services[i]
+	sv, v := &s.p.ctl.services[i], s.ctlViews().services[i]
 	n := 0
 	for _, apps := range sv.locApps {
 		n += len(apps)
@@ -58,13 +58,13 @@ func (s *snapshot) servicesData() []byte {
 func (s *snapshot) serviceData(i int) []byte {
 	v := s.ctlViews()
 	return v.svcOne[i].get(func() any {
-		m, sv := s.m, &s.m.ctl.services[i]
+		pl, sv := s.p, &s.p.ctl.services[i]
 		out := serviceDetailJSON{serviceJSON: s.serviceJSON(i), Locations: make([]serviceLocationJSON, len(sv.locs))}
 		for j, li := range sv.locs {
-			loc := serviceLocationJSON{Name: m.locations[li].Name, Status: v.services[i].locState[j],
+			loc := serviceLocationJSON{Name: pl.locations[li].Name, Status: v.services[i].locState[j],
 				Apps: make([]serviceAppJSON, len(sv.locApps[j]))}
 			for k, ai := range sv.locApps[j] {
-				loc.Apps[k] = serviceAppJSON{Name: m.apps[ai].Name, Status: s.apps[ai].status, Maintenance: s.apps[ai].maint}
+				loc.Apps[k] = serviceAppJSON{Name: pl.apps[ai].Name, Status: s.apps[ai].status, Maintenance: s.apps[ai].maint}
 			}
 			out.Locations[j] = loc
 		}
@@ -76,7 +76,7 @@ func (m *Monitor) listServices(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.servicesData()),
-		Meta: listMetaJSON{Count: len(m.ctl.services), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
+		Meta: listMetaJSON{Count: len(s.p.ctl.services), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
 	})
 }
 
@@ -86,13 +86,14 @@ func (m *Monitor) getService(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	i, ok := m.ctl.serviceIndex[name]
+	s := m.snap.Load()
+	i, ok := s.p.ctl.serviceIndex[name]
 	if !ok {
 		m.writeError(w, r, notFoundError("service not found", fmt.Sprintf("no service is named %q", name)))
 		return
 	}
 	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(m.snap.Load().serviceData(i)),
+		Data: rawJSON(s.serviceData(i)),
 		Meta: metaJSON{Timestamp: m.now()},
 	})
 }
@@ -101,8 +102,8 @@ func (s *snapshot) promServices() []promexport.Service {
 	v := s.ctlViews()
 	out := make([]promexport.Service, len(v.services))
 	for i, sv := range v.services {
-		out[i] = promexport.Service{Name: s.m.ctl.services[i].Name, State: sv.state,
-			LocationsUp: sv.locsUp, Locs: len(s.m.ctl.services[i].locs)}
+		out[i] = promexport.Service{Name: s.p.ctl.services[i].Name, State: sv.state,
+			LocationsUp: sv.locsUp, Locs: len(s.p.ctl.services[i].locs)}
 	}
 	return out
 }

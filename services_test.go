@@ -50,7 +50,7 @@ func TestServiceRollup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tm := newServiceMonitor(t, []Service{tt.svc})
 			for i, st := range tt.states {
-				tm.src.Set(tm.apps[i].Name, st, 0)
+				tm.src.Set(tm.plan.apps[i].Name, st, 0)
 			}
 			tm.scrape(t)
 			code, body := get(t, tm.h, "/api/services/checkout")
@@ -97,7 +97,7 @@ func TestServiceRollup(t *testing.T) {
 
 func TestServicesList(t *testing.T) {
 	tm := newServiceMonitor(t, []Service{{Name: "checkout", MinUp: 2}, {Name: "search-team", Selector: map[string]string{"team": "s"}}})
-	for _, a := range tm.apps {
+	for _, a := range tm.plan.apps {
 		tm.src.Set(a.Name, StatusUp, 0)
 	}
 	tm.scrape(t)
@@ -188,4 +188,27 @@ func FuzzServicePath(f *testing.F) {
 			t.Fatalf("GET %q: %d", target, req.Code)
 		}
 	})
+}
+
+// Reconfigure keeps the services, thresholds and exported labels New was
+// given, and resolves them against the new apps.
+func TestReconfigureKeepsControls(t *testing.T) {
+	tm := newServiceMonitor(t, []Service{{Name: "search"}})
+	apps := append([]App(nil), tm.plan.apps...)
+	apps = append(apps, App{Name: "search-ber", Location: "Berlin", Metric: "up", Labels: map[string]string{"service": "search"}})
+	if _, err := tm.Reconfigure(Options{Apps: apps, Locations: tm.plan.locations, Backends: tm.plan.backends}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range apps {
+		tm.src.Set(a.Name, StatusUp, 0)
+	}
+	tm.scrape(t)
+	_, body := get(t, tm.h, "/api/services/search")
+	if d := body["data"].(map[string]any); d["locations_total"] != 3.0 || d["status"] != "up" {
+		t.Errorf("after Reconfigure: %v", d)
+	}
+	// A set in which the service matches nothing is refused.
+	if _, err := tm.Reconfigure(Options{Apps: apps[:4], Locations: tm.plan.locations, Backends: tm.plan.backends}); err == nil {
+		t.Error("Reconfigure without any search app: no error")
+	}
 }

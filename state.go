@@ -13,7 +13,8 @@ type appState struct {
 	lastCheck time.Time
 	rt        time.Duration
 	err       string
-	maint     bool // in a maintenance window when checked
+	maint     bool   // in a maintenance window when checked
+	damp      damper // the run towards a new state, see damping.go
 }
 
 // cycleState is the monitor's mutable memory across cycles. Only commit
@@ -21,8 +22,7 @@ type appState struct {
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
-	damp         []damper // per app, see damping.go
-	history      []appHistory
+	history      []*appHistory // pointers: a reconfiguration hands them on
 	appDay       []dayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
@@ -33,18 +33,18 @@ type cycleState struct {
 	lastDuration time.Duration
 }
 
-func newCycleState(m *Monitor) *cycleState {
+func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
-		apps:        make([]appState, len(m.apps)),
-		damp:        make([]damper, len(m.apps)),
-		history:     make([]appHistory, len(m.apps)),
-		appDay:      make([]dayWindow, len(m.apps)),
-		locDay:      make([]dayWindow, len(m.locations)),
-		backends:    make([]bool, len(m.backends)),
-		backendSeen: make([]bool, len(m.backends)),
+		apps:        make([]appState, len(p.apps)),
+		history:     make([]*appHistory, len(p.apps)),
+		appDay:      make([]dayWindow, len(p.apps)),
+		locDay:      make([]dayWindow, len(p.locations)),
+		backends:    make([]bool, len(p.backends)),
+		backendSeen: make([]bool, len(p.backends)),
 	}
 	for i := range st.apps {
 		st.apps[i].status = StatusUnavailable
+		st.history[i] = new(appHistory)
 	}
 	return st
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -185,4 +186,23 @@ func (c *Controls) apply(opts *availmon.Options) {
 	opts.FailThreshold, opts.SuccessThreshold = c.FailThreshold, c.SuccessThreshold
 	opts.ExportLabels = slices.Clone(c.ExportLabels)
 	opts.Services = slices.Clone(c.Services)
+}
+
+// restartNeeded lists the controls that differ from old: the monitor fixes
+// them when it is built (apps' labels and thresholds change on reload).
+func (c *Controls) restartNeeded(old *Controls) []string {
+	var out []string
+	if c.FailThreshold != old.FailThreshold {
+		out = append(out, "fail_threshold")
+	}
+	if c.SuccessThreshold != old.SuccessThreshold {
+		out = append(out, "success_threshold")
+	}
+	if !slices.Equal(c.ExportLabels, old.ExportLabels) {
+		out = append(out, "export_labels")
+	}
+	if !reflect.DeepEqual(c.Services, old.Services) {
+		out = append(out, "services")
+	}
+	return out
 }
