@@ -30,6 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
+	finishSaving := m.startSaving(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -44,6 +45,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -205,6 +207,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if r.Err != nil {
 			cur.err = r.Err.Error()
 		}
+		cur.damp = prev.damp
+		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
 		if !prev.checked || prev.status != cur.status {
 			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
 				Location: p.apps[i].Location, Status: cur.status}
@@ -216,10 +220,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
 		st.apps[i] = cur
-		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
-		st.appDay[i].add(out.at[i], cur.status, cur.rt)
-		st.locDay[p.appLocs[i]].add(out.at[i], cur.status, cur.rt)
-		st.sysDay.add(out.at[i], cur.status, cur.rt)
+		// The history and the per-check counters take the raw result;
+		// only the shown state is damped.
+		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.appDay[i].add(out.at[i], r.Status, cur.rt)
+		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
+		st.sysDay.add(out.at[i], r.Status, cur.rt)
 		switch cur.status {
 		case StatusUp:
 			up++

@@ -40,6 +40,11 @@ type Config struct {
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
 	WSOriginPatterns []string
+	// Storage is where and how often the state is saved (storage.*).
+	Storage Storage
+	// Controls are the operators' controls: flap damping, exported labels,
+	// services and maintenance windows (controls.go).
+	Controls
 }
 
 // Prometheus is one metrics backend.
@@ -62,6 +67,9 @@ type App struct {
 	// leaves it out and there is only one.
 	Prometheus string
 	HTTP       *availmon.HTTPProbe
+	// Labels, FailThreshold and SuccessThreshold: see availmon.App.
+	Labels                          map[string]string
+	FailThreshold, SuccessThreshold int
 }
 
 // HMAC is authentication.hmac when enabled.
@@ -121,6 +129,8 @@ type fileConfig struct {
 	Apps           []fileApp      `yaml:"apps"`
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
+	Storage        *fileStorage   `yaml:"storage"`
+	ControlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -191,6 +201,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
+	AppControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {
@@ -233,6 +244,10 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileService", "a service",
+	"config.fileMaintenance", "a maintenance window",
+	"[]config.fileService", "a list of services",
+	"[]config.fileMaintenance", "a list of maintenance windows",
 	"[]config.fileBackend", "a list of prometheus backends",
 	"[]config.fileLocation", "a list of locations",
 	"[]config.fileApp", "a list of apps",
@@ -403,6 +418,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Prometheus = p.checkBackends(raw.Prometheus, dir)
 	cfg.Locations = p.checkLocations(raw.Locations)
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
+	p.checkControls(raw, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
 	}
@@ -415,6 +431,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			cfg.WSOriginPatterns = append(cfg.WSOriginPatterns, o)
 		}
 	}
+	cfg.Storage = p.checkStorage(raw.Storage)
 	return cfg
 }
 
