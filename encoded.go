@@ -144,3 +144,23 @@ func (l *lazyBody) get(v func() any) *encodedBody {
 	l.once.Do(func() { l.b = newEncodedBody(envelopeHead(v())) })
 	return l.b
 }
+
+// lazyJSON holds an encoding computed on first use, for answers served
+// through writeJSON.
+type lazyJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+func (l *lazyJSON) get(v func() any) []byte {
+	l.once.Do(func() {
+		b, err := marshal(v())
+		if err != nil {
+			// Only our own types are encoded here; failing to encode them
+			// is a bug, not a request error.
+			panic("availmon: encoding snapshot: " + err.Error())
+		}
+		l.b = b
+	})
+	return l.b
+}

@@ -36,6 +36,7 @@ type snapshot struct {
 	metrics     metricsCache
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
+	ctl         ctlCache // the operators' controls' views, controlsnap.go
 }
 
 type appView struct {
@@ -125,6 +126,8 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Metric:        a.Metric,
 		PrometheusURL: p.backends[p.backendOf[i]].URL,
 		Error:         v.err,
+		Labels:        a.Labels,
+		Maintenance:   v.maint,
 	}
 	if v.checked {
 		out.LastCheck = jsonTime(v.lastCheck)

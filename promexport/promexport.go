@@ -17,6 +17,7 @@ type Snapshot struct {
 	Apps      []App
 	Locations []Location
 	Backends  []Backend
+	Services  []Service
 	// LastCycleEnd is zero before the first cycle.
 	LastCycleEnd      time.Time
 	LastCycleDuration time.Duration
@@ -26,6 +27,11 @@ type Snapshot struct {
 // "unavailable".
 type App struct {
 	Name, Location, Status string
+	// Labels are the values of Options.ExportLabels, in that order; an
+	// empty value leaves the label off.
+	Labels []string
+	// Maintenance is true while the app is in a maintenance window.
+	Maintenance bool
 }
 
 // Location counts the apps of one location by state.
@@ -49,6 +55,9 @@ type Options struct {
 	Snapshot func() *Snapshot
 	// Interval returns the current scrape interval.
 	Interval func() time.Duration
+	// ExportLabels are the app label keys availmon_up carries after app
+	// and location.
+	ExportLabels []string
 }
 
 // Exporter collects availmon's metric families. Register it on a
@@ -63,6 +72,7 @@ type Exporter struct {
 
 	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
 	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
+	controls                                    controlDescs
 	mu                                          sync.Mutex
 	cachedSeq                                   uint64
 	cachedUp                                    []prometheus.Metric
@@ -112,7 +122,7 @@ func New(o Options) *Exporter {
 		}, []string{"method", "path", "status"}),
 		upDesc: prometheus.NewDesc(NameUp,
 			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
-			[]string{"app", "location"}, nil),
+			append([]string{"app", "location"}, o.ExportLabels...), nil),
 		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
@@ -126,6 +136,7 @@ func New(o Options) *Exporter {
 			"How long the last check cycle took, in seconds.", nil, nil),
 		intervalDesc: prometheus.NewDesc(NameScrapeInterval,
 			"The current interval between check cycles, in seconds.", nil, nil),
+		controls: newControlDescs(),
 		statuses: [3]string{"up", "down", "unavailable"},
 		methods: map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true,
 			"PATCH": true, "DELETE": true, "OPTIONS": true, "CONNECT": true, "TRACE": true},
@@ -219,6 +230,7 @@ func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<
 		}
 		ch <- prometheus.MustNewConstMetric(e.backendDesc, prometheus.GaugeValue, v, b.Name)
 	}
+	e.controls.collect(ch, s)
 	if !s.LastCycleEnd.IsZero() {
 		ch <- prometheus.MustNewConstMetric(e.lastCycleDesc, prometheus.GaugeValue,
 			float64(s.LastCycleEnd.UnixNano())/1e9)
@@ -251,7 +263,7 @@ func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 		default:
 			continue // unknown is not down: leave it out
 		}
-		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, a.Name, a.Location))
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
 	}
 	return out
 }

@@ -54,13 +54,16 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
+	c := &e.controls
 	return []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
-		e.lastCycleDesc, e.cycleDurDesc}
+		e.lastCycleDesc, e.cycleDurDesc,
+		c.serviceUp, c.serviceLocsUp, c.serviceLocs, c.maintenance}
 }
 
 // FamilyNames are the names of every family an Exporter collects.
 func FamilyNames() []string {
 	return []string{NameUp, NameApps, NameLocationRatio, NameBackendConnected,
 		NameLastCycle, NameLastCycleDuration, NameScrapeInterval,
-		NameScrapeDuration, NameScrapeErrors, NameHTTPRequests}
+		NameScrapeDuration, NameScrapeErrors, NameHTTPRequests,
+		NameServiceUp, NameServiceLocationsUp, NameServiceLocations, NameMaintenance}
 }
