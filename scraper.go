@@ -201,6 +201,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if r.Err != nil {
 			cur.err = r.Err.Error()
 		}
+		cur.damp = prev.damp
+		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
 		if !prev.checked || prev.status != cur.status {
 			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
 				Location: p.apps[i].Location, Status: cur.status}
@@ -212,10 +214,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
 		st.apps[i] = cur
-		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
-		st.appDay[i].add(out.at[i], cur.status, cur.rt)
-		st.locDay[p.appLocs[i]].add(out.at[i], cur.status, cur.rt)
-		st.sysDay.add(out.at[i], cur.status, cur.rt)
+		// The history and the per-check counters take the raw result;
+		// only the shown state is damped.
+		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.appDay[i].add(out.at[i], r.Status, cur.rt)
+		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
+		st.sysDay.add(out.at[i], r.Status, cur.rt)
 		switch cur.status {
 		case StatusUp:
 			up++

@@ -42,6 +42,9 @@ type Config struct {
 	WSOriginPatterns []string
 	// Storage is where and how often the state is saved (storage.*).
 	Storage Storage
+	// Controls are the operators' controls: flap damping, exported labels,
+	// services and maintenance windows (controls.go).
+	Controls
 }
 
 // Prometheus is one metrics backend.
@@ -61,6 +64,9 @@ type App struct {
 	// leaves it out and there is only one.
 	Prometheus string
 	HTTP       *availmon.HTTPProbe
+	// Labels, FailThreshold and SuccessThreshold: see availmon.App.
+	Labels                          map[string]string
+	FailThreshold, SuccessThreshold int
 }
 
 // HMAC is authentication.hmac when enabled.
@@ -121,6 +127,7 @@ type fileConfig struct {
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
+	ControlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -189,6 +196,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
+	AppControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {
@@ -231,6 +239,10 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileService", "a service",
+	"config.fileMaintenance", "a maintenance window",
+	"[]config.fileService", "a list of services",
+	"[]config.fileMaintenance", "a list of maintenance windows",
 	"[]config.fileBackend", "a list of prometheus backends",
 	"[]config.fileLocation", "a list of locations",
 	"[]config.fileApp", "a list of apps",
@@ -401,6 +413,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Prometheus = p.checkBackends(raw.Prometheus, dir)
 	cfg.Locations = p.checkLocations(raw.Locations)
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
+	p.checkControls(raw, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
 	}
