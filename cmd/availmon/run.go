@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 			return exitError
 		}
-		opts.SaveInterval = cfg.Storage.SaveInterval
+		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
