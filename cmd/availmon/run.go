@@ -47,6 +47,9 @@ const (
 // run is the whole program; main only wires it to the process, so that
 // tests can call it in-process. It returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
