@@ -52,6 +52,9 @@ type Prometheus struct {
 	Name             string
 	URL              string
 	HTTPClientConfig promconfig.HTTPClientConfig
+	// MaxResponseBytes is max_response_bytes: the most read of one answer
+	// (availmon.PrometheusOptions.MaxResponseBytes); 0 means the default.
+	MaxResponseBytes int64
 }
 
 // App is one app as configured: exactly one of Metric and HTTP is set.
@@ -135,8 +138,9 @@ type fileWebSocket struct {
 }
 
 type fileBackend struct {
-	Name string `yaml:"name"`
-	URL  string `yaml:"url"`
+	Name             string `yaml:"name"`
+	URL              string `yaml:"url"`
+	MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 	// HTTPClientConfig takes every other key; UnmarshalYAML decodes it
 	// with its own defaults and validation.
 	HTTPClientConfig promconfig.HTTPClientConfig `yaml:",inline"`
@@ -156,20 +160,21 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 	own.Kind = yaml.MappingNode
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch n.Content[i].Value {
-		case "name", "url":
+		case "name", "url", "max_response_bytes":
 			own.Content = append(own.Content, n.Content[i], n.Content[i+1])
 		default:
 			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
 		}
 	}
 	var id struct {
-		Name string `yaml:"name"`
-		URL  string `yaml:"url"`
+		Name             string `yaml:"name"`
+		URL              string `yaml:"url"`
+		MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 	}
 	if err := own.Decode(&id); err != nil {
 		return err
 	}
-	b.Name, b.URL = id.Name, id.URL
+	b.Name, b.URL, b.MaxResponseBytes = id.Name, id.URL, id.MaxResponseBytes
 	b.HTTPClientConfig = promconfig.DefaultHTTPClientConfig
 	if err := rest.Decode(&b.HTTPClientConfig); err != nil {
 		var te *yaml.TypeError
@@ -469,9 +474,15 @@ func (p *parser) checkBackends(raw []fileBackend, dir string) []Prometheus {
 		if b.err != nil {
 			p.badAt(path, "prometheus backend %q: %v", b.Name, b.err)
 		}
+		var maxBytes int64
+		if b.MaxResponseBytes != nil {
+			if maxBytes = *b.MaxResponseBytes; maxBytes < 1 {
+				p.badAt(path+".max_response_bytes", "prometheus backend %q: max_response_bytes must be at least 1, not %d", b.Name, maxBytes)
+			}
+		}
 		hc := b.HTTPClientConfig
 		hc.SetDirectory(dir)
-		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc})
+		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc, MaxResponseBytes: maxBytes})
 	}
 	return out
 }

@@ -32,6 +32,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			URL:              b.URL,
 			HTTPClientConfig: b.HTTPClientConfig,
 			QueryTimeout:     c.Timeout,
+			MaxResponseBytes: b.MaxResponseBytes,
 			Logger:           logger,
 		})
 		if err != nil {
