@@ -59,7 +59,7 @@ export class Detail {
       .map((t, i) => h('th', { scope: 'col', class: i === 3 ? 'num' : '', text: t })));
     const table = h('table', { class: 'apps', id: 'app-table' },
       h('caption', { class: 'visually-hidden', text: `Apps in ${l.name}` }), h('thead', {}, head), this.tbody);
-    const parts = [title, this.summary, h('div', { class: 'scroll' }, table)];
+    const parts = [title, this.summary, h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': `Apps in ${l.name}` }, table)];
     const shown = l.apps.slice(0, this.limit);
     if (l.apps.length > shown.length) {
       const more = h('button', { type: 'button', class: 'more', text: `Show ${Math.min(PAGE, l.apps.length - shown.length)} more of ${l.apps.length - shown.length}` });

@@ -70,7 +70,7 @@ export class LocationList {
     const table = h('table', { class: 'locations', id: 'location-table' },
       h('caption', { class: 'visually-hidden', text: 'Locations with their app counts; select one to see its apps' }),
       h('thead', {}, headRow), this.tbody);
-    root.append(controls, this.count, h('div', { class: 'scroll' }, table));
+    root.append(controls, this.count, h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Locations table' }, table));
 
     this.tbody.addEventListener('click', (ev) => {
       const b = ev.target.closest('button.loc');

@@ -43,8 +43,14 @@ let firstSync = true;
 
 const stream = new Stream({
   async connect() {
-    const locations = await getJSON('api/locations');
+    const [locations, summary] = await Promise.all([getJSON('api/locations'), getJSON('api/metrics/summary')]);
     store.load(locations);
+    store.seed(summary.apps_summary);
+    if (firstSync) {
+      // The first meaningful render: the map and the list drawn with
+      // every location's state.
+      requestAnimationFrame(() => performance.mark('availmon:rendered'));
+    }
     expected = store.apps.size;
     received = 0;
     root.dataset.synced = 'false';
@@ -53,6 +59,7 @@ const stream = new Stream({
     chart.refresh();
   },
   message(msg) {
+    if (firstSync && received === 0) performance.mark('availmon:first-message');
     switch (msg.type) {
       case 'status_update':
         if (!store.apply(msg.data, msg.timestamp)) {

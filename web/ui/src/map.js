@@ -3,7 +3,7 @@
 
 import { geoPath, geoGraticule10 } from 'd3-geo';
 import { feature, mesh } from 'topojson-client';
-import world from 'world-atlas/countries-110m.json';
+import world_ from 'world-atlas/countries-110m.json';
 import { makeProjection, WIDTH, HEIGHT } from './projection.js';
 import { shapePath, stateInfo } from './states.js';
 
@@ -25,20 +25,23 @@ export class WorldMap {
     this.selected = null;
 
     const path = geoPath(this.projection);
-    const svg = el('svg', {
-      viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'world', role: 'group',
-      'aria-label': 'World map of the locations',
-    });
-    svg.append(
+    // Two layers: the outline, drawn once, and the markers above it, so
+    // that a marker's change repaints the markers and not the world.
+    const world = el('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'world', 'aria-hidden': 'true' });
+    world.append(
       el('path', { class: 'sphere', d: path({ type: 'Sphere' }) }),
       el('path', { class: 'graticule', d: path(geoGraticule10()) }),
-      el('path', { class: 'land', d: path(feature(world, world.objects.land)) }),
-      el('path', { class: 'borders', d: path(mesh(world, world.objects.countries, (a, b) => a !== b)) }),
+      el('path', { class: 'land', d: path(feature(world_, world_.objects.land)) }),
+      el('path', { class: 'borders', d: path(mesh(world_, world_.objects.countries, (a, b) => a !== b)) }),
     );
+    const svg = el('svg', {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'world-markers', role: 'group',
+      'aria-label': 'World map of the locations',
+    });
     this.layer = el('g', { class: 'markers' });
     svg.append(this.layer);
     this.svg = svg;
-    root.append(svg);
+    root.append(world, svg);
 
     this.layer.addEventListener('click', (ev) => this.pick(ev));
     this.layer.addEventListener('keydown', (ev) => {

@@ -56,17 +56,31 @@ export class Store {
     if (!a || a.location !== location) return false;
     a.lastCheck = timestamp;
     this.dirtyApps.add(app);
-    if (a.status !== status) {
-      const l = this.locations.get(location);
-      l[bucket(a.status)]--;
-      l[bucket(status)]++;
-      a.status = status;
-      l.state = locationState(l);
-      this.dirtyLocations.add(location);
-    }
+    this.setStatus(a, status);
     this.applied++;
     this.schedule();
     return true;
+  }
+
+  // seed takes the apps' states from /api/metrics/summary's apps_summary:
+  // one response, so that the map is right before the stream's snapshot
+  // (one message per app) has arrived.
+  seed(apps) {
+    for (const { name, status } of apps) {
+      const a = this.apps.get(name);
+      if (a) this.setStatus(a, status);
+    }
+    this.schedule();
+  }
+
+  setStatus(a, status) {
+    if (a.status === status) return;
+    const l = this.locations.get(a.location);
+    l[bucket(a.status)]--;
+    l[bucket(status)]++;
+    a.status = status;
+    l.state = locationState(l);
+    this.dirtyLocations.add(l.name);
   }
 
   totals() {
