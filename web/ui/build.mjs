@@ -21,7 +21,7 @@ await build({
   bundle: true,
   format: 'esm',
   target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
-  minify: true,
+  minify: !process.env.AVAILMON_DEV, // AVAILMON_DEV=1 npm run build: readable names for profiling; never commit that build
   sourcemap: false,
   legalComments: 'eof',
   charset: 'utf8',

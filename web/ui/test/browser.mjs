@@ -6,6 +6,7 @@
 
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import { makeProjection } from '../src/projection.js';
 import { shapePath, locationState, LOCATION_STATES } from '../src/states.js';
@@ -283,6 +284,18 @@ async function reconnectScenario() {
   await finish(b);
 }
 
+// longestTask finds the longest task of the renderer's main thread in a
+// Chromium trace, as wall time and as CPU time (on a busy machine a task's
+// wall time includes the time the OS ran other work).
+function longestTask(trace) {
+  const events = trace.traceEvents || trace;
+  const mains = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}/${e.tid}`));
+  const runs = events.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && e.ph === 'X' && mains.has(`${e.pid}/${e.tid}`));
+  const wall = runs.reduce((m, e) => Math.max(m, e.dur || 0), 0) / 1000;
+  const cpu = runs.reduce((m, e) => Math.max(m, e.tdur || 0), 0) / 1000;
+  return `${wall.toFixed(0)} / ${cpu.toFixed(0)} (of ${runs.length} tasks)`;
+}
+
 async function scaleScenario() {
   const b = await launch();
   const { page, state } = b;
@@ -292,12 +305,16 @@ async function scaleScenario() {
       for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   });
+  await b.browser.startTracing(page, { categories: ['toplevel', '__metadata'] });
   await page.goto(BASE);
   await synced(page, 30000);
+  const loadTrace = JSON.parse((await b.browser.stopTracing()).toString());
   const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])));
-  figure('page marks (ms from navigation start)', JSON.stringify(marks));
-  const render = marks['availmon:synced'];
-  figure('first meaningful render, 10,000 apps in 100 locations (ms from navigation start to the snapshot drawn)', render?.toFixed(0));
+  const render = marks['availmon:rendered'];
+  figure('first meaningful render: map and list drawn with every location\'s state (ms from navigation start)', render);
+  figure('stream snapshot (10,000 messages) applied (ms from navigation start)', marks['availmon:synced']);
+  figure('longest renderer main-thread task from navigation to sync (ms wall / ms CPU)', longestTask(loadTrace));
+  figure('machine load average (1 min)', os.loadavg()[0].toFixed(1));
   check(render != null, 'the page marks its first meaningful render');
   const n = await page.$$eval('.marker[data-state="up"]', (m) => m.length);
   check(n === 100, '100 markers, all up', `${n}`);
@@ -308,13 +325,19 @@ async function scaleScenario() {
   const before = Number(await page.getAttribute('#app', 'data-applied'));
   const t0 = await page.evaluate(() => performance.now());
   state.requests = [];
+  // A trace of the same window gives each task's CPU time too: on a busy
+  // machine a task's wall time includes the time the OS ran other work.
+  await b.browser.startTracing(page, { categories: ['toplevel', '__metadata'] });
   check(await control('flip-many?n=1000') === '1000', 'the source flips 1,000 apps');
   await page.waitForFunction((want) => Number(document.getElementById('app').dataset.applied) >= want, before + 1000, { timeout: 15000 });
   await sleep(1000);
+  const trace = JSON.parse((await b.browser.stopTracing()).toString());
   const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t0);
   const longest = tasks.reduce((m, e) => Math.max(m, e.duration), 0);
   figure('longest main-thread task while applying 1,000 changes (ms; 0 means none over 50 ms)', longest.toFixed(0));
   figure('long tasks (over 50 ms) in that time', tasks.length);
+  figure('longest renderer main-thread task in a trace of the same window (ms wall / ms CPU)', longestTask(trace));
+  figure('machine load average (1 min) while measuring', os.loadavg()[0].toFixed(1));
   const down = await page.$$eval('.marker[data-state="down"]', (m) => m.length);
   check(down === 100, 'every location shows some down', `${down}`);
   const lists = state.requests.filter((p) => /\/api\/apps$/.test(p)).length;
