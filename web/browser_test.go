@@ -193,12 +193,18 @@ func (f *fleet) start() {
 		f.t.Errorf("listening again on %s: %v", addr, err)
 		return
 	}
-	f.addr = ln.Addr().String()
+	f.addr = ln.Addr().String() // the same address again after a stop
 	f.srv = &http.Server{Handler: f.h, ReadHeaderTimeout: 10 * time.Second}
 	go f.srv.Serve(ln)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.stopRun, f.runDone = cancel, make(chan error, 1)
 	go func() { f.runDone <- f.m.Run(ctx) }()
+}
+
+func (f *fleet) address() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.addr
 }
 
 // stop ends the monitor's run (its /api/ws clients get the shutdown event)
@@ -275,7 +281,7 @@ func runScript(t *testing.T, f *fleet, scenario, path string, env ...string) {
 	cmd.Dir = "ui"
 	cmd.Env = append(os.Environ(), append(env,
 		"AVAILMON_CHROMIUM="+chromium,
-		"AVAILMON_BASE=http://"+f.addr+path,
+		"AVAILMON_BASE=http://"+f.address()+path,
 		"AVAILMON_CONTROL="+ctl.URL,
 	)...)
 	var out bytes.Buffer
