@@ -29,6 +29,8 @@ export function clock(iso) {
   return Date.now() - d.getTime() < 20 * 3600e3 ? timeFmt.format(d) : dayFmt.format(d);
 }
 
+const hourFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
 export function hourMinute(d) {
-  return timeFmt.format(d).slice(0, 5);
+  return hourFmt.format(d);
 }

@@ -12,8 +12,8 @@ const COLUMNS = [
   { key: 'total', label: 'Apps', num: true },
   { key: 'up', label: 'Up', num: true },
   { key: 'down', label: 'Down', num: true },
-  { key: 'unavailable', label: 'Unavailable', num: true },
-  { key: 'availability', label: 'Availability', num: true },
+  { key: 'unavailable', label: 'Unavail.', num: true },
+  { key: 'availability', label: 'Avail.', num: true },
 ];
 
 const STATE_ORDER = { down: 0, partial: 1, unknown: 2, up: 3 };
@@ -125,7 +125,9 @@ export class LocationList {
     if (row.state !== l.state) {
       row.state = l.state;
       row.tr.dataset.state = l.state;
-      c[0].replaceChildren(stateIcon(l.state), document.createTextNode(stateInfo(l.state).label));
+      // The shape says it; the words are for screen readers and tooltips.
+      c[0].title = stateInfo(l.state).label;
+      c[0].replaceChildren(stateIcon(l.state), h('span', { class: 'visually-hidden', text: stateInfo(l.state).label }));
     }
     c[3].textContent = l.up;
     c[4].textContent = l.down;

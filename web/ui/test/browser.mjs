@@ -245,7 +245,7 @@ async function pageScenario() {
   await axe(page, 'dark');
   if (process.env.AVAILMON_SCREENSHOT) {
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.screenshot({ path: process.env.AVAILMON_SCREENSHOT });
+    await page.screenshot({ path: process.env.AVAILMON_SCREENSHOT, fullPage: true });
   }
   for (const [w, h] of [[1280, 720], [390, 844]]) {
     await page.setViewportSize({ width: w, height: h });
