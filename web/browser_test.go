@@ -114,6 +114,7 @@ type fleet struct {
 	target *probeTarget
 	probes map[string]string // http app -> path on target
 	h      http.Handler
+	opts   availmon.Options
 
 	mu      sync.Mutex
 	addr    string
@@ -158,6 +159,7 @@ func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec) *fleet {
 		}
 		opts.Apps = append(opts.Apps, app)
 	}
+	f.opts = opts
 	if f.m, err = availmon.New(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +265,21 @@ func (f *fleet) control() http.Handler {
 			}
 		}
 		fmt.Fprint(w, flipped)
+	})
+	// add-location reconfigures the running monitor with one more location
+	// and an up app there.
+	mux.HandleFunc("POST /add-location", func(w http.ResponseWriter, r *http.Request) {
+		lat, _ := strconv.ParseFloat(r.FormValue("latitude"), 64)
+		lon, _ := strconv.ParseFloat(r.FormValue("longitude"), 64)
+		loc, app := r.FormValue("location"), r.FormValue("app")
+		f.src.mu.Lock()
+		f.src.status[app] = availmon.StatusUp
+		f.src.mu.Unlock()
+		f.opts.Locations = append(f.opts.Locations, availmon.Location{Name: loc, Latitude: lat, Longitude: lon})
+		f.opts.Apps = append(f.opts.Apps, availmon.App{Name: app, Location: loc, Backend: "switch"})
+		if _, err := f.m.Reconfigure(f.opts); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+		}
 	})
 	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })

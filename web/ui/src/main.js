@@ -72,6 +72,9 @@ const stream = new Stream({
         break;
       case 'config_update':
         header.refresh();
+        // Apps or locations were added, removed or changed (Reconfigure):
+        // start again from the new set and the stream's new snapshot.
+        if (msg.data && 'apps_added' in msg.data) stream.restart();
         break;
       case 'system_event':
         header.refresh();

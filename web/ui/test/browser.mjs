@@ -281,6 +281,15 @@ async function reconnectScenario() {
   check(await page.evaluate(() => window.__loaded) === 'once', 'no reload happened');
   await flip(page, 'london-web', 'down', 'London');
   await checkMarkers(page, 'after the reconnect');
+
+  // The monitor is reconfigured at run time: the new location appears,
+  // without a reload, in the state its first check gives.
+  await control('add-location?location=Nairobi&latitude=-1.2921&longitude=36.8219&app=nairobi-web');
+  await waitAPI('nairobi-web', 'up');
+  await page.waitForSelector('.marker[data-name="Nairobi"][data-state="up"]', { timeout: 5000 });
+  await page.waitForSelector('#location-table tr[data-name="Nairobi"][data-state="up"]', { timeout: 5000 });
+  check(await page.evaluate(() => window.__loaded) === 'once', 'a new location shows after a reconfiguration, without a reload');
+  await checkMarkers(page, 'after the reconfiguration');
   await finish(b);
 }
 
