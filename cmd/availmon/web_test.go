@@ -11,7 +11,7 @@ import (
 	"github.com/availmon/availmon/internal/promtest"
 )
 
-// The binary serves the page at / unless -web=false; the API is the same
+// The binary serves the page at / unless -web.page=false; the API is the same
 // either way.
 func TestWebFlag(t *testing.T) {
 	cfg := writeConfig(t, "")
@@ -22,7 +22,7 @@ func TestWebFlag(t *testing.T) {
 		pageHas    string
 	}{
 		{"default", nil, http.StatusOK, `<script type="module" src="assets/app.js">`},
-		{"-web=false", []string{"-web=false"}, http.StatusNotFound, `"code":"NOT_FOUND"`},
+		{"-web.page=false", []string{"-web.page=false"}, http.StatusNotFound, `"code":"NOT_FOUND"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
