@@ -30,7 +30,7 @@ func TestWebFlag(t *testing.T) {
 			log := new(promtest.SyncBuffer)
 			done := make(chan int, 1)
 			go func() {
-				done <- run(ctx, append([]string{"-config", cfg, "-listen", "127.0.0.1:0"}, tt.args...), io.Discard, log, noEnv)
+				done <- run(ctx, append([]string{"-config", cfg, "-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, tt.args...), io.Discard, log, noEnv)
 			}()
 			defer func() {
 				cancel()
