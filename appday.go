@@ -5,20 +5,20 @@ import (
 	"time"
 )
 
-// appDayWindow is a dayWindow for one app, in 576 bytes instead of 960:
+// appDayWindow is a dayWindow for one app, in 768 bytes instead of 1,152:
 // there is one per app, so 50,000 apps save 19 MB. An app is checked at
 // most once a second (MinInterval), so an hour's counts fit 32 bits.
 type appDayWindow [24]struct {
-	rtSum             float64 // seconds, over checks that got an answer
-	hour              int32   // unix hours; which hour the slot holds
-	up, down, unavail uint32
+	rtSum                  float64 // seconds, over the rtN checks that measured one
+	hour                   int32   // unix hours; which hour the slot holds
+	up, down, unavail, rtN uint32
 }
 
 func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) {
 	h := t.Unix() / 3600
 	slot := &w[mod(h, 24)]
 	if int64(slot.hour) != h {
-		slot.rtSum, slot.up, slot.down, slot.unavail = 0, 0, 0, 0
+		slot.rtSum, slot.up, slot.down, slot.unavail, slot.rtN = 0, 0, 0, 0, 0
 		slot.hour = int32(h)
 	}
 	switch s {
@@ -31,6 +31,7 @@ func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) {
 		return
 	}
 	slot.rtSum += rt.Seconds()
+	slot.rtN++
 }
 
 func (w *appDayWindow) sum(now time.Time) counts {
@@ -38,8 +39,7 @@ func (w *appDayWindow) sum(now time.Time) counts {
 	var c counts
 	for i := range w {
 		if hr := int64(w[i].hour); hr > h-24 && hr <= h {
-			c.merge(counts{up: int64(w[i].up), down: int64(w[i].down),
-				unavailable: int64(w[i].unavail), rtSum: w[i].rtSum})
+			c.merge(w.counts(i))
 		}
 	}
 	return c
@@ -51,8 +51,7 @@ func (w *appDayWindow) window() *dayWindow {
 	var out dayWindow
 	for i := range w {
 		out[i].hour = int64(w[i].hour)
-		out[i].c = counts{up: int64(w[i].up), down: int64(w[i].down),
-			unavailable: int64(w[i].unavail), rtSum: w[i].rtSum}
+		out[i].c = w.counts(i)
 	}
 	return &out
 }
@@ -64,7 +63,19 @@ func (w *appDayWindow) set(d *dayWindow) {
 	for i := range d {
 		c := d[i].c
 		w[i].hour = int32(d[i].hour)
-		w[i].up, w[i].down, w[i].unavail = c32(c.up), c32(c.down), c32(c.unavailable)
+		w[i].up, w[i].down, w[i].unavail, w[i].rtN = c32(c.up), c32(c.down), c32(c.unavailable), c32(c.rtN)
 		w[i].rtSum = c.rtSum
 	}
+}
+
+// addHour adds c to hour's slot, as dayWindow.addHour does.
+func (w *appDayWindow) addHour(hour int64, c counts) {
+	d := w.window()
+	d.addHour(hour, c)
+	w.set(d)
+}
+
+func (w *appDayWindow) counts(i int) counts {
+	return counts{up: int64(w[i].up), down: int64(w[i].down), unavailable: int64(w[i].unavail),
+		rtSum: w[i].rtSum, rtN: int64(w[i].rtN)}
 }

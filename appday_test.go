@@ -38,7 +38,7 @@ func FuzzAppDayWindow(f *testing.F) {
 }
 
 func TestAppDayWindowSize(t *testing.T) {
-	if s := unsafe.Sizeof(appDayWindow{}); s != 576 {
+	if s := unsafe.Sizeof(appDayWindow{}); s != 768 {
 		t.Errorf("appDayWindow is %d bytes", s)
 	}
 }

@@ -138,13 +138,32 @@ func (h *appHistory) unpack(p packedEntry) checkEntry {
 // list returns the entries, oldest first.
 func (h *appHistory) list() []checkEntry {
 	h.mu.Lock()
+	n := len(h.entries)
+	h.mu.Unlock()
+	return h.appendTo(make([]checkEntry, 0, n))
+}
+
+// appendTo appends the entries to dst, oldest first.
+func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
+	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]checkEntry, 0, len(h.entries))
 	for _, p := range h.entries[h.next:] {
-		out = append(out, h.unpack(p))
+		dst = append(dst, h.unpack(p))
 	}
 	for _, p := range h.entries[:h.next] {
-		out = append(out, h.unpack(p))
+		dst = append(dst, h.unpack(p))
 	}
-	return out
+	return dst
+}
+
+// restore makes es (oldest first) the history, keeping the last size of
+// them.
+func (h *appHistory) restore(es []checkEntry, size int) {
+	es = es[max(0, len(es)-size):]
+	h.mu.Lock()
+	h.entries, h.next, h.errs = make([]packedEntry, 0, size), 0, nil
+	for _, e := range es {
+		h.entries = append(h.entries, h.pack(e))
+	}
+	h.mu.Unlock()
 }

@@ -43,9 +43,13 @@ func (m *Monitor) copyState() *savedState {
 	for i, l := range m.plan.locations {
 		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
 	}
+	// One allocation for every app's checks: a copy, not 10,000 of them.
+	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
 	for i, a := range m.plan.apps {
+		from := len(arena)
+		arena = st.history[i].appendTo(arena)
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
-			history: st.history[i].list(), day: *st.appDay[i].window()}
+			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.auth.(replayKeeper); ok {
@@ -99,10 +103,7 @@ func (m *Monitor) apply(s *savedState) int {
 		if !a.state.checked {
 			st.apps[i].status = StatusUnavailable
 		}
-		h := a.history[max(0, len(a.history)-m.historySize):]
-		for _, e := range h {
-			st.history[i].add(e, m.historySize)
-		}
+		st.history[i].restore(a.history, m.historySize)
 		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
