@@ -239,8 +239,8 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
-	plan     *plan      // under cycleMu; readers use the snapshot's plan
+	cycleMu  sync.Mutex   // one cycle (or reconfiguration) at a time
+	plan     *plan        // under cycleMu; readers use the snapshot's plan
 	rules    []*ruleState // under cycleMu
 	disc     discoveryMetrics
 	state    *cycleState
