@@ -89,7 +89,7 @@ func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult
 	m.foldRules(p, m.rules, answers, out)
 	found := m.discovered(p, m.rules)
 	if !sameDiscovered(p, found) {
-		np := p.withDiscovered(found, m.rules)
+		np := m.withDiscovered(p, found, m.rules)
 		m.applyPlan(np, false)
 		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
 		out.at = append(out.at[:p.nListed:p.nListed], make([]time.Time, len(found))...)
@@ -147,8 +147,9 @@ func sameDiscovered(p *plan, found []*foundApp) bool {
 }
 
 // withDiscovered returns a plan of p's listed apps followed by the apps
-// found. The found apps are never batched: their rules' queries check them.
-func (p *plan) withDiscovered(found []*foundApp, rules []*ruleState) *plan {
+// found, with the controls New was given resolved for them all. The found
+// apps are never batched: their rules' queries check them.
+func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState) *plan {
 	n := len(p.apps[:p.nListed]) + len(found)
 	np := &plan{
 		apps:      make([]App, 0, n),
@@ -181,6 +182,15 @@ func (p *plan) withDiscovered(found []*foundApp, rules []*ruleState) *plan {
 	for _, f := range found {
 		add(f.app, f.loc, backendOfRule[f.app.Backend])
 	}
+	var o Options
+	m.ctlOpts.into(&o)
+	ctl, errs := newControls(np, &o)
+	for _, err := range errs {
+		// The labels of series are label names and non-empty values, and
+		// the rest was checked with the listed apps: this is not expected.
+		m.log.Warn("discovery: controls of discovered apps", "err", err)
+	}
+	np.ctl = ctl
 	return np
 }
 

@@ -63,7 +63,8 @@ func (rs *ruleState) fold(vec model.Vector, rt time.Duration, err error, now tim
 			f = &foundApp{}
 			rs.apps[name] = f
 		}
-		f.app = App{Name: name, Location: locations[g.loc].Name, Metric: g.metric.String(), Backend: rs.rule.Backend}
+		f.app = App{Name: name, Location: locations[g.loc].Name, Metric: g.metric.String(), Backend: rs.rule.Backend,
+			Labels: seriesLabels(g.metric)}
 		f.loc, f.locValue, f.lastSeen = g.loc, g.locValue, now
 		f.result, f.at = result(g.samples, nil, rt), now
 	}
@@ -103,6 +104,18 @@ func (rs *ruleState) group(vec model.Vector, st *ruleStats) map[string]*appSerie
 		g.samples = append(g.samples, s)
 	}
 	return groups
+}
+
+// seriesLabels are a series' labels but its name: a discovered app's labels,
+// for the filters of /api/apps and export_labels.
+func seriesLabels(m model.Metric) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if k != model.MetricNameLabel && v != "" {
+			out[string(k)] = string(v)
+		}
+	}
+	return out
 }
 
 // sortedApps lists the rule's apps by name.

@@ -44,6 +44,7 @@ func (c *ConfigChange) Empty() bool {
 // an added app is unavailable until its first check, in the next cycle. A
 // config_update event says what changed, unless nothing did.
 func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
+	m.ctlOpts.into(&opts) // fixed by New
 	p, rules, errs := buildPlanAndRules(&opts)
 	if len(errs) > 0 {
 		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))
@@ -62,7 +63,7 @@ func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	}
 	m.rules = rules
 	if len(rules) > 0 {
-		p = p.withDiscovered(m.discovered(p, rules), rules)
+		p = m.withDiscovered(p, m.discovered(p, rules), rules)
 	}
 	return m.applyPlan(p, true), nil
 }
