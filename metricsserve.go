@@ -2,9 +2,11 @@ package availmon
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,14 +69,22 @@ func liveGatherer(own, extra prometheus.Gatherer) prometheus.Gatherer {
 	if extra == nil {
 		return own
 	}
-	names := promexport.FamilyNames()
-	return prometheus.Gatherers{own, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		mfs, err := extra.Gather()
-		mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool {
-			return slices.Contains(names, mf.GetName())
+	snapshotNames := promexport.FamilyNames()
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		mine, err := own.Gather()
+		theirs, errExtra := extra.Gather()
+		theirs = slices.DeleteFunc(theirs, func(mf *dto.MetricFamily) bool {
+			name := mf.GetName()
+			_, found := slices.BinarySearchFunc(mine, name, func(f *dto.MetricFamily, n string) int {
+				return strings.Compare(f.GetName(), n)
+			})
+			return found || slices.Contains(snapshotNames, name)
 		})
-		return mfs, err
-	})}
+		// Both lists are sorted by name, and now disjoint.
+		out := append(mine, theirs...)
+		slices.SortFunc(out, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+		return out, errors.Join(err, errExtra)
+	})
 }
 
 // serveMetrics answers a scrape from the snapshot's encoded families and a
