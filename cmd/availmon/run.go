@@ -48,6 +48,9 @@ const (
 // run is the whole program; main only wires it to the process, so that
 // tests can call it in-process. It returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
@@ -116,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 			return exitError
 		}
-		opts.SaveInterval = cfg.Storage.SaveInterval
+		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
