@@ -32,6 +32,9 @@ func start(dir, name string, args ...string) (*process, error) {
 		return nil, err
 	}
 	cmd := exec.Command(name, args...)
+	// In the run's directory: the binary keeps its state under data/
+	// there, so that no run restores another's.
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()

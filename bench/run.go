@@ -187,6 +187,9 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		return r, err
 	}
 	r.FillSeconds = time.Since(began).Seconds()
+	if err := checkStates(base, n); err != nil {
+		return r, err
+	}
 
 	if err := idle(ctx, am.pid(), base, &r); err != nil {
 		return r, err
@@ -377,4 +380,29 @@ func watchCycles(base string, report func(float64)) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// checkStates makes sure the apps are in the states the exporter gives
+// them: a bench of apps that all failed their checks measures nothing.
+func checkStates(base string, n int) error {
+	res, err := http.Get(base + "/api/apps")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	var v struct {
+		Data []struct{ Name, Status, Error string } `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+		return err
+	}
+	if len(v.Data) != n {
+		return fmt.Errorf("/api/apps lists %d apps, want %d", len(v.Data), n)
+	}
+	for i, a := range v.Data {
+		if a.Status != state(i) {
+			return fmt.Errorf("%s is %s, want %s (error %q)", a.Name, a.Status, state(i), a.Error)
+		}
+	}
+	return nil
 }
