@@ -160,6 +160,9 @@ type Options struct {
 	// Services are rollups of the apps that match a label selector,
 	// served at /api/services.
 	Services []Service
+	// Maintenance windows known from the start; more can be added through
+	// POST /api/maintenance.
+	Maintenance []MaintenanceWindow
 
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
@@ -263,6 +266,7 @@ type Monitor struct {
 	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
 	plan     *plan      // under cycleMu; readers use the snapshot's plan
 	ctlOpts  controlOptions
+	maint    *maintenance
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
@@ -344,6 +348,7 @@ func New(opts Options) (*Monitor, error) {
 	m.ctlOpts = controlOptionsOf(&opts)
 	p, perrs := buildPlan(&opts)
 	errs = append(errs, perrs...)
+	errs = append(errs, m.initMaintenance(p, opts.Maintenance)...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}
