@@ -125,7 +125,7 @@ func TestMaintenanceRecurringAcrossDST(t *testing.T) {
 		{"30 1 * * *", utc(3, 30, 0, 30), false}, // an hour earlier in UTC than before
 		{"30 2 * * *", utc(3, 29, 0, 45), false}, // 02:30 does not exist on the 29th
 		{"30 2 * * *", utc(3, 29, 1, 45), false},
-		{"30 2 * * *", utc(3, 30, 0, 45), true}, // 02:30 CEST on the 30th
+		{"30 2 * * *", utc(3, 30, 0, 45), true},  // 02:30 CEST on the 30th
 		{"30 2 * * *", utc(10, 25, 0, 45), true}, // 02:30 CEST
 		{"30 2 * * *", utc(10, 25, 1, 15), false},
 		{"30 2 * * *", utc(10, 25, 1, 45), true}, // 02:30 CET, the same local time again
