@@ -196,6 +196,9 @@ func newMaintenance(ws []MaintenanceWindow) (*maintenance, []error) {
 	seen := make(map[string]bool)
 	for i, w := range ws {
 		w.Labels = maps.Clone(w.Labels)
+		if reservedWindowID(w.ID) {
+			errs = append(errs, fmt.Errorf("maintenance window %q: ids config-N and api-N are given by availmon", w.ID))
+		}
 		if w.ID == "" {
 			w.ID = "config-" + strconv.Itoa(i+1)
 		}
@@ -210,6 +213,10 @@ func newMaintenance(ws []MaintenanceWindow) (*maintenance, []error) {
 		mt.windows = append(mt.windows, &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc, fromConfig: true})
 	}
 	return mt, errs
+}
+
+func reservedWindowID(id string) bool {
+	return strings.HasPrefix(id, "config-") || strings.HasPrefix(id, "api-")
 }
 
 // checkTargets reports the names a window gives that p does not have.

@@ -229,4 +229,9 @@ func TestMaintenanceOptionsErrors(t *testing.T) {
 	if _, err := New(o); err == nil || !strings.Contains(err.Error(), `"x" is listed twice`) {
 		t.Errorf("two windows named x: %v", err)
 	}
+	o.Maintenance = o.Maintenance[:1]
+	o.Maintenance[0].ID = "api-3"
+	if _, err := New(o); err == nil || !strings.Contains(err.Error(), "are given by availmon") {
+		t.Errorf("a window named api-3: %v", err)
+	}
 }
