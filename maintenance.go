@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -96,18 +97,11 @@ func (w *MaintenanceWindow) compile() (cron.Schedule, *time.Location, error) {
 		if w.Duration <= 0 || w.Duration > MaxMaintenanceDuration {
 			bad("duration %s is outside (0s, %s]", w.Duration, formatDuration(MaxMaintenanceDuration))
 		}
-		if loc, err = time.LoadLocation(cmpOr(w.TimeZone, "UTC")); err != nil || w.TimeZone == "Local" {
+		if loc, err = time.LoadLocation(cmp.Or(w.TimeZone, "UTC")); err != nil || w.TimeZone == "Local" {
 			bad("time_zone %q is not an IANA zone name such as Europe/Berlin", w.TimeZone)
 		}
 	}
 	return sched, loc, errors.Join(errs...)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // maintWindow is a checked window.

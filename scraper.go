@@ -31,6 +31,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	finishSaving := m.startSaving(ctx)
+	stopBackfill := m.startBackfill(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -45,6 +46,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			stopBackfill()
 			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil
@@ -94,6 +96,10 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	answers := make([]ruleAnswer, len(m.rules))
+	for i, rs := range m.rules {
+		wg.Go(func() { answers[i] = m.queryRule(cctx, p, rs) })
+	}
 	for range min(m.maxParallel, len(p.batches)) {
 		wg.Go(func() {
 			for {
@@ -108,6 +114,9 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if len(m.rules) > 0 {
+		p = m.applyDiscovery(p, answers, out)
 	}
 	m.logFailures(p, out)
 	end := m.clock.Now()

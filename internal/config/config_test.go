@@ -58,7 +58,7 @@ func TestLoadGood(t *testing.T) {
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
 		Prometheus: []Prometheus{
 			{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig},
 			{Name: "secured", URL: "https://prom.example.com:9090", HTTPClientConfig: secured},
@@ -196,7 +196,7 @@ func TestDefaults(t *testing.T) {
 		MaxParallel: 32,
 		HistorySize: 100,
 		LogLevel:    slog.LevelInfo,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
 		Prometheus:  []Prometheus{{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig}},
 		Locations:   []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		// The only backend is filled in.
@@ -317,7 +317,7 @@ func TestBad(t *testing.T) {
 		{
 			name: "unknown key in a location",
 			yaml: strings.Replace(base(), "    longitude: 34", "    longitude: 34\n    altitude: 5", 1),
-			want: []string{`bad.yaml:8: unknown key "altitude" in locations[0] (known keys: latitude, longitude, name)`},
+			want: []string{`bad.yaml:8: unknown key "altitude" in locations[0] (known keys: latitude, longitude, match, name)`},
 		},
 		{
 			name: "unknown key in a prometheus client setting",
