@@ -109,14 +109,23 @@ func (rm *rigMonitor) cycle() int64 {
 }
 
 // checkErrors fails the test for an app error that is longer than 512
-// bytes or holds a combined query.
+// bytes or holds a combined query or another app's expression.
 func (rm *rigMonitor) checkErrors(step string) {
 	rm.t.Helper()
+	checkAppErrors(rm.t, rm.api, step)
+}
+
+func checkAppErrors(t *testing.T, api *apiClient, step string) {
+	t.Helper()
 	var body struct{ Data []wireApp }
-	rm.api.get("/api/apps", &body)
+	api.get("/api/apps", &body)
 	for _, a := range body.Data {
-		if len(a.Error) > 512 || strings.Contains(a.Error, "label_replace") || strings.Contains(a.Error, "availmon_app") {
-			rm.t.Errorf("%s: app %s error (%d bytes) is too long or holds a combined query: %.200q", step, a.Name, len(a.Error), a.Error)
+		bad := len(a.Error) > 512 || strings.Contains(a.Error, "availmon_")
+		for _, other := range body.Data {
+			bad = bad || other.Name != a.Name && strings.Contains(a.Error, other.Metric)
+		}
+		if bad {
+			t.Errorf("%s: app %s error (%d bytes) is too long or holds a combined query: %.200q", step, a.Name, len(a.Error), a.Error)
 		}
 	}
 }
