@@ -130,7 +130,7 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 		apps[i] = m.apps[ai]
 	}
 	start := time.Now()
-	res, err := callSource(ctx, m.backends[b].Source, apps)
+	res, err := m.callSource(ctx, m.backends[b], apps)
 	m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
 	if err == nil && ctx.Err() != nil {
 		// An answer after the cycle's deadline is not one this cycle waited
@@ -171,14 +171,17 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 
 var errNoAnswer = errors.New("no answer")
 
-// callSource keeps a panicking Source from taking the process down.
-func callSource(ctx context.Context, s Source, apps []App) (res []Result, err error) {
+// callSource keeps a panicking Source from taking the process down. The
+// apps' error says only that it panicked and with what: the stack names
+// the code and goes to the operator's log, not into the public JSON.
+func (m *Monitor) callSource(ctx context.Context, be Backend, apps []App) (res []Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("source panicked: %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("source panicked: %v", p)
+			m.log.Error("source panicked", "backend", be.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	return s.Check(ctx, apps)
+	return be.Source.Check(ctx, apps)
 }
 
 // commit folds one cycle into the monitor's state and publishes a new
