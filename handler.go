@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -218,11 +219,28 @@ func (m *Monitor) postInterval(w http.ResponseWriter, r *http.Request) {
 var intervalAccepted = fmt.Sprintf("accepted: a Prometheus duration such as 500ms, 30s, 5m or 1h30m, between %s and %s",
 	formatDuration(MinInterval), formatDuration(MaxInterval))
 
+// bodyReadError is the API's error for a body that could not be read. Past
+// the size limit that is 413; anything else (a bad chunk size, fewer bytes
+// than the Content-Length, the server's read timeout, a client that went
+// away) is the client's doing: 400, not an internal error worth a log line.
+func bodyReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	why := err.Error()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		why = "the body did not arrive within the server's read timeout"
+	}
+	return validationError("the request body could not be read", why)
+}
+
 // parseIntervalBody reads {"interval": "<duration>"} and nothing else.
 func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		return 0, "", err // *http.MaxBytesError, or the client went away
+		return 0, "", bodyReadError(err)
 	}
 	invalid := func(why string) error {
 		return validationError("invalid request body", why,
