@@ -79,7 +79,9 @@ func TestBrokenRequestBody(t *testing.T) {
 				defer srv.Close()
 
 				resp := rawExchange(t, srv, request, tt.closeWrite)
-				var body struct{ Error struct{ Code, Message string } }
+				var body struct {
+					Error struct{ Code, Message string }
+				}
 				if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 					t.Fatalf("status %d, body is not the error envelope: %v", resp.StatusCode, err)
 				}
