@@ -47,15 +47,9 @@ func (m *Monitor) Handler() http.Handler {
 	if m.protectReads {
 		reads = r.With(m.requireAuth)
 	}
-	reads.Get("/api/apps", m.listApps)
-	reads.Get("/api/apps/{name}", m.getApp)
-	reads.Get("/api/locations", m.listLocations)
-	reads.Get("/api/locations/{name}", m.getLocation)
-	reads.Get("/api/config", m.getConfig)
-	reads.Get("/api/status", m.getStatus)
-	reads.Get("/api/status/history", m.getHistory)
-	reads.Get("/api/metrics/summary", m.getSummary)
-	reads.Get("/api/ws", m.serveWS)
+	for _, rt := range m.readRoutes() {
+		reads.With(m.onlyParams(rt.params)).Get(rt.pattern, rt.handler)
+	}
 	return r
 }
 
@@ -236,6 +230,48 @@ func bodyReadError(err error) error {
 	return validationError("the request body could not be read", why)
 }
 
+// intervalMember returns the value of the one member "interval" of the JSON
+// object raw. It reads the object token by token rather than into a map,
+// which would keep the last of two "interval" members and hide the first.
+func intervalMember(raw []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err == nil {
+			err = fmt.Errorf("it starts with %v", tok)
+		}
+		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	var value json.RawMessage
+	seen := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+		}
+		key := tok.(string) // inside an object the decoder yields only string keys
+		switch {
+		case key != "interval":
+			return nil, fmt.Errorf("unknown member %q", key)
+		case seen:
+			return nil, errors.New(`the member "interval" is given more than once`)
+		}
+		seen = true
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("the body has data after the JSON object")
+	}
+	if !seen {
+		return nil, errors.New(`the member "interval" is missing`)
+	}
+	return value, nil
+}
+
 // parseIntervalBody reads {"interval": "<duration>"} and nothing else.
 func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 	raw, err := io.ReadAll(body)
@@ -249,25 +285,9 @@ func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return 0, "", invalid("the body is empty")
 	}
-	var members map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&members); err != nil || members == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return 0, "", invalid("the body is not a JSON object: " + err.Error())
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return 0, "", invalid("the body has data after the JSON object")
-	}
-	for k := range members {
-		if k != "interval" {
-			return 0, "", invalid(fmt.Sprintf("unknown member %q", k))
-		}
-	}
-	rawInterval, ok := members["interval"]
-	if !ok {
-		return 0, "", invalid(`the member "interval" is missing`)
+	rawInterval, err := intervalMember(raw)
+	if err != nil {
+		return 0, "", invalid(err.Error())
 	}
 	var text string
 	if err := json.Unmarshal(rawInterval, &text); err != nil {

@@ -90,12 +90,7 @@ func (f wsFilter) pass(e *Event) bool {
 // parseWSFilter reads ?apps=a,b&locations=x,y (each may repeat).
 func (m *Monitor) parseWSFilter(r *http.Request) (wsFilter, error) {
 	var f wsFilter
-	q := r.URL.Query()
-	for key := range q {
-		if key != "apps" && key != "locations" {
-			return f, validationError(fmt.Sprintf("unknown query parameter %q", key), "accepted: apps, locations (comma-separated names)")
-		}
-	}
+	q := r.URL.Query() // onlyParams has refused other parameters
 	list := func(key string, known func(string) bool) (map[string]bool, error) {
 		vals, ok := q[key]
 		if !ok {
