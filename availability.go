@@ -311,8 +311,13 @@ func New(opts Options) (*Monitor, error) {
 		bad("interval: %w", err)
 	}
 	m.interval.Store(&intervalSetting{d: interval, text: formatDuration(interval)})
-	if opts.Timeout < 0 {
+	switch {
+	case opts.Timeout < 0:
 		bad("timeout %s is negative", opts.Timeout)
+	case opts.Timeout > interval:
+		// The one rule, as the configuration file has it: a cycle's
+		// timeout is never longer than the interval.
+		bad("timeout %s is longer than the interval %s", formatDuration(opts.Timeout), formatDuration(interval))
 	}
 
 	m.locations = append([]Location(nil), opts.Locations...)
@@ -487,10 +492,13 @@ func checkInterval(d time.Duration) error {
 	return nil
 }
 
-// cycleTimeout is the deadline of one cycle for interval d.
+// cycleTimeout is the deadline of one cycle for interval d. It is never
+// longer than d: an interval set through the API below the configured
+// timeout lowers the timeout with it, so cycles cannot pile up behind one
+// another.
 func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
 	if m.timeout > 0 {
-		return m.timeout
+		return min(m.timeout, d)
 	}
 	return min(defaultMaxTimeout, d)
 }
