@@ -137,6 +137,9 @@ func requestPath(r *http.Request) string {
 // Transport signs every request it sends with Secret. The caller's request
 // is not modified.
 type Transport struct {
+	// Secret is the shared secret the server verifies with (at least
+	// MinSecretLen random bytes, see CheckSecret). It is read, never
+	// modified, and must not change while requests are in flight.
 	Secret []byte
 	// Base sends the signed request; nil means http.DefaultTransport.
 	Base http.RoundTripper

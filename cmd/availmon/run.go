@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		return exitError
 	}
 	if *checkOnly {
-		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
+		fmt.Fprintln(stdout, checkSummary(cfg))
 		return exitOK
 	}
 	return serve(ctx, m, *listen, logger)
@@ -171,6 +171,32 @@ func newServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+}
+
+// checkSummary is what -check-config prints for a good configuration. It
+// counts the Prometheus backends the file names, not the backend the
+// library is given for HTTP probes, which the user never wrote.
+func checkSummary(cfg *config.Config) string {
+	probes := 0
+	for _, a := range cfg.Apps {
+		if a.HTTP != nil {
+			probes++
+		}
+	}
+	apps := count(len(cfg.Apps), "app", "apps")
+	if probes > 0 {
+		apps += fmt.Sprintf(" (%s)", count(probes, "HTTP probe", "HTTP probes"))
+	}
+	return fmt.Sprintf("config OK: %s, %s, %s", apps, count(len(cfg.Locations), "location", "locations"),
+		count(len(cfg.Prometheus), "Prometheus backend", "Prometheus backends"))
+}
+
+// count says "1 app" or "2 apps".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // versionText is the -version output: the linked-in version and what the Go
