@@ -28,7 +28,7 @@ func (m *Monitor) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(withRequestID, m.countRequests, m.recoverer, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, req.URL.Path)))
+		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, clientPath(req))))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowedMethods(r, req)
