@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,8 +174,10 @@ type Options struct {
 	WSWriteTimeout time.Duration
 	// WSOriginPatterns lets browser pages of other origins open /api/ws:
 	// host patterns in path.Match syntax, such as "status.example.com" or
-	// "*.example.com". By default only same-origin pages (and non-browser
-	// clients, which send no Origin) may connect.
+	// "*.example.com". A pattern without a port matches any port
+	// ("localhost" lets http://localhost:5555 in); "localhost:5555"
+	// matches that port only. By default only same-origin pages (and
+	// non-browser clients, which send no Origin) may connect.
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
@@ -264,7 +265,7 @@ func New(opts Options) (*Monitor, error) {
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
 		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
-		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
+		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
 	}
 	if m.maxParallel == 0 {
