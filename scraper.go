@@ -133,7 +133,7 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 	start := time.Now()
 	res, err := m.callSource(ctx, p.backends[b], apps)
 	m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
-	if err == nil && ctx.Err() != nil {
+	if err == nil && ctx.Err() != nil && claimsState(res) {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
 		err = fmt.Errorf("check timed out: answered after the cycle deadline: %w", ctx.Err())
@@ -171,6 +171,21 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 }
 
 var errNoAnswer = errors.New("no answer")
+
+// claimsState reports whether some result says an app is up or down (or
+// unavailable without saying why). A Source that answers after the
+// cycle's deadline with only unavailable results and their errors (an
+// HTTP probe that says which part of it timed out) has not answered late:
+// it reports its own timeout, which is more precise than "answered after
+// the cycle deadline".
+func claimsState(res []Result) bool {
+	for _, r := range res {
+		if r.Status != StatusUnavailable || r.Err == nil {
+			return true
+		}
+	}
+	return len(res) == 0
+}
 
 // callSource keeps a panicking Source from taking the process down. The
 // apps' error says only that it panicked and with what: the stack names
