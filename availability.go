@@ -218,6 +218,7 @@ type Monitor struct {
 	wsPingInterval time.Duration
 	wsWriteTimeout time.Duration
 	wsOrigins      []string
+	refusals       refusalLog // rate-limits the log of refused requests
 	protectReads   bool
 	version        string
 	logLevel       slog.Level

@@ -224,8 +224,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				ev.PreviousStatus = prev.status
 			}
 			evs = append(evs, ev)
-			m.log.Info("status changed", "app", p.apps[i].Name, "location", p.apps[i].Location,
-				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
+			m.logAppChange(&p.apps[i], &ev, cur.err)
 		}
 		st.apps[i] = cur
 		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
@@ -251,6 +250,9 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if st.backendSeen[b] && was == now {
 			continue
 		}
+		if st.backendSeen[b] && now {
+			m.log.Info("backend answering again", "backend", be.Name)
+		}
 		st.backendSeen[b] = true
 		name := "backend_connected"
 		if !now {
@@ -262,6 +264,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastCycle = end
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
+	m.logChangeSummary(evs)
+	m.logUnloggedRefusals(m.refusals.flush(end))
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.
