@@ -187,6 +187,12 @@ type Options struct {
 	// that fall behind; a client further behind is closed. Default the
 	// larger of 1024 and twice the number of apps.
 	EventBuffer int
+
+	// Store, when set, keeps the monitor's state across restarts: New
+	// restores what it saved, Run saves every SaveInterval (default
+	// DefaultSaveInterval) and once more when it returns. Nil: no file I/O.
+	Store        Store
+	SaveInterval time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -230,6 +236,8 @@ type Monitor struct {
 	log            *slog.Logger
 	clock          Clock
 	started        time.Time
+	store          Store
+	saveInterval   time.Duration
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -252,8 +260,9 @@ type Monitor struct {
 // intervalSetting keeps the text the interval was set with, so the API echoes
 // "60s" rather than a normalized "1m".
 type intervalSetting struct {
-	d    time.Duration
-	text string
+	d       time.Duration
+	text    string
+	runtime bool // set through SetInterval or the API, so kept by a Store
 }
 
 // New validates opts and returns a Monitor. It starts nothing.
@@ -274,6 +283,8 @@ func New(opts Options) (*Monitor, error) {
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		store:           opts.Store,
+		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
 	if m.maxParallel == 0 {
 		m.maxParallel = defaultMaxParallel
@@ -326,6 +337,9 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
+	if opts.SaveInterval < 0 {
+		bad("SaveInterval %s is negative", opts.SaveInterval)
+	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
 	}
@@ -340,6 +354,9 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
 	m.state = newCycleState(p)
+	if m.store != nil {
+		m.restore(context.Background())
+	}
 	m.publish(m.started, m.events.cursor())
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
 		return nil, err
@@ -367,7 +384,7 @@ func (m *Monitor) setInterval(d time.Duration, text string) (previous *intervalS
 	if err := checkInterval(d); err != nil {
 		return nil, err
 	}
-	next := &intervalSetting{d: d, text: text}
+	next := &intervalSetting{d: d, text: text, runtime: true}
 	previous = m.interval.Swap(next)
 	select {
 	case m.intervalChanged <- struct{}{}:

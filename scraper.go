@@ -30,6 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
+	finishSaving := m.startSaving(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -44,6 +45,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:

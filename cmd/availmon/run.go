@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	shutdownWait := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long a SIGTERM waits for requests in progress before closing their connections")
+	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
@@ -129,6 +130,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			return exitError
 		}
 		opts.Reload = reload.reload
+	}
+	if !*checkOnly {
+		if opts.Store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+			return exitError
+		}
+		opts.SaveInterval = cfg.Storage.SaveInterval
 	}
 	m, err := availmon.New(opts)
 	if err != nil {

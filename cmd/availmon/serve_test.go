@@ -19,7 +19,7 @@ func startArgs(t *testing.T, args ...string) *inProcess {
 	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
 	t.Cleanup(cancel)
 	go func() {
-		p.done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), io.Discard, p.log, noEnv)
+		p.done <- run(ctx, append([]string{"-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, args...), io.Discard, p.log, noEnv)
 	}()
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
 		m := listenLine.FindStringSubmatch(p.log.String())

@@ -40,6 +40,8 @@ type Config struct {
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
 	WSOriginPatterns []string
+	// Storage is where and how often the state is saved (storage.*).
+	Storage Storage
 }
 
 // Prometheus is one metrics backend.
@@ -118,6 +120,7 @@ type fileConfig struct {
 	Apps           []fileApp      `yaml:"apps"`
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
+	Storage        *fileStorage   `yaml:"storage"`
 }
 
 type fileWebSocket struct {
@@ -410,6 +413,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			cfg.WSOriginPatterns = append(cfg.WSOriginPatterns, o)
 		}
 	}
+	cfg.Storage = p.checkStorage(raw.Storage)
 	return cfg
 }
 
