@@ -12,24 +12,25 @@ import (
 )
 
 // trickleServer answers 200 at once, then sends its body one byte every
-// 20 ms ("ok" first, 100 bytes in all, 2 s), or, at /silent, never sends
-// headers at all.
+// 25 ms ("ok" first, 200 bytes in all, 5 s), or, at /silent, never sends
+// headers at all. The timeouts below (1 s) leave a busy machine ample time
+// for the headers and "ok", and none for the whole body.
 func trickleServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/silent" {
 			<-r.Context().Done()
 			return
 		}
-		w.Header().Set("Content-Length", "100")
+		w.Header().Set("Content-Length", "200")
 		w.WriteHeader(http.StatusOK)
-		body := "ok" + strings.Repeat(".", 98)
+		body := "ok" + strings.Repeat(".", 198)
 		for i := range len(body) {
 			if _, err := w.Write([]byte{body[i]}); err != nil {
 				return
 			}
 			w.(http.Flusher).Flush()
 			select {
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(25 * time.Millisecond):
 			case <-r.Context().Done():
 				return
 			}
@@ -52,14 +53,14 @@ func TestHTTPProbeMustCompleteWithinTimeout(t *testing.T) {
 		status availmon.Status
 		errHas string
 	}{
-		{"body not complete", availmon.HTTPProbe{URL: srv.URL, Timeout: 200 * time.Millisecond},
+		{"body not complete", availmon.HTTPProbe{URL: srv.URL, Timeout: time.Second},
 			availmon.StatusUnavailable, "timed out reading the body"},
-		{"body_contains found in time", availmon.HTTPProbe{URL: srv.URL, Timeout: 200 * time.Millisecond, BodyContains: "ok"},
+		{"body_contains found in time", availmon.HTTPProbe{URL: srv.URL, Timeout: time.Second, BodyContains: "ok"},
 			availmon.StatusUp, ""},
-		{"body_contains not found in time", availmon.HTTPProbe{URL: srv.URL, Timeout: 200 * time.Millisecond, BodyContains: "never"},
+		{"body_contains not found in time", availmon.HTTPProbe{URL: srv.URL, Timeout: time.Second, BodyContains: "never"},
 			availmon.StatusUnavailable, "timed out reading the body"},
-		{"no headers", availmon.HTTPProbe{URL: srv.URL + "/silent", Timeout: 200 * time.Millisecond},
-			availmon.StatusUnavailable, "timed out waiting for the response headers: the check must complete within its timeout 200ms"},
+		{"no headers", availmon.HTTPProbe{URL: srv.URL + "/silent", Timeout: time.Second},
+			availmon.StatusUnavailable, "timed out waiting for the response headers: the check must complete within its timeout 1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,8 +88,8 @@ func TestHTTPProbeCycleDeadline(t *testing.T) {
 			{Name: "silent", Location: "Here", HTTP: &availmon.HTTPProbe{URL: srv.URL + "/silent"}},
 		},
 		Backends: []availmon.Backend{{Name: "http", Source: src, BatchSize: 1}},
-		Interval: time.Second,
-		Timeout:  300 * time.Millisecond,
+		Interval: 2 * time.Second,
+		Timeout:  time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

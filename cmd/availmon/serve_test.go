@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -41,10 +42,21 @@ func TestShutdownCutsTricklingClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// A first request on the connection makes sure the server has
+	// accepted it; the second trickles its body.
+	br := bufio.NewReader(conn)
+	io.WriteString(conn, "GET /health HTTP/1.1\r\nHost: availmon\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 	io.WriteString(conn, "POST /api/scrape-interval HTTP/1.1\r\nHost: availmon\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-	// The request is in the handler (reading its body) once the server
-	// counts it active; give it the time to get there.
-	time.Sleep(100 * time.Millisecond) // not a measurement: the request must be in flight before the stop
+	// The server reads those bytes at once (its goroutine is waiting on
+	// the connection); leave it a moment so the stop finds the request
+	// in flight rather than the connection idle.
+	time.Sleep(200 * time.Millisecond) // not a measurement: ordering only
 	if code := p.stop(t); code != 0 {
 		t.Errorf("exit code %d, want 0; log:\n%s", code, p.log.String())
 	}
