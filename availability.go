@@ -53,6 +53,13 @@ type App struct {
 	// says what to request; its backend's Source is then an HTTPSource.
 	// Metric defaults to the probe as text ("GET https://...").
 	HTTP *HTTPProbe
+	// Labels are free-form names and values (team, service, env) that
+	// /api/apps filters on and services group by. Keys must be Prometheus
+	// label names.
+	Labels map[string]string
+	// FailThreshold and SuccessThreshold override Options' values for
+	// this app; zero means the Options' value.
+	FailThreshold, SuccessThreshold int
 }
 
 // Location is a named geographic place that apps belong to.
@@ -139,6 +146,19 @@ type Options struct {
 	// HistorySize is how many recent checks /api/apps/{name} shows per app;
 	// default 100.
 	HistorySize int
+
+	// FailThreshold is how many consecutive down (or unavailable) checks
+	// it takes for an app to be shown down (or unavailable);
+	// SuccessThreshold how many consecutive up checks to be shown up.
+	// Default 1 each: every check is accepted. See damping.go.
+	FailThreshold, SuccessThreshold int
+	// ExportLabels lists the app label keys that availmon_up carries
+	// besides app and location; other labels are not exported, so that
+	// the series' cardinality stays what the operator chose.
+	ExportLabels []string
+	// Services are rollups of the apps that match a label selector,
+	// served at /api/services.
+	Services []Service
 
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
@@ -244,6 +264,7 @@ type Monitor struct {
 
 	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
 	plan     *plan      // under cycleMu; readers use the snapshot's plan
+	ctlOpts  controlOptions
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
@@ -327,6 +348,7 @@ func New(opts Options) (*Monitor, error) {
 		bad("timeout %s is longer than the interval %s", formatDuration(opts.Timeout), formatDuration(interval))
 	}
 
+	m.ctlOpts = controlOptionsOf(&opts)
 	p, perrs := buildPlan(&opts)
 	errs = append(errs, perrs...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {

@@ -53,6 +53,7 @@ func (m *Monitor) Handler() http.Handler {
 	for _, rt := range m.readRoutes() {
 		reads.With(m.onlyParams(rt.params)).Get(rt.pattern, rt.handler)
 	}
+	m.controlRoutes(r, reads)
 	return r
 }
 
@@ -105,6 +106,10 @@ func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 
 func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
+	if r.URL.RawQuery != "" {
+		m.listAppsFiltered(w, r, s)
+		return
+	}
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.appsData()),
 		Meta: listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},

@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -104,5 +105,28 @@ func TestBackendBackLoggedOnce(t *testing.T) {
 	}
 	if n := countLines(logs.String(), "backend answering again"); n != 1 {
 		t.Errorf("%d lines for the backend coming back, want 1:\n%s", n, logs.String())
+	}
+}
+
+// A cycle cut by the monitor's context ending (SIGTERM for the binary) is
+// not a backend failure: nothing is logged as one.
+func TestCancelledCycleIsNotABackendFailure(t *testing.T) {
+	tm, logs := logMonitor(t, slog.LevelInfo)
+	started := make(chan struct{})
+	tm.src.check = func(ctx context.Context, apps []App) ([]Result, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tm.Scrape(ctx) }()
+	<-started
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Scrape: %v, want context.Canceled", err)
+	}
+	if out := logs.String(); strings.Contains(out, "level=WARN") || strings.Contains(out, "level=ERROR") {
+		t.Errorf("a cancelled cycle logged a failure:\n%s", out)
 	}
 }

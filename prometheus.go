@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -37,8 +37,15 @@ type PrometheusOptions struct {
 	RoundTripper http.RoundTripper
 	// QueryTimeout bounds one query; zero leaves it to the cycle's timeout.
 	QueryTimeout time.Duration
+	// MaxResponseBytes bounds what is read of one answer; a longer answer
+	// fails the query with ErrResponseTooLarge. Zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
 	// Logger receives warnings the server returns; nil discards them.
 	Logger *slog.Logger
+	// Clock tells when verdicts on expressions expire; nil means the
+	// system clock.
+	Clock Clock
 }
 
 // promQuerier is the one call of the v1 API we use.
@@ -55,9 +62,8 @@ type PrometheusSource struct {
 	api     promQuerier
 	timeout time.Duration
 	log     *slog.Logger
-
-	mu   sync.Mutex
-	solo map[string]bool // expressions that cannot be combined with others
+	clock   Clock
+	solo    *soloVerdicts // expressions asked on their own for a while
 }
 
 // NewPrometheusSource returns a source that queries o.URL. It makes no
@@ -65,6 +71,9 @@ type PrometheusSource struct {
 func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if o.URL == "" {
 		return nil, errors.New("availmon: prometheus source needs a URL")
+	}
+	if o.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("availmon: prometheus %q: MaxResponseBytes %d is negative", o.Name, o.MaxResponseBytes)
 	}
 	rt := o.RoundTripper
 	if rt == nil {
@@ -74,6 +83,7 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 			return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
 		}
 	}
+	rt = &backendTransport{next: rt, maxBytes: cmp.Or(o.MaxResponseBytes, DefaultMaxResponseBytes)}
 	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: rt})
 	if err != nil {
 		return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
@@ -82,9 +92,17 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	clock := o.Clock
+	if clock == nil {
+		clock = systemClock{}
+	}
 	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), timeout: o.QueryTimeout, log: log,
-		solo: make(map[string]bool)}, nil
+		clock: clock, solo: newSoloVerdicts()}, nil
 }
+
+// observesRequests: every request goes through backendTransport, which
+// reports it to the Monitor.
+func (s *PrometheusSource) observesRequests() {}
 
 // Labels that tell the apps of a combined query apart.
 const (
@@ -93,74 +111,109 @@ const (
 )
 
 // Check evaluates the apps' expressions, combined into one query where it
-// can. It returns an error only when the server could not be reached or
-// failed as a whole.
+// can. It returns an error when the server could not be reached or failed
+// as a whole, or answered a combined query with something other than an
+// instant vector: the batch's apps are then unavailable for this cycle,
+// and nothing is remembered against their expressions.
 func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, error) {
-	out := make([]Result, len(apps))
+	c := &checkRun{s: s, apps: apps, out: make([]Result, len(apps)), now: s.clock.Now()}
 	var batch, solo []int
-	s.mu.Lock()
 	for i, a := range apps {
-		if len(apps) > 1 && !s.solo[a.Metric] && !s.solo[a.ResponseTimeMetric] {
+		if len(apps) > 1 && !s.solo.solo(c.now, a.Metric, a.ResponseTimeMetric) {
 			batch = append(batch, i)
 		} else {
 			solo = append(solo, i)
 		}
 	}
-	s.mu.Unlock()
-
 	if len(batch) > 0 {
-		fallback, err := s.checkBatch(ctx, apps, batch, out)
+		fallback, err := c.combined(ctx, batch)
 		if err != nil {
 			return nil, err
 		}
 		solo = append(solo, fallback...)
 	}
 	for _, i := range solo {
-		r, err := s.checkOne(ctx, apps[i])
-		if err != nil {
+		if err := c.one(ctx, i); err != nil {
 			return nil, err
 		}
-		out[i] = r
 	}
-	return out, nil
+	return c.out, nil
 }
 
-// checkBatch runs one query for the apps at idx. When the server rejects the
-// combined expression, it tries each half of idx in turn, and returns the
-// apps left alone by the halving so that each is asked on its own: one bad
-// expression among n then costs about 2·log2(n) queries rather than n.
-func (s *PrometheusSource) checkBatch(ctx context.Context, apps []App, idx []int, out []Result) (fallback []int, err error) {
+// checkRun is one Check call.
+type checkRun struct {
+	s    *PrometheusSource
+	apps []App
+	out  []Result
+	now  time.Time
+	// answered is set once a query of this call got an answer: the server
+	// works, so an error for an expression is that expression's.
+	answered bool
+}
+
+// probeQuery is a query every server that speaks PromQL answers with one
+// sample, whatever it stores.
+const probeQuery = "vector(1)"
+
+// serverAnswers makes sure the server answers queries before an error is
+// blamed on an expression: a server (or a proxy before it) that fails
+// every query must cost its apps this cycle, not mark their expressions.
+func (c *checkRun) serverAnswers(ctx context.Context) error {
+	if c.answered {
+		return nil
+	}
+	v, _, err := c.s.query(ctx, probeQuery)
+	if err != nil {
+		return err
+	}
+	if _, ok := v.(model.Vector); !ok {
+		return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, probeQuery, v.Type())
+	}
+	c.answered = true
+	return nil
+}
+
+// combined runs one query for the apps at idx. When the server refuses the
+// combined expression (and answers a trivial query), it tries each half of
+// idx in turn, and returns the apps left alone by the halving so that each
+// is asked on its own: one bad expression among n then costs about
+// 2·log2(n) queries rather than n.
+func (c *checkRun) combined(ctx context.Context, idx []int) (fallback []int, err error) {
 	if len(idx) == 1 {
 		return idx, nil
 	}
 	terms := make([]labelled, 0, len(idx))
 	for _, i := range idx {
-		terms = append(terms, labelled{apps[i].Metric, batchAppLabel, i})
-		if apps[i].ResponseTimeMetric != "" {
-			terms = append(terms, labelled{apps[i].ResponseTimeMetric, batchRTLabel, i})
+		terms = append(terms, labelled{c.apps[i].Metric, batchAppLabel, i})
+		if c.apps[i].ResponseTimeMetric != "" {
+			terms = append(terms, labelled{c.apps[i].ResponseTimeMetric, batchRTLabel, i})
 		}
 	}
 	var q strings.Builder
 	writeOr(&q, terms)
-	v, rt, err := s.query(ctx, q.String())
+	v, rt, err := c.s.query(ctx, q.String())
 	if err != nil {
-		if !isExpressionError(err) {
-			return nil, err
+		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
+			return nil, newQueryError(c.s.name, fmt.Sprintf("a combined query of %d apps", len(idx)), q.String(), err)
 		}
 		half := len(idx) / 2
-		first, err := s.checkBatch(ctx, apps, idx[:half], out)
+		first, err := c.combined(ctx, idx[:half])
 		if err != nil {
 			return nil, err
 		}
-		second, err := s.checkBatch(ctx, apps, idx[half:], out)
+		second, err := c.combined(ctx, idx[half:])
 		if err != nil {
 			return nil, err
 		}
 		return append(first, second...), nil
 	}
+	c.answered = true
 	vec, ok := v.(model.Vector)
 	if !ok {
-		return idx, nil
+		// label_replace and "or" only ever make an instant vector: the
+		// server, or a proxy before it, is at fault, not an expression.
+		return nil, fmt.Errorf("prometheus %s: a combined query of %d apps was answered with a %s, not an instant vector",
+			c.s.name, len(idx), v.Type())
 	}
 	status := make(map[int]model.Vector, len(idx))
 	rtv := make(map[int]model.Vector)
@@ -172,7 +225,7 @@ func (s *PrometheusSource) checkBatch(ctx context.Context, apps []App, idx []int
 		}
 	}
 	for _, i := range idx {
-		out[i] = result(status[i], rtv[i], rt)
+		c.out[i] = result(status[i], rtv[i], rt)
 	}
 	return nil, nil
 }
@@ -217,56 +270,57 @@ func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
 	return i, err == nil
 }
 
-// checkOne asks for one app with its own queries, and remembers expressions
-// that cannot be part of a combined query (scalars, errors) so later cycles
-// do not try again.
-func (s *PrometheusSource) checkOne(ctx context.Context, a App) (Result, error) {
-	v, rt, err := s.query(ctx, a.Metric)
+// one asks for app i with its own queries. An expression the server
+// refuses, or whose answer is not an instant vector, is then asked on its
+// own for soloVerdictTTL: that error names it, since the server answers
+// other queries.
+func (c *checkRun) one(ctx context.Context, i int) error {
+	a := c.apps[i]
+	v, rt, err := c.s.query(ctx, a.Metric)
 	if err != nil {
-		if !isExpressionError(err) {
-			return Result{}, err
+		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
+			return newQueryError(c.s.name, "a query", a.Metric, err)
 		}
-		s.markSolo(a.Metric)
-		return Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}, nil
+		c.s.solo.mark(c.now, a.Metric)
+		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: redactURL(err)}
+		return nil
 	}
+	c.answered = true
 	samples, err := samplesOf(v)
-	if err != nil {
-		s.markSolo(a.Metric)
-		return Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}, nil
+	if err != nil || isScalar(v) {
+		c.s.solo.mark(c.now, a.Metric)
 	}
-	if _, scalar := v.(*model.Scalar); scalar {
-		s.markSolo(a.Metric)
+	if err != nil {
+		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}
+		return nil
 	}
 	var rtSamples model.Vector
 	if a.ResponseTimeMetric != "" {
-		v, _, err := s.query(ctx, a.ResponseTimeMetric)
+		v, _, err := c.s.query(ctx, a.ResponseTimeMetric)
 		switch {
-		case err != nil && !isExpressionError(err):
-			return Result{}, err
+		case err != nil && classify(err) == classBackend:
+			return newQueryError(c.s.name, "a query", a.ResponseTimeMetric, err)
 		case err != nil:
 			// A bad response-time expression costs the app its measured
 			// response time, not its state; it must not spoil the batch
 			// again next cycle.
-			s.log.Warn("response_time_metric failed", "backend", s.name, "app", a.Name, "err", err)
-			s.markSolo(a.ResponseTimeMetric)
+			if c.s.solo.mark(c.now, a.ResponseTimeMetric) {
+				c.s.log.Warn("response_time_metric failed", "backend", c.s.name, "app", a.Name,
+					"err", truncateText(err.Error(), maxErrorText))
+			}
 		default:
 			if rtSamples, err = samplesOf(v); err != nil || isScalar(v) {
-				s.markSolo(a.ResponseTimeMetric)
+				c.s.solo.mark(c.now, a.ResponseTimeMetric)
 			}
 		}
 	}
-	return result(samples, rtSamples, rt), nil
+	c.out[i] = result(samples, rtSamples, rt)
+	return nil
 }
 
 func isScalar(v model.Value) bool {
 	_, ok := v.(*model.Scalar)
 	return ok
-}
-
-func (s *PrometheusSource) markSolo(expr string) {
-	s.mu.Lock()
-	s.solo[expr] = true
-	s.mu.Unlock()
 }
 
 func samplesOf(v model.Value) (model.Vector, error) {
@@ -349,21 +403,4 @@ func serverTimeout(d time.Duration) time.Duration {
 		return d.Truncate(time.Second)
 	}
 	return max(time.Millisecond, d.Truncate(time.Millisecond))
-}
-
-// isExpressionError reports whether the server answered but refused or
-// failed to evaluate the expression: the fault is the query's, not the
-// server's.
-func isExpressionError(err error) bool {
-	var e *v1.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	if e.Type == v1.ErrBadData && strings.Contains(e.Msg, `invalid parameter "`) &&
-		!strings.Contains(e.Msg, `invalid parameter "query"`) {
-		// The server refused another parameter of ours (time, timeout):
-		// blaming the expression would mark every app as not combinable.
-		return false
-	}
-	return e.Type == v1.ErrBadData || e.Type == v1.ErrExec
 }

@@ -13,7 +13,7 @@ import (
 // others, so a typo (?perod=7d) is an error rather than a silent default.
 type readRoute struct {
 	pattern string
-	params  []string // nil: none
+	params  []string // nil: none; "label.*" accepts every name starting "label."
 	handler http.HandlerFunc
 }
 
@@ -21,7 +21,7 @@ type readRoute struct {
 // learns a new parameter adds it here.
 func (m *Monitor) readRoutes() []readRoute {
 	return []readRoute{
-		{"/api/apps", nil, m.listApps},
+		{"/api/apps", []string{"location", "status", "label.*"}, m.listApps},
 		{"/api/apps/{name}", nil, m.getApp},
 		{"/api/locations", nil, m.listLocations},
 		{"/api/locations/{name}", nil, m.getLocation},
@@ -53,6 +53,21 @@ func (m *Monitor) onlyParams(params []string) func(http.Handler) http.Handler {
 	}
 }
 
+// acceptedParam reports whether key is one of params, or starts with the
+// prefix of a params entry ending in ".*".
+func acceptedParam(params []string, key string) bool {
+	for _, p := range params {
+		if p == key {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasSuffix(prefix, ".") &&
+			len(key) > len(prefix) && strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 func checkParams(rawQuery string, params []string, accepted string) error {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -60,7 +75,7 @@ func checkParams(rawQuery string, params []string, accepted string) error {
 	}
 	var unknown []string
 	for key := range q {
-		if !slices.Contains(params, key) {
+		if !acceptedParam(params, key) {
 			unknown = append(unknown, fmt.Sprintf("%q", key))
 		}
 	}

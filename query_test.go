@@ -18,7 +18,9 @@ func TestUnknownQueryParameters(t *testing.T) {
 		message string
 		details []any
 	}{
-		{"/api/apps?status=up", `unknown query parameter "status"`, []any{"accepted query parameters: none"}},
+		{"/api/apps?verbose=1", `unknown query parameter "verbose"`, []any{"accepted query parameters: location, status, label.*"}},
+		{"/api/apps?label.=x", `unknown query parameter "label."`, []any{"accepted query parameters: location, status, label.*"}},
+		{"/api/services?x=1", `unknown query parameter "x"`, []any{"accepted query parameters: none"}},
 		{"/api/apps/checkout?x", `unknown query parameter "x"`, []any{"accepted query parameters: none"}},
 		{"/api/locations?a=1", `unknown query parameter "a"`, []any{"accepted query parameters: none"}},
 		{"/api/locations/Frankfurt?a=1", `unknown query parameter "a"`, []any{"accepted query parameters: none"}},
@@ -46,7 +48,7 @@ func TestUnknownQueryParameters(t *testing.T) {
 		})
 	}
 	// Known parameters still work.
-	for _, target := range []string{"/api/apps", "/api/status?", "/api/status/history?period=1h&resolution=1m"} {
+	for _, target := range []string{"/api/apps", "/api/apps?status=up", "/api/status?", "/api/status/history?period=1h&resolution=1m"} {
 		if code, body := get(t, tm.h, target); code != http.StatusOK {
 			t.Errorf("GET %s: %d %v", target, code, body)
 		}

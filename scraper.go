@@ -90,6 +90,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 		at:       make([]time.Time, len(p.apps)),
 		answered: make([]bool, len(p.backends)),
 		tried:    make([]bool, len(p.backends)),
+		failures: make([]backendFailure, len(p.backends)),
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -108,6 +109,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	m.logFailures(p, out)
 	end := m.clock.Now()
 	m.commit(p, start, end, out)
 	m.progress.Store(end.UnixNano())
@@ -124,6 +126,7 @@ type cycleResult struct {
 	mu       sync.Mutex
 	answered []bool // per backend: some batch returned without error
 	tried    []bool
+	failures []backendFailure // per backend
 }
 
 func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
@@ -132,9 +135,12 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 	for i, ai := range batch {
 		apps[i] = p.apps[ai]
 	}
+	ctx, perRequest := m.observeRequests(ctx, p, b)
 	start := time.Now()
 	res, err := m.callSource(ctx, p.backends[b], apps)
-	m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
+	if !perRequest {
+		m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
+	}
 	if err == nil && ctx.Err() != nil && claimsState(res) {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
@@ -158,16 +164,16 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 		if r.Status == StatusUnavailable && r.Err == nil {
 			r.Err = errNoAnswer
 		}
+		r.Err = boundError(r.Err)
 		out.results[ai] = r
 		out.at[ai] = at
-	}
-	if err != nil {
-		m.log.Warn("backend check failed", "backend", p.backends[b].Name, "apps", len(apps), "err", err)
 	}
 	out.mu.Lock()
 	out.tried[b] = true
 	if err == nil {
 		out.answered[b] = true
+	} else {
+		out.failures[b].add(len(apps), err)
 	}
 	out.mu.Unlock()
 }
@@ -219,6 +225,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if r.Err != nil {
 			cur.err = r.Err.Error()
 		}
+		cur.damp = prev.damp
+		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
 		if !prev.checked || prev.status != cur.status {
 			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
 				Location: p.apps[i].Location, Status: cur.status}
@@ -229,10 +237,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			m.logAppChange(&p.apps[i], &ev, cur.err)
 		}
 		st.apps[i] = cur
-		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
-		st.appDay[i].add(out.at[i], cur.status, cur.rt)
-		st.locDay[p.appLocs[i]].add(out.at[i], cur.status, cur.rt)
-		st.sysDay.add(out.at[i], cur.status, cur.rt)
+		// The history and the per-check counters take the raw result;
+		// only the shown state is damped.
+		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.appDay[i].add(out.at[i], r.Status, cur.rt)
+		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
+		st.sysDay.add(out.at[i], r.Status, cur.rt)
 		switch cur.status {
 		case StatusUp:
 			up++

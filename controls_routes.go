@@ -1,0 +1,12 @@
+package availmon
+
+import (
+	"github.com/go-chi/chi/v5"
+)
+
+// controlRoutes adds the endpoints of the operators' controls: reads on
+// reads (guarded when ProtectReads is set), writes on r with requireAuth.
+func (m *Monitor) controlRoutes(r, reads chi.Router) {
+	reads.With(m.onlyParams(nil)).Get("/api/services", m.listServices)
+	reads.With(m.onlyParams(nil)).Get("/api/services/{name}", m.getService)
+}
