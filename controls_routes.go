@@ -9,4 +9,8 @@ import (
 func (m *Monitor) controlRoutes(r, reads chi.Router) {
 	reads.With(m.onlyParams(nil)).Get("/api/services", m.listServices)
 	reads.With(m.onlyParams(nil)).Get("/api/services/{name}", m.getService)
+	// Badges check their own query (?value=...).
+	reads.Get("/api/badges/apps/{name}", m.badgeHandler(badgeApp))
+	reads.Get("/api/badges/locations/{name}", m.badgeHandler(badgeLocation))
+	reads.Get("/api/badges/services/{name}", m.badgeHandler(badgeService))
 }

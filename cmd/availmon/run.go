@@ -19,6 +19,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/web"
 )
 
 // version is set at link time: go build -ldflags "-X main.version=v1.2.3".
@@ -47,6 +48,9 @@ const (
 // run is the whole program; main only wires it to the process, so that
 // tests can call it in-process. It returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
@@ -54,10 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	shutdownWait := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long a SIGTERM waits for requests in progress before closing their connections")
+	page := fs.Bool("web.page", true, "serve the web page (a live map of the locations) at /; -web.page=false serves only the API")
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config]\n       availmon -version\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -136,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 			return exitError
 		}
-		opts.SaveInterval = cfg.Storage.SaveInterval
+		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
@@ -148,13 +153,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		fmt.Fprintln(stdout, checkSummary(cfg))
 		return exitOK
 	}
-	return serve(ctx, m, ln, logger, reload, *shutdownWait)
+	h := m.Handler()
+	if *page {
+		h = web.Handler(h)
+	}
+	return serve(ctx, m, h, ln, logger, reload, *shutdownWait)
 }
 
-// serve runs the monitor and its API until ctx ends, then shuts both down.
-// SIGHUP reloads the configuration meanwhile.
-func serve(ctx context.Context, m *availmon.Monitor, ln net.Listener, logger *slog.Logger, reload *reloader, shutdownTimeout time.Duration) int {
-	srv := newServer(m.Handler(), logger)
+// serve runs the monitor and serves h (its API, with or without the web
+// page) on ln until ctx ends, then shuts both down. SIGHUP reloads the
+// configuration meanwhile.
+func serve(ctx context.Context, m *availmon.Monitor, h http.Handler, ln net.Listener, logger *slog.Logger, reload *reloader, shutdownTimeout time.Duration) int {
+	srv := newServer(h, logger)
 	var conns connCounter
 	srv.ConnState = conns.track
 

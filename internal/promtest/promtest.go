@@ -59,6 +59,7 @@ type Option func(*config)
 
 type config struct {
 	jobs []job
+	past []string // OpenMetrics texts written into the data dir (past.go)
 }
 
 type job struct {
@@ -144,6 +145,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("promtest: writing config: %v", err)
 	}
 	tb.Cleanup(s.stop)
+	c.writePast(tb, filepath.Join(s.dir, "data"))
 
 	// Another process may take the port between our probe and Prometheus's
 	// bind; try a few fresh ports before giving up.
