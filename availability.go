@@ -67,6 +67,9 @@ type Location struct {
 	Name      string
 	Latitude  float64 // decimal degrees, -90..90
 	Longitude float64 // decimal degrees, -180..180
+	// Match lists the values of a discovery rule's location label that
+	// mean this location (see DiscoveryRule.LocationLabel).
+	Match []string
 }
 
 // Result is the outcome of checking one app.
@@ -135,6 +138,9 @@ type Options struct {
 	// with no URL and a batch size of 1.
 	Backends []Backend
 	Source   Source
+	// Discover lists rules that make apps of the series of PromQL
+	// queries, at run time, beside Apps.
+	Discover []DiscoveryRule
 
 	// Interval between the starts of two check cycles; default 30s. It must
 	// lie in [MinInterval, MaxInterval].
@@ -159,6 +165,9 @@ type Options struct {
 	// Services are rollups of the apps that match a label selector,
 	// served at /api/services.
 	Services []Service
+	// Maintenance windows known from the start; more can be added through
+	// POST /api/maintenance.
+	Maintenance []MaintenanceWindow
 
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
@@ -205,7 +214,8 @@ type Options struct {
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
-	// larger of 1024 and twice the number of apps.
+	// larger of 1024 and twice the number of apps, counting the MaxApps of
+	// each discovery rule, up to 65,536.
 	EventBuffer int
 
 	// Store, when set, keeps the monitor's state across restarts: New
@@ -273,9 +283,13 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
-	plan     *plan      // under cycleMu; readers use the snapshot's plan
+	cycleMu  sync.Mutex          // one cycle (or reconfiguration) at a time
+	plan     *plan               // under cycleMu; readers use the snapshot's plan
+	rules    []*ruleState        // under cycleMu
+	awaiting map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
+	disc     discoveryMetrics
 	ctlOpts  controlOptions
+	maint    *maintenance
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
@@ -361,8 +375,9 @@ func New(opts Options) (*Monitor, error) {
 	}
 
 	m.ctlOpts = controlOptionsOf(&opts)
-	p, perrs := buildPlan(&opts)
+	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
+	errs = append(errs, m.initMaintenance(p, opts.Maintenance)...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}
@@ -383,10 +398,10 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan = p
+	m.plan, m.rules, m.disc = p, rules, newDiscoveryMetrics()
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
+	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
 	m.state = newCycleState(p)
 	if m.store != nil {
 		m.restore(context.Background())

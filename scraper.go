@@ -30,7 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
-	finishSaving := m.startSaving(ctx)
+	saver := m.startSaving(ctx)
 	stopBackfill := m.startBackfill(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -47,7 +47,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
 			stopBackfill()
-			finishSaving()
+			saver.finish()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -61,6 +61,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
+		saver.afterCycle()
 		// Drain a change that arrived during the cycle: the timer below
 		// already uses the latest interval.
 		select {
@@ -96,6 +97,10 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	answers := make([]ruleAnswer, len(m.rules))
+	for i, rs := range m.rules {
+		wg.Go(func() { answers[i] = m.queryRule(cctx, p, rs) })
+	}
 	for range min(m.maxParallel, len(p.batches)) {
 		wg.Go(func() {
 			for {
@@ -110,6 +115,9 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if len(m.rules) > 0 {
+		p = m.applyDiscovery(p, answers, out)
 	}
 	m.logFailures(p, out)
 	end := m.clock.Now()
@@ -216,6 +224,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st := m.state
 	var evs []Event
 	var up, down, unavail int
+	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	for i, r := range out.results {
 		prev := st.apps[i]
 		cur := appState{
@@ -238,10 +247,14 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			evs = append(evs, ev)
 			m.logAppChange(&p.apps[i], &ev, cur.err)
 		}
+		cur.maint = inMaint != nil && inMaint[i]
 		st.apps[i] = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
 		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		if cur.maint {
+			continue // counts neither for nor against availability
+		}
 		st.appDay[i].add(out.at[i], r.Status, cur.rt)
 		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
 		st.sysDay.add(out.at[i], r.Status, cur.rt)
