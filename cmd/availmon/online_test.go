@@ -42,7 +42,7 @@ discover:
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	for _, w := range []string{
-		"config OK: 0 apps, 2 locations, 2 backends\n",
+		"config OK: 0 apps, 2 locations, 2 Prometheus backends\n",
 		"discover by-app (backend main): 3 apps (Demo land 3)\n",
 		"discover nowhere (backend main): 0 apps; skipped 3 unmapped_location; location values mapped to no location: [",
 	} {
