@@ -399,6 +399,11 @@ func New(opts Options) (*Monitor, error) {
 		default:
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
+		if len(m.backends) > 0 && m.apps[i].Backend == m.backends[m.backendOf[i]].Name {
+			if err := validateApp(m.backends[m.backendOf[i]].Source, a); err != nil {
+				bad("app %q: %w", a.Name, err)
+			}
+		}
 	}
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")

@@ -530,9 +530,15 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 			app.Metric, app.ResponseTimeMetric = a.Metric, a.ResponseTimeMetric
 			if strings.TrimSpace(a.Metric) == "" {
 				p.badAt(path+".metric", "app %q: metric is empty", a.Name)
+			} else {
+				p.checkExpr(path+".metric", a.Name, a.Metric)
 			}
-			if p.has(path+".response_time_metric") && strings.TrimSpace(a.ResponseTimeMetric) == "" {
-				p.badAt(path+".response_time_metric", "app %q: response_time_metric is empty", a.Name)
+			if p.has(path + ".response_time_metric") {
+				if strings.TrimSpace(a.ResponseTimeMetric) == "" {
+					p.badAt(path+".response_time_metric", "app %q: response_time_metric is empty", a.Name)
+				} else {
+					p.checkExpr(path+".response_time_metric", a.Name, a.ResponseTimeMetric)
+				}
 			}
 			switch {
 			case a.Prometheus != "":
