@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -11,8 +12,12 @@ import (
 // Expr is a parsed expression that evaluates to an instant vector or a
 // scalar, the two kinds of answer an app's state can be read from.
 type Expr struct {
-	text string
-	node parser.Expr
+	text    string
+	node    parser.Expr
+	printed string // node printed: what is sent, and the key of equal expressions
+
+	fuseOnce sync.Once
+	fuse     []fusion
 }
 
 // Parse parses text with Prometheus's parser (without experimental
@@ -39,7 +44,7 @@ func Parse(text string) (*Expr, error) {
 		return nil, fmt.Errorf("%s: the expression returns a %s; it must return an instant vector or a scalar",
 			node.PositionRange().StartPosInput(text, 0), parser.DocumentedType(t))
 	}
-	return &Expr{text: text, node: node}, nil
+	return &Expr{text: text, node: node, printed: node.String()}, nil
 }
 
 // String returns the expression as written.
