@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"path"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -206,20 +204,10 @@ const (
 	defaultBackendName = "default"
 )
 
-// Monitor watches a fixed set of apps. Create it with New, start it with Run,
-// and serve its API with Handler. All methods are safe for concurrent use.
+// Monitor watches a set of apps. Create it with New, start it with Run,
+// and serve its API with Handler; change the set with Reconfigure. All
+// methods are safe for concurrent use.
 type Monitor struct {
-	apps      []App
-	appIndex  map[string]int
-	locations []Location
-	locIndex  map[string]int
-	appLocs   []int // appLocs[i] is the index of apps[i]'s location
-	locApps   [][]int
-	backends  []Backend
-	batches   [][]int // app indexes per Source.Check call, same backend each
-	appBatch  []int
-	backendOf []int // backendOf[i] is the index of apps[i]'s backend
-
 	timeout        time.Duration // zero: follow the interval
 	maxParallel    int
 	historySize    int
@@ -239,8 +227,10 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex // one cycle at a time
+	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
+	plan     *plan      // under cycleMu; readers use the snapshot's plan
 	state    *cycleState
+	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
 	hist     *minuteHistory
 	events   *eventLog
@@ -262,8 +252,6 @@ type intervalSetting struct {
 // New validates opts and returns a Monitor. It starts nothing.
 func New(opts Options) (*Monitor, error) {
 	m := &Monitor{
-		appIndex:        make(map[string]int, len(opts.Apps)),
-		locIndex:        make(map[string]int, len(opts.Locations)),
 		maxParallel:     opts.MaxParallel,
 		historySize:     opts.HistorySize,
 		version:         opts.Version,
@@ -315,96 +303,8 @@ func New(opts Options) (*Monitor, error) {
 		bad("timeout %s is negative", opts.Timeout)
 	}
 
-	m.locations = append([]Location(nil), opts.Locations...)
-	for i, l := range m.locations {
-		switch {
-		case strings.TrimSpace(l.Name) == "":
-			bad("location %d has no name", i+1)
-		case hasKey(m.locIndex, l.Name):
-			bad("location %q is listed twice", l.Name)
-		default:
-			m.locIndex[l.Name] = i
-		}
-		if math.IsNaN(l.Latitude) || l.Latitude < -90 || l.Latitude > 90 {
-			bad("location %q: latitude %v is outside [-90, 90]", l.Name, l.Latitude)
-		}
-		if math.IsNaN(l.Longitude) || l.Longitude < -180 || l.Longitude > 180 {
-			bad("location %q: longitude %v is outside [-180, 180]", l.Name, l.Longitude)
-		}
-	}
-
-	m.backends = append([]Backend(nil), opts.Backends...)
-	if opts.Source != nil {
-		if len(m.backends) > 0 {
-			bad("set either Source or Backends, not both")
-		}
-		m.backends = []Backend{{Name: defaultBackendName, Source: opts.Source}}
-	}
-	backendIndex := make(map[string]int, len(m.backends))
-	for i, b := range m.backends {
-		switch {
-		case strings.TrimSpace(b.Name) == "":
-			bad("backend %d has no name", i+1)
-		case hasKey(backendIndex, b.Name):
-			bad("backend %q is listed twice", b.Name)
-		}
-		backendIndex[b.Name] = i
-		if b.Source == nil {
-			bad("backend %q has no source", b.Name)
-		}
-		if b.BatchSize < 0 {
-			bad("backend %q: batch size %d is negative", b.Name, b.BatchSize)
-		}
-		if m.backends[i].BatchSize == 0 {
-			m.backends[i].BatchSize = 1
-		}
-	}
-	if len(opts.Apps) > 0 && len(m.backends) == 0 {
-		bad("no backend: set Source or Backends")
-	}
-
-	m.apps = append([]App(nil), opts.Apps...)
-	m.appLocs = make([]int, len(m.apps))
-	m.backendOf = make([]int, len(m.apps))
-	m.locApps = make([][]int, len(m.locations))
-	for i, a := range m.apps {
-		if strings.TrimSpace(a.Name) == "" {
-			bad("app %d has no name", i+1)
-		} else if hasKey(m.appIndex, a.Name) {
-			bad("app %q is listed twice", a.Name)
-		}
-		m.appIndex[a.Name] = i
-		if a.HTTP != nil {
-			if err := a.HTTP.Validate(); err != nil {
-				bad("app %q: http: %w", a.Name, err)
-			}
-			if a.Metric == "" {
-				m.apps[i].Metric = a.HTTP.describe()
-			}
-		}
-		li, ok := m.locIndex[a.Location]
-		if !ok {
-			bad("app %q: unknown location %q", a.Name, a.Location)
-		} else {
-			m.appLocs[i] = li
-			m.locApps[li] = append(m.locApps[li], i)
-		}
-		switch bi, ok := backendIndex[a.Backend]; {
-		case ok:
-			m.backendOf[i] = bi
-		case a.Backend == "" && len(m.backends) == 1:
-			m.apps[i].Backend = m.backends[0].Name
-		case a.Backend == "":
-			bad("app %q: no backend named, and there are %d", a.Name, len(m.backends))
-		default:
-			bad("app %q: unknown backend %q", a.Name, a.Backend)
-		}
-		if len(m.backends) > 0 && m.apps[i].Backend == m.backends[m.backendOf[i]].Name {
-			if err := validateApp(m.backends[m.backendOf[i]].Source, a); err != nil {
-				bad("app %q: %w", a.Name, err)
-			}
-		}
-	}
+	p, perrs := buildPlan(&opts)
+	errs = append(errs, perrs...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}
@@ -419,12 +319,12 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.batches, m.appBatch = planBatches(m.backendOf, m.backends)
+	m.plan = p
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(m.apps))))
-	m.state = newCycleState(m)
-	m.snap.Store(m.state.snapshot(m, m.started))
+	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
+	m.state = newCycleState(p)
+	m.publish(m.started, m.events.cursor())
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
 		return nil, err
 	}
@@ -434,28 +334,6 @@ func New(opts Options) (*Monitor, error) {
 func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
-}
-
-// planBatches groups app indexes by backend, in order, into chunks of at most
-// the backend's batch size.
-func planBatches(backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
-	per := make([][]int, len(backends))
-	for i, b := range backendOf {
-		per[b] = append(per[b], i)
-	}
-	appBatch = make([]int, len(backendOf))
-	for b, idx := range per {
-		size := backends[b].BatchSize
-		for len(idx) > 0 {
-			n := min(size, len(idx))
-			for _, i := range idx[:n] {
-				appBatch[i] = len(batches)
-			}
-			batches = append(batches, idx[:n:n])
-			idx = idx[n:]
-		}
-	}
-	return batches, appBatch
 }
 
 // Interval returns the current scrape interval.

@@ -168,7 +168,7 @@ func TestNewDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Apps[0].Name, o.Locations[0].Name = "changed", "changed"
-	if m.apps[0].Name != "checkout" || m.locations[0].Name != "Tel Aviv" {
+	if p := m.snap.Load().p; p.apps[0].Name != "checkout" || p.locations[0].Name != "Tel Aviv" {
 		t.Errorf("the monitor shares the caller's slices")
 	}
 }

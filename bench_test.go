@@ -178,7 +178,7 @@ func BenchmarkEncodeApps(b *testing.B) {
 	cur := m.snap.Load()
 	b.ReportAllocs()
 	for b.Loop() {
-		fresh := &snapshot{m: cur.m, at: cur.at, apps: cur.apps}
+		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps}
 		if len(fresh.appsData()) == 0 {
 			b.Fatal("no JSON")
 		}

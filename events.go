@@ -12,7 +12,7 @@ type EventType string
 // The event types of the interface.
 const (
 	EventStatusUpdate EventType = "status_update" // an app's status changed
-	EventConfigUpdate EventType = "config_update" // the scrape interval changed
+	EventConfigUpdate EventType = "config_update" // the scrape interval, or the set of apps, changed
 	EventSystem       EventType = "system_event"  // a backend (dis)connected, or shutdown
 )
 
@@ -27,8 +27,11 @@ type Event struct {
 	Status         Status
 	PreviousStatus Status // empty on an app's first check
 
-	// config_update
+	// config_update: Interval and PreviousInterval when the interval
+	// changed; Change when apps, locations or backends did (Reconfigure,
+	// discovery).
 	Interval, PreviousInterval string
+	Change                     *ConfigChange
 
 	// system_event
 	Name    string // backend_connected, backend_disconnected, shutdown

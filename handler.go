@@ -119,13 +119,13 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	i, ok := m.appIndex[name]
+	s := m.snap.Load()
+	i, ok := s.p.appIndex[name]
 	if !ok {
 		m.writeError(w, r, notFoundError("application not found", fmt.Sprintf("no application is named %q", name)))
 		return
 	}
-	s := m.snap.Load()
-	entries := m.state.history[i].list()
+	entries := s.history[i].list()
 	// A cycle writes the history before it publishes the snapshot that
 	// reflects it: leave out checks this snapshot does not show yet, so the
 	// app's status and its last history entry are one view.
@@ -150,7 +150,7 @@ func (m *Monitor) listLocations(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.locationsData()),
-		Meta: countMetaJSON{Count: len(m.locations), Timestamp: m.now()},
+		Meta: countMetaJSON{Count: len(s.p.locations), Timestamp: m.now()},
 	})
 }
 
@@ -160,13 +160,14 @@ func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	li, ok := m.locIndex[name]
+	s := m.snap.Load()
+	li, ok := s.p.locIndex[name]
 	if !ok {
 		m.writeError(w, r, notFoundError("location not found", fmt.Sprintf("no location is named %q", name)))
 		return
 	}
 	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(m.snap.Load().locationData(li)),
+		Data: rawJSON(s.locationData(li)),
 		Meta: metaJSON{Timestamp: m.now()},
 	})
 }
@@ -174,8 +175,9 @@ func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
 func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
 	now := m.clock.Now()
 	iv := m.interval.Load()
+	p := m.snap.Load().p
 	urls := []string{}
-	for _, b := range m.backends {
+	for _, b := range p.backends {
 		if b.URL != "" {
 			urls = append(urls, b.URL)
 		}
@@ -185,8 +187,8 @@ func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
 			ScrapeInterval: iv.text,
 			ScrapeTimeout:  formatDuration(m.cycleTimeout(iv.d)),
 			LogLevel:       strings.ToLower(m.logLevel.String()),
-			TotalApps:      len(m.apps),
-			TotalLocations: len(m.locations),
+			TotalApps:      len(p.apps),
+			TotalLocations: len(p.locations),
 			Version:        m.version,
 			Uptime:         formatUptime(now.Sub(m.started)),
 			PrometheusURLs: urls,
@@ -282,7 +284,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		ApplicationsUp:          s.up,
 		ApplicationsDown:        s.down,
 		ApplicationsUnavailable: s.unavailable,
-		TotalLocations:          len(m.locations),
+		TotalLocations:          len(s.p.locations),
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,
 	}})

@@ -19,7 +19,7 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 		Snapshot: func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
 		Interval: m.Interval,
 	})
-	for _, b := range m.backends {
+	for _, b := range m.plan.backends {
 		m.exp.InitTarget(b.Name)
 	}
 	own := prometheus.NewRegistry()
@@ -39,22 +39,22 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 // promSnapshot is the snapshot as the exporter sees it, built once.
 func (s *snapshot) promSnapshot() *promexport.Snapshot {
 	s.promOnce.Do(func() {
-		m := s.m
+		pl := s.p
 		p := &promexport.Snapshot{
 			Seq:               s.seq,
 			Apps:              make([]promexport.App, len(s.apps)),
 			Locations:         make([]promexport.Location, len(s.locs)),
-			Backends:          make([]promexport.Backend, len(m.backends)),
+			Backends:          make([]promexport.Backend, len(pl.backends)),
 			LastCycleEnd:      s.at,
 			LastCycleDuration: s.cycleDuration,
 		}
 		for i, a := range s.apps {
-			p.Apps[i] = promexport.App{Name: m.apps[i].Name, Location: m.apps[i].Location, Status: string(a.status)}
+			p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status)}
 		}
 		for i, l := range s.locs {
-			p.Locations[i] = promexport.Location{Name: m.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
+			p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
 		}
-		for i, b := range m.backends {
+		for i, b := range pl.backends {
 			p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
 		}
 		s.prom = p

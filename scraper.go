@@ -28,7 +28,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	m.runFrom.Store(m.events.cursor())
 	m.progress.Store(m.clock.Now().UnixNano())
 	defer m.running.Store(false)
-	m.log.Info("monitor started", "apps", len(m.apps), "interval", m.interval.Load().text)
+	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -82,22 +82,23 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, m.cycleTimeout(d))
 	defer cancel()
 
+	p := m.plan
 	out := &cycleResult{
-		results:  make([]Result, len(m.apps)),
-		at:       make([]time.Time, len(m.apps)),
-		answered: make([]bool, len(m.backends)),
-		tried:    make([]bool, len(m.backends)),
+		results:  make([]Result, len(p.apps)),
+		at:       make([]time.Time, len(p.apps)),
+		answered: make([]bool, len(p.backends)),
+		tried:    make([]bool, len(p.backends)),
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(m.maxParallel, len(m.batches)) {
+	for range min(m.maxParallel, len(p.batches)) {
 		wg.Go(func() {
 			for {
 				b := int(next.Add(1) - 1)
-				if b >= len(m.batches) {
+				if b >= len(p.batches) {
 					return
 				}
-				m.checkBatch(cctx, m.batches[b], out)
+				m.checkBatch(cctx, p, p.batches[b], out)
 			}
 		})
 	}
@@ -106,9 +107,9 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 		return err
 	}
 	end := m.clock.Now()
-	m.commit(start, end, out)
+	m.commit(p, start, end, out)
 	m.progress.Store(end.UnixNano())
-	m.log.Debug("check cycle done", "apps", len(m.apps), "duration", end.Sub(start))
+	m.log.Debug("check cycle done", "apps", len(p.apps), "duration", end.Sub(start))
 	return nil
 }
 
@@ -123,15 +124,15 @@ type cycleResult struct {
 	tried    []bool
 }
 
-func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult) {
-	b := m.backendOf[batch[0]]
+func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
+	b := p.backendOf[batch[0]]
 	apps := make([]App, len(batch))
 	for i, ai := range batch {
-		apps[i] = m.apps[ai]
+		apps[i] = p.apps[ai]
 	}
 	start := time.Now()
-	res, err := callSource(ctx, m.backends[b].Source, apps)
-	m.exp.ObserveScrape(m.backends[b].Name, time.Since(start), err)
+	res, err := callSource(ctx, p.backends[b].Source, apps)
+	m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
 	if err == nil && ctx.Err() != nil {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
@@ -159,7 +160,7 @@ func (m *Monitor) checkBatch(ctx context.Context, batch []int, out *cycleResult)
 		out.at[ai] = at
 	}
 	if err != nil {
-		m.log.Warn("backend check failed", "backend", m.backends[b].Name, "apps", len(apps), "err", err)
+		m.log.Warn("backend check failed", "backend", p.backends[b].Name, "apps", len(apps), "err", err)
 	}
 	out.mu.Lock()
 	out.tried[b] = true
@@ -182,8 +183,8 @@ func callSource(ctx context.Context, s Source, apps []App) (res []Result, err er
 }
 
 // commit folds one cycle into the monitor's state and publishes a new
-// snapshot. It runs under cycleMu.
-func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
+// snapshot. It runs under cycleMu, with the plan the cycle checked.
+func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st := m.state
 	var evs []Event
 	var up, down, unavail int
@@ -199,19 +200,19 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 			cur.err = r.Err.Error()
 		}
 		if !prev.checked || prev.status != cur.status {
-			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: m.apps[i].Name,
-				Location: m.apps[i].Location, Status: cur.status}
+			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
+				Location: p.apps[i].Location, Status: cur.status}
 			if prev.checked {
 				ev.PreviousStatus = prev.status
 			}
 			evs = append(evs, ev)
-			m.log.Info("status changed", "app", m.apps[i].Name, "location", m.apps[i].Location,
+			m.log.Info("status changed", "app", p.apps[i].Name, "location", p.apps[i].Location,
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
 		st.apps[i] = cur
 		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
 		st.appDay[i].add(out.at[i], cur.status, cur.rt)
-		st.locDay[m.appLocs[i]].add(out.at[i], cur.status, cur.rt)
+		st.locDay[p.appLocs[i]].add(out.at[i], cur.status, cur.rt)
 		st.sysDay.add(out.at[i], cur.status, cur.rt)
 		switch cur.status {
 		case StatusUp:
@@ -222,7 +223,7 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 			unavail++
 		}
 	}
-	for b, be := range m.backends {
+	for b, be := range p.backends {
 		if !out.tried[b] {
 			continue // no apps: nothing learned
 		}
@@ -248,8 +249,15 @@ func (m *Monitor) commit(start, end time.Time, out *cycleResult) {
 	// nothing and sees nothing twice.
 	// A config_update appended by SetInterval after ours is not reflected
 	// in the snapshot: eventSeq points right after our own events.
-	seq := m.events.append(evs...)
-	s := st.snapshot(m, end)
-	s.eventSeq = seq
+	m.publish(end, m.events.append(evs...))
+}
+
+// publish builds the snapshot of the current plan and state and swaps it in;
+// eventSeq is the first event it does not reflect. It runs under cycleMu (or
+// in New, before anyone else can see the monitor).
+func (m *Monitor) publish(now time.Time, eventSeq uint64) {
+	s := m.state.snapshot(m.plan, m.snapGen, now)
+	m.snapGen++
+	s.eventSeq = eventSeq
 	m.snap.Store(s)
 }

@@ -12,8 +12,9 @@ import (
 // encoded from it at most once, on first use, so a request costs a copy
 // rather than an encoding of every app.
 type snapshot struct {
-	m             *Monitor
-	seq           uint64    // cycles completed
+	p             *plan // the apps, locations and backends shown
+	history       []*appHistory
+	seq           uint64    // snapshots published before this one: changes with every snapshot
 	eventSeq      uint64    // the first event not reflected in this snapshot
 	at            time.Time // end of the last cycle; zero before the first
 	cycleDuration time.Duration
@@ -53,22 +54,23 @@ const (
 	connDisconnected = "disconnected"
 )
 
-func (st *cycleState) snapshot(m *Monitor, now time.Time) *snapshot {
+func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	s := &snapshot{
-		m:             m,
-		seq:           uint64(st.cycles),
+		p:             p,
+		history:       st.history,
+		seq:           seq,
 		at:            st.lastCycle,
 		cycleDuration: st.lastDuration,
 		backendSeen:   append([]bool(nil), st.backendSeen...),
 		apps:          make([]appView, len(st.apps)),
-		locs:          make([]locView, len(m.locations)),
+		locs:          make([]locView, len(p.locations)),
 		backends:      append([]bool(nil), st.backends...),
 		day:           st.sysDay.sum(now),
-		locJSON:       make([]lazyJSON, len(m.locations)),
+		locJSON:       make([]lazyJSON, len(p.locations)),
 	}
 	for i, a := range st.apps {
 		s.apps[i] = appView{appState: a, day: st.appDay[i].sum(now)}
-		l := &s.locs[m.appLocs[i]]
+		l := &s.locs[p.appLocs[i]]
 		switch {
 		case !a.checked || a.status == StatusUnavailable:
 			l.unavailable++
@@ -129,16 +131,16 @@ func (l *lazyJSON) get(v func() any) []byte {
 }
 
 func (s *snapshot) appJSON(i int) appJSON {
-	m := s.m
-	a, v := m.apps[i], s.apps[i]
-	loc := m.locations[m.appLocs[i]]
+	p := s.p
+	a, v := p.apps[i], s.apps[i]
+	loc := p.locations[p.appLocs[i]]
 	out := appJSON{
 		Name:          a.Name,
 		Location:      a.Location,
 		Status:        v.status,
 		Coordinates:   coordinatesJSON{Latitude: loc.Latitude, Longitude: loc.Longitude},
 		Metric:        a.Metric,
-		PrometheusURL: m.backends[m.backendOf[i]].URL,
+		PrometheusURL: p.backends[p.backendOf[i]].URL,
 		Error:         v.err,
 	}
 	if v.checked {
@@ -161,12 +163,12 @@ func (s *snapshot) appsData() []byte {
 
 func (s *snapshot) locationsData() []byte {
 	return s.locsJSON.get(func() any {
-		m := s.m
-		out := make([]locationJSON, len(m.locations))
-		for i, l := range m.locations {
-			names := make([]string, len(m.locApps[i]))
-			for j, ai := range m.locApps[i] {
-				names[j] = m.apps[ai].Name
+		p := s.p
+		out := make([]locationJSON, len(p.locations))
+		for i, l := range p.locations {
+			names := make([]string, len(p.locApps[i]))
+			for j, ai := range p.locApps[i] {
+				names[j] = p.apps[ai].Name
 			}
 			out[i] = locationJSON{Name: l.Name, Latitude: l.Latitude, Longitude: l.Longitude,
 				AppsCount: len(names), Apps: names}
@@ -177,12 +179,12 @@ func (s *snapshot) locationsData() []byte {
 
 func (s *snapshot) locationData(li int) []byte {
 	return s.locJSON[li].get(func() any {
-		m := s.m
-		l, v := m.locations[li], s.locs[li]
-		apps := make([]locationAppJSON, len(m.locApps[li]))
-		for j, ai := range m.locApps[li] {
+		p := s.p
+		l, v := p.locations[li], s.locs[li]
+		apps := make([]locationAppJSON, len(p.locApps[li]))
+		for j, ai := range p.locApps[li] {
 			a := s.apps[ai]
-			apps[j] = locationAppJSON{Name: m.apps[ai].Name, Status: a.status}
+			apps[j] = locationAppJSON{Name: p.apps[ai].Name, Status: a.status}
 			if a.checked {
 				apps[j].LastCheck = jsonTime(a.lastCheck)
 			}
@@ -200,7 +202,7 @@ func (s *snapshot) locationData(li int) []byte {
 
 func (s *snapshot) summaryData() []byte {
 	return s.summaryJSON.get(func() any {
-		m := s.m
+		p := s.p
 		out := summaryJSON{
 			TotalRequests:       s.day.total(),
 			TotalErrors:         s.day.unavailable,
@@ -210,11 +212,11 @@ func (s *snapshot) summaryData() []byte {
 			Locations:           make([]locationSummaryItemJSON, len(s.locs)),
 		}
 		for i, a := range s.apps {
-			out.Apps[i] = appSummaryJSON{Name: m.apps[i].Name, Status: a.status,
+			out.Apps[i] = appSummaryJSON{Name: p.apps[i].Name, Status: a.status,
 				Uptime24h: a.day.uptime(), AvgResponseTime: a.day.avgResponse()}
 		}
 		for i, l := range s.locs {
-			out.Locations[i] = locationSummaryItemJSON{Name: m.locations[i].Name,
+			out.Locations[i] = locationSummaryItemJSON{Name: p.locations[i].Name,
 				AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable,
 				Availability: l.day.uptime()}
 		}

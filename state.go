@@ -20,7 +20,7 @@ type appState struct {
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
-	history      []appHistory
+	history      []*appHistory // pointers: a reconfiguration hands them on
 	appDay       []dayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
@@ -31,17 +31,18 @@ type cycleState struct {
 	lastDuration time.Duration
 }
 
-func newCycleState(m *Monitor) *cycleState {
+func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
-		apps:        make([]appState, len(m.apps)),
-		history:     make([]appHistory, len(m.apps)),
-		appDay:      make([]dayWindow, len(m.apps)),
-		locDay:      make([]dayWindow, len(m.locations)),
-		backends:    make([]bool, len(m.backends)),
-		backendSeen: make([]bool, len(m.backends)),
+		apps:        make([]appState, len(p.apps)),
+		history:     make([]*appHistory, len(p.apps)),
+		appDay:      make([]dayWindow, len(p.apps)),
+		locDay:      make([]dayWindow, len(p.locations)),
+		backends:    make([]bool, len(p.backends)),
+		backendSeen: make([]bool, len(p.backends)),
 	}
 	for i := range st.apps {
 		st.apps[i].status = StatusUnavailable
+		st.history[i] = new(appHistory)
 	}
 	return st
 }

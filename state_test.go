@@ -101,7 +101,7 @@ func TestStateTransitions(t *testing.T) {
 				continue
 			}
 			got = append(got, fmt.Sprintf("%s:%s->%s", e.App, e.PreviousStatus, e.Status))
-			if e.Location != tm.apps[tm.appIndex[e.App]].Location || !e.Time.Equal(tm.clock.Now()) {
+			if e.Location != tm.plan.apps[tm.plan.appIndex[e.App]].Location || !e.Time.Equal(tm.clock.Now()) {
 				t.Errorf("step %d: event %+v has the wrong location or time", i, e)
 			}
 		}

@@ -47,6 +47,36 @@ type wsConfigData struct {
 	PreviousInterval string `json:"previous_interval"`
 }
 
+// wsChangeData is a config_update about the set of apps; every list is
+// present, empty when nothing of its kind changed.
+type wsChangeData struct {
+	AppsAdded        []string `json:"apps_added"`
+	AppsRemoved      []string `json:"apps_removed"`
+	AppsChanged      []string `json:"apps_changed"`
+	LocationsAdded   []string `json:"locations_added"`
+	LocationsRemoved []string `json:"locations_removed"`
+	LocationsChanged []string `json:"locations_changed"`
+	BackendsAdded    []string `json:"backends_added"`
+	BackendsRemoved  []string `json:"backends_removed"`
+	BackendsChanged  []string `json:"backends_changed"`
+	TotalApps        int      `json:"total_apps"`
+}
+
+func changeData(c *ConfigChange) wsChangeData {
+	l := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return wsChangeData{
+		AppsAdded: l(c.AppsAdded), AppsRemoved: l(c.AppsRemoved), AppsChanged: l(c.AppsChanged),
+		LocationsAdded: l(c.LocationsAdded), LocationsRemoved: l(c.LocationsRemoved), LocationsChanged: l(c.LocationsChanged),
+		BackendsAdded: l(c.BackendsAdded), BackendsRemoved: l(c.BackendsRemoved), BackendsChanged: l(c.BackendsChanged),
+		TotalApps: c.Apps,
+	}
+}
+
 type wsSystemData struct {
 	Event   string `json:"event"`
 	Backend string `json:"backend,omitempty"`
@@ -63,6 +93,10 @@ func eventMessage(e Event) []byte {
 		}
 		msg.Data = d
 	case EventConfigUpdate:
+		if e.Change != nil {
+			msg.Data = changeData(e.Change)
+			break
+		}
 		msg.Data = wsConfigData{ScrapeInterval: e.Interval, PreviousInterval: e.PreviousInterval}
 	default:
 		msg.Data = wsSystemData{Event: e.Name, Backend: e.Backend}
@@ -124,10 +158,11 @@ func (m *Monitor) parseWSFilter(r *http.Request) (wsFilter, error) {
 		return set, nil
 	}
 	var err error
-	if f.apps, err = list("apps", func(n string) bool { return hasKey(m.appIndex, n) }); err != nil {
+	p := m.snap.Load().p
+	if f.apps, err = list("apps", func(n string) bool { return hasKey(p.appIndex, n) }); err != nil {
 		return f, err
 	}
-	if f.locations, err = list("locations", func(n string) bool { return hasKey(m.locIndex, n) }); err != nil {
+	if f.locations, err = list("locations", func(n string) bool { return hasKey(p.locIndex, n) }); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -314,7 +349,7 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter
 
 	s := m.snap.Load()
 	for i := range s.apps {
-		a := &m.apps[i]
+		a := &s.p.apps[i]
 		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
 		if ev.Time.IsZero() {
 			ev.Time = s.at

@@ -421,7 +421,7 @@ func TestWSSlowClient(t *testing.T) {
 			st = StatusDown
 		}
 		for i := range apps {
-			tm.src.Set(tm.apps[i].Name, st, 0)
+			tm.src.Set(tm.plan.apps[i].Name, st, 0)
 		}
 		tm.clock.Advance(time.Second)
 		tm.scrape(t) // never waits on a client
@@ -509,7 +509,7 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 			st = StatusDown
 		}
 		for i := range apps {
-			tm.src.Set(tm.apps[i].Name, st, 0)
+			tm.src.Set(tm.plan.apps[i].Name, st, 0)
 		}
 		tm.clock.Advance(time.Second)
 		tm.scrape(t)

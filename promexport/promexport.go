@@ -140,6 +140,13 @@ func (e *Exporter) InitTarget(target string) {
 	e.scrapeErrors.WithLabelValues(target)
 }
 
+// ForgetTarget deletes a target's scrape series, for a backend that was
+// removed: its series end rather than stay, stale, until a restart.
+func (e *Exporter) ForgetTarget(target string) {
+	e.scrapeDuration.DeleteLabelValues(target)
+	e.scrapeErrors.DeleteLabelValues(target)
+}
+
 // ObserveRequest counts one HTTP request. route must be a route pattern (or
 // another value from a fixed set), never a raw path; an unknown method is
 // counted as "other".

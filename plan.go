@@ -1,0 +1,166 @@
+package availmon
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// plan is the set of apps, locations and backends one cycle checks, with the
+// indexes derived from it. It is immutable once built: a cycle takes the plan
+// at its start, and a snapshot carries the plan it was built from, so that a
+// reader sees the old set or the new one, never a mix (Reconfigure).
+type plan struct {
+	apps      []App
+	appIndex  map[string]int
+	locations []Location
+	locIndex  map[string]int
+	appLocs   []int // appLocs[i] is the index of apps[i]'s location
+	locApps   [][]int
+	backends  []Backend
+	backendOf []int   // backendOf[i] is the index of apps[i]'s backend
+	batches   [][]int // app indexes per Source.Check call, same backend each
+	appBatch  []int
+	// nListed is how many apps come from Options.Apps; the ones after them
+	// were found by discovery rules and are never part of a batch.
+	nListed int
+}
+
+// buildPlan validates the apps, locations and backends of opts and indexes
+// them. Every problem found is returned, not just the first.
+func buildPlan(opts *Options) (*plan, []error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	p := &plan{
+		appIndex:  make(map[string]int, len(opts.Apps)),
+		locIndex:  make(map[string]int, len(opts.Locations)),
+		locations: append([]Location(nil), opts.Locations...),
+		backends:  append([]Backend(nil), opts.Backends...),
+	}
+	for i, l := range p.locations {
+		switch {
+		case strings.TrimSpace(l.Name) == "":
+			bad("location %d has no name", i+1)
+		case hasKey(p.locIndex, l.Name):
+			bad("location %q is listed twice", l.Name)
+		default:
+			p.locIndex[l.Name] = i
+		}
+		if math.IsNaN(l.Latitude) || l.Latitude < -90 || l.Latitude > 90 {
+			bad("location %q: latitude %v is outside [-90, 90]", l.Name, l.Latitude)
+		}
+		if math.IsNaN(l.Longitude) || l.Longitude < -180 || l.Longitude > 180 {
+			bad("location %q: longitude %v is outside [-180, 180]", l.Name, l.Longitude)
+		}
+	}
+
+	if opts.Source != nil {
+		if len(p.backends) > 0 {
+			bad("set either Source or Backends, not both")
+		}
+		p.backends = []Backend{{Name: defaultBackendName, Source: opts.Source}}
+	}
+	backendIndex := make(map[string]int, len(p.backends))
+	for i, b := range p.backends {
+		switch {
+		case strings.TrimSpace(b.Name) == "":
+			bad("backend %d has no name", i+1)
+		case hasKey(backendIndex, b.Name):
+			bad("backend %q is listed twice", b.Name)
+		}
+		backendIndex[b.Name] = i
+		if b.Source == nil {
+			bad("backend %q has no source", b.Name)
+		}
+		if b.BatchSize < 0 {
+			bad("backend %q: batch size %d is negative", b.Name, b.BatchSize)
+		}
+		if p.backends[i].BatchSize == 0 {
+			p.backends[i].BatchSize = 1
+		}
+	}
+	if len(opts.Apps) > 0 && len(p.backends) == 0 {
+		bad("no backend: set Source or Backends")
+	}
+
+	p.apps = append([]App(nil), opts.Apps...)
+	p.nListed = len(p.apps)
+	p.appLocs = make([]int, len(p.apps))
+	p.backendOf = make([]int, len(p.apps))
+	p.locApps = make([][]int, len(p.locations))
+	for i, a := range p.apps {
+		if strings.TrimSpace(a.Name) == "" {
+			bad("app %d has no name", i+1)
+		} else if hasKey(p.appIndex, a.Name) {
+			bad("app %q is listed twice", a.Name)
+		}
+		p.appIndex[a.Name] = i
+		if a.HTTP != nil {
+			if err := a.HTTP.Validate(); err != nil {
+				bad("app %q: http: %w", a.Name, err)
+			}
+			if a.Metric == "" {
+				p.apps[i].Metric = a.HTTP.describe()
+			}
+		}
+		li, ok := p.locIndex[a.Location]
+		if !ok {
+			bad("app %q: unknown location %q", a.Name, a.Location)
+		} else {
+			p.appLocs[i] = li
+			p.locApps[li] = append(p.locApps[li], i)
+		}
+		switch bi, ok := backendIndex[a.Backend]; {
+		case ok:
+			p.backendOf[i] = bi
+		case a.Backend == "" && len(p.backends) == 1:
+			p.apps[i].Backend = p.backends[0].Name
+		case a.Backend == "":
+			bad("app %q: no backend named, and there are %d", a.Name, len(p.backends))
+		default:
+			bad("app %q: unknown backend %q", a.Name, a.Backend)
+		}
+		if len(p.backends) > 0 && p.apps[i].Backend == p.backends[p.backendOf[i]].Name {
+			if err := validateApp(p.backends[p.backendOf[i]].Source, a); err != nil {
+				bad("app %q: %w", a.Name, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	p.batches, p.appBatch = planBatches(p.backendOf[:p.nListed], p.backends)
+	return p, nil
+}
+
+// backendIndex returns the index of the backend named name.
+func (p *plan) backendIndex(name string) (int, bool) {
+	for i, b := range p.backends {
+		if b.Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// planBatches groups app indexes by backend, in order, into chunks of at most
+// the backend's batch size.
+func planBatches(backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
+	per := make([][]int, len(backends))
+	for i, b := range backendOf {
+		per[b] = append(per[b], i)
+	}
+	appBatch = make([]int, len(backendOf))
+	for b, idx := range per {
+		size := backends[b].BatchSize
+		for len(idx) > 0 {
+			n := min(size, len(idx))
+			for _, i := range idx[:n] {
+				appBatch[i] = len(batches)
+			}
+			batches = append(batches, idx[:n:n])
+			idx = idx[n:]
+		}
+	}
+	return batches, appBatch
+}

@@ -1,0 +1,211 @@
+package availmon
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+)
+
+// ConfigChange says how a reconfiguration changed the monitor's set of apps,
+// locations and backends. Names are sorted. It is the payload of a
+// config_update Event that is not about the interval.
+type ConfigChange struct {
+	AppsAdded, AppsRemoved, AppsChanged []string
+	LocationsAdded, LocationsRemoved    []string
+	LocationsChanged                    []string
+	BackendsAdded, BackendsRemoved      []string
+	BackendsChanged                     []string
+	// Apps is how many apps the monitor watches after the change.
+	Apps int
+}
+
+// Empty reports whether nothing was added, removed or changed.
+func (c *ConfigChange) Empty() bool {
+	return len(c.AppsAdded)+len(c.AppsRemoved)+len(c.AppsChanged)+
+		len(c.LocationsAdded)+len(c.LocationsRemoved)+len(c.LocationsChanged)+
+		len(c.BackendsAdded)+len(c.BackendsRemoved)+len(c.BackendsChanged) == 0
+}
+
+// Reconfigure replaces the apps, locations and backends the monitor watches
+// with those of opts: it reads opts.Apps, Locations, Backends and Source, and
+// ignores every other field, which New fixed for the monitor's lifetime. The
+// new set is validated as New validates it; when it is invalid, nothing
+// changes and every problem is in the error.
+//
+// The change is applied between two cycles (Reconfigure waits for the cycle
+// in progress) and published at once, so a reader sees the old set or the
+// new one, never a mix. An app that stays (same name) keeps its state,
+// history and counters even when its location, metric or backend changed; a
+// removed app disappears from the API, from /metrics and from the summaries;
+// an added app is unavailable until its first check, in the next cycle. A
+// config_update event says what changed, unless nothing did.
+func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
+	p, errs := buildPlan(&opts)
+	if len(errs) > 0 {
+		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))
+	}
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	return m.applyPlan(p), nil
+}
+
+// applyPlan swaps in plan p, carrying state over by name, and publishes it.
+// It runs under cycleMu.
+func (m *Monitor) applyPlan(p *plan) ConfigChange {
+	old := m.plan
+	ch := diffPlans(old, p)
+	m.state = carryState(m.state, old, p)
+	m.plan = p
+	for _, b := range ch.BackendsRemoved {
+		m.exp.ForgetTarget(b)
+	}
+	for _, b := range ch.BackendsAdded {
+		m.exp.InitTarget(b)
+	}
+	now := m.clock.Now()
+	var evs []Event
+	if !ch.Empty() {
+		evs = append(evs, Event{Type: EventConfigUpdate, Time: now, Change: &ch})
+		m.log.Info("configuration changed", "apps", ch.Apps,
+			"apps_added", len(ch.AppsAdded), "apps_removed", len(ch.AppsRemoved), "apps_changed", len(ch.AppsChanged),
+			"locations_added", ch.LocationsAdded, "locations_removed", ch.LocationsRemoved,
+			"backends_added", ch.BackendsAdded, "backends_removed", ch.BackendsRemoved)
+	}
+	m.publish(now, m.events.append(evs...))
+	return ch
+}
+
+// diffPlans compares two plans by name.
+func diffPlans(old, p *plan) ConfigChange {
+	ch := ConfigChange{Apps: len(p.apps)}
+	ch.AppsAdded, ch.AppsRemoved, ch.AppsChanged = diffNamed(old.apps, p.apps,
+		func(a App) string { return a.Name }, old.appIndex, p.appIndex, deepEqual[App])
+	ch.LocationsAdded, ch.LocationsRemoved, ch.LocationsChanged = diffNamed(old.locations, p.locations,
+		func(l Location) string { return l.Name }, old.locIndex, p.locIndex, deepEqual[Location])
+	ch.BackendsAdded, ch.BackendsRemoved, ch.BackendsChanged = diffNamed(old.backends, p.backends,
+		func(b Backend) string { return b.Name }, backendNames(old), backendNames(p), sameBackend)
+	return ch
+}
+
+func deepEqual[T any](a, b T) bool { return reflect.DeepEqual(a, b) }
+
+// sameBackend compares what a backend shows, not its Source: a reloaded
+// configuration builds new sources for unchanged backends.
+func sameBackend(a, b Backend) bool {
+	return a.URL == b.URL && a.BatchSize == b.BatchSize
+}
+
+func backendNames(p *plan) map[string]int {
+	idx := make(map[string]int, len(p.backends))
+	for i, b := range p.backends {
+		idx[b.Name] = i
+	}
+	return idx
+}
+
+// diffNamed lists the names only in next (added), only in prev (removed),
+// and in both with a different value (changed), each sorted.
+func diffNamed[T any](prev, next []T, name func(T) string, prevIdx, nextIdx map[string]int, equal func(a, b T) bool) (added, removed, changed []string) {
+	for _, v := range next {
+		n := name(v)
+		j, ok := prevIdx[n]
+		switch {
+		case !ok:
+			added = append(added, n)
+		case !equal(prev[j], v):
+			changed = append(changed, n)
+		}
+	}
+	for _, v := range prev {
+		if !hasKey(nextIdx, name(v)) {
+			removed = append(removed, name(v))
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	slices.Sort(changed)
+	return added, removed, changed
+}
+
+// carryState builds the state of plan p from the state of plan old: apps,
+// locations and backends that keep their name keep what was learnt about
+// them. The 24-hour counters of a location and of the system lose the checks
+// of removed apps, and a moved app's checks move with it, so that summaries
+// only ever count the apps they list.
+func carryState(st *cycleState, old, p *plan) *cycleState {
+	ns := &cycleState{
+		apps:         make([]appState, len(p.apps)),
+		history:      make([]*appHistory, len(p.apps)),
+		appDay:       make([]dayWindow, len(p.apps)),
+		locDay:       make([]dayWindow, len(p.locations)),
+		sysDay:       st.sysDay,
+		backends:     make([]bool, len(p.backends)),
+		backendSeen:  make([]bool, len(p.backends)),
+		cycles:       st.cycles,
+		lastCycle:    st.lastCycle,
+		lastDuration: st.lastDuration,
+	}
+	for li, l := range p.locations {
+		if j, ok := old.locIndex[l.Name]; ok {
+			ns.locDay[li] = st.locDay[j]
+		}
+	}
+	for i, a := range p.apps {
+		j, ok := old.appIndex[a.Name]
+		if !ok {
+			ns.apps[i] = appState{status: StatusUnavailable}
+			ns.history[i] = new(appHistory)
+			continue
+		}
+		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]
+		if old.apps[j].Location != a.Location {
+			if lj, ok := p.locIndex[old.apps[j].Location]; ok {
+				ns.locDay[lj].remove(&st.appDay[j])
+			}
+			ns.locDay[p.appLocs[i]].merge(&st.appDay[j])
+		}
+	}
+	for j, a := range old.apps {
+		if hasKey(p.appIndex, a.Name) {
+			continue
+		}
+		ns.sysDay.remove(&st.appDay[j])
+		if li, ok := p.locIndex[a.Location]; ok {
+			ns.locDay[li].remove(&st.appDay[j])
+		}
+	}
+	for bi, b := range p.backends {
+		if j, ok := old.backendIndex(b.Name); ok {
+			ns.backends[bi], ns.backendSeen[bi] = st.backends[j], st.backendSeen[j]
+		}
+	}
+	return ns
+}
+
+// remove takes o's counts out of w, hour by hour; merge adds them. Slots
+// that hold different hours are left alone: the older hour has left the
+// window already.
+func (w *dayWindow) remove(o *dayWindow) {
+	for i := range w {
+		if w[i].hour == o[i].hour {
+			c := &w[i].c
+			c.up -= o[i].c.up
+			c.down -= o[i].c.down
+			c.unavailable -= o[i].c.unavailable
+			c.rtSum -= o[i].c.rtSum
+		}
+	}
+}
+
+func (w *dayWindow) merge(o *dayWindow) {
+	for i := range w {
+		switch {
+		case o[i].hour == 0 && o[i].c.total() == 0:
+		case w[i].hour == o[i].hour:
+			w[i].c.merge(o[i].c)
+		case w[i].hour < o[i].hour:
+			w[i].hour, w[i].c = o[i].hour, o[i].c
+		}
+	}
+}
