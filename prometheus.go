@@ -1,13 +1,13 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +19,9 @@ import (
 )
 
 // PrometheusBatchSize is the batch size to give a Backend whose Source is a
-// PrometheusSource: 10,000 apps then cost 50 queries a cycle.
+// PrometheusSource: at most that many expressions that cannot be fused are
+// combined into one query (10,000 such apps cost 50 queries a cycle), and
+// a Check call given more apps splits them likewise.
 const PrometheusBatchSize = 200
 
 // PrometheusOptions configures a PrometheusSource.
@@ -39,6 +41,9 @@ type PrometheusOptions struct {
 	QueryTimeout time.Duration
 	// Logger receives warnings the server returns; nil discards them.
 	Logger *slog.Logger
+	// MaxQueryLength is the longest query sent, in bytes; zero means
+	// DefaultMaxQueryLength. Fused selectors are split to stay within it.
+	MaxQueryLength int
 }
 
 // promQuerier is the one call of the v1 API we use.
@@ -58,6 +63,9 @@ type PrometheusSource struct {
 
 	mu   sync.Mutex
 	solo map[string]bool // expressions that cannot be combined with others
+
+	exprs       exprCache
+	maxQueryLen int
 }
 
 // NewPrometheusSource returns a source that queries o.URL. It makes no
@@ -82,25 +90,24 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxQueryLength < 0 {
+		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
+	}
 	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), timeout: o.QueryTimeout, log: log,
-		solo: make(map[string]bool)}, nil
+		solo: make(map[string]bool), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
 
-// Labels that tell the apps of a combined query apart.
-const (
-	batchAppLabel = "availmon_app"
-	batchRTLabel  = "availmon_rt"
-)
-
-// Check evaluates the apps' expressions, combined into one query where it
-// can. It returns an error only when the server could not be reached or
-// failed as a whole.
+// Check evaluates the apps' expressions with as few queries as it can:
+// expressions that differ only in one label's value are fused into one
+// selector, the others combined into one query (see internal/promql). It
+// returns an error only when the server could not be reached or failed as
+// a whole.
 func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, error) {
 	out := make([]Result, len(apps))
 	var batch, solo []int
 	s.mu.Lock()
 	for i, a := range apps {
-		if len(apps) > 1 && !s.solo[a.Metric] && !s.solo[a.ResponseTimeMetric] {
+		if !s.solo[a.Metric] && !s.solo[a.ResponseTimeMetric] {
 			batch = append(batch, i)
 		} else {
 			solo = append(solo, i)
@@ -109,7 +116,7 @@ func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, err
 	s.mu.Unlock()
 
 	if len(batch) > 0 {
-		fallback, err := s.checkBatch(ctx, apps, batch, out)
+		fallback, err := s.checkPlanned(ctx, apps, batch, out)
 		if err != nil {
 			return nil, err
 		}
@@ -123,98 +130,6 @@ func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, err
 		out[i] = r
 	}
 	return out, nil
-}
-
-// checkBatch runs one query for the apps at idx. When the server rejects the
-// combined expression, it tries each half of idx in turn, and returns the
-// apps left alone by the halving so that each is asked on its own: one bad
-// expression among n then costs about 2·log2(n) queries rather than n.
-func (s *PrometheusSource) checkBatch(ctx context.Context, apps []App, idx []int, out []Result) (fallback []int, err error) {
-	if len(idx) == 1 {
-		return idx, nil
-	}
-	terms := make([]labelled, 0, len(idx))
-	for _, i := range idx {
-		terms = append(terms, labelled{apps[i].Metric, batchAppLabel, i})
-		if apps[i].ResponseTimeMetric != "" {
-			terms = append(terms, labelled{apps[i].ResponseTimeMetric, batchRTLabel, i})
-		}
-	}
-	var q strings.Builder
-	writeOr(&q, terms)
-	v, rt, err := s.query(ctx, q.String())
-	if err != nil {
-		if !isExpressionError(err) {
-			return nil, err
-		}
-		half := len(idx) / 2
-		first, err := s.checkBatch(ctx, apps, idx[:half], out)
-		if err != nil {
-			return nil, err
-		}
-		second, err := s.checkBatch(ctx, apps, idx[half:], out)
-		if err != nil {
-			return nil, err
-		}
-		return append(first, second...), nil
-	}
-	vec, ok := v.(model.Vector)
-	if !ok {
-		return idx, nil
-	}
-	status := make(map[int]model.Vector, len(idx))
-	rtv := make(map[int]model.Vector)
-	for _, smp := range vec {
-		if i, ok := labelIndex(smp.Metric, batchAppLabel); ok {
-			status[i] = append(status[i], smp)
-		} else if i, ok := labelIndex(smp.Metric, batchRTLabel); ok {
-			rtv[i] = append(rtv[i], smp)
-		}
-	}
-	for _, i := range idx {
-		out[i] = result(status[i], rtv[i], rt)
-	}
-	return nil, nil
-}
-
-// labelled is one term of a combined query: expr, with label set to i.
-type labelled struct {
-	expr  string
-	label string
-	i     int
-}
-
-// writeOr joins terms with "or" as a balanced tree. Prometheus evaluates
-// a chain "a or b or c ..." left to right, copying and hashing the growing
-// left side at every step: quadratic in the batch size, and most of a
-// 10,000-app cycle. A balanced tree does n log n of that work.
-func writeOr(q *strings.Builder, terms []labelled) {
-	if len(terms) == 1 {
-		writeLabelled(q, terms[0].expr, terms[0].label, terms[0].i)
-		return
-	}
-	half := len(terms) / 2
-	q.WriteByte('(')
-	writeOr(q, terms[:half])
-	q.WriteString(" or ")
-	writeOr(q, terms[half:])
-	q.WriteByte(')')
-}
-
-// writeLabelled writes expr with the label set to i. The line feed after
-// expr ends a trailing "# comment" in it, which would otherwise swallow the
-// rest of the combined query.
-func writeLabelled(q *strings.Builder, expr, label string, i int) {
-	fmt.Fprintf(q, "label_replace((%s\n), %q, \"%d\", \"\", \"\")", expr, label, i)
-}
-
-func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
-	v, ok := m[label]
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.Atoi(string(v))
-	return i, err == nil
 }
 
 // checkOne asks for one app with its own queries, and remembers expressions

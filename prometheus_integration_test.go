@@ -464,7 +464,7 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 		{"bad-regex", `label_replace(demo_up, "x", "$1", "app", "(")`, "execution"},
 		{"same-labelset", `label_replace(demo_up, "app", "same", "", "")`, "execution"},
 		{"many-to-many", `demo_up * on() demo_up`, "execution"},
-		{"newer-syntax", `{"demo_up", app="a"}`, "bad_data"},
+		{"newer-function", `histogram_avg(demo_up{app="a"})`, "bad_data"},
 	}
 	apps := []availmon.App{
 		{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`},

@@ -1,10 +1,23 @@
 package availmon
 
 import (
+	"context"
 	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon/internal/promql"
 )
+
+// DefaultMaxQueryLength is the longest query a PrometheusSource sends
+// unless PrometheusOptions.MaxQueryLength says otherwise: 32 KiB holds a
+// fused selector of about 3,000 app names. Queries are POSTed, so the URL
+// limits of servers and proxies do not apply; VictoriaMetrics refuses
+// queries over its -search.maxQueryLen (16 KiB by default), so give such a
+// backend 16384 or raise its limit.
+const DefaultMaxQueryLength = 32 << 10
 
 // appValidator is implemented by sources that can tell a bad app apart
 // before any check, so that New refuses it with the other problems of the
@@ -13,7 +26,19 @@ type appValidator interface {
 	validateApp(App) error
 }
 
-var _ appValidator = (*PrometheusSource)(nil)
+// batchPlanner is implemented by sources that choose which apps share a
+// Check call. A PrometheusSource puts the apps of one fused selector
+// together, so that one call is one query whatever their number.
+type batchPlanner interface {
+	// planBatches partitions apps (their indexes) into batches of at
+	// most maxTerms combined expressions each.
+	planBatches(apps []App, maxTerms int) [][]int
+}
+
+var (
+	_ appValidator = (*PrometheusSource)(nil)
+	_ batchPlanner = (*PrometheusSource)(nil)
+)
 
 func validateApp(s Source, a App) error {
 	v, ok := s.(appValidator)
@@ -23,6 +48,24 @@ func validateApp(s Source, a App) error {
 	return v.validateApp(a)
 }
 
+// planSourceBatches asks bp to batch the apps at idx, and returns the
+// batches as indexes into apps.
+func planSourceBatches(bp batchPlanner, apps []App, idx []int, maxTerms int) [][]int {
+	sub := make([]App, len(idx))
+	for k, i := range idx {
+		sub[k] = apps[i]
+	}
+	var out [][]int
+	for _, b := range bp.planBatches(sub, maxTerms) {
+		batch := make([]int, len(b))
+		for k, j := range b {
+			batch[k] = idx[j]
+		}
+		out = append(out, batch)
+	}
+	return out
+}
+
 // validateApp parses the app's expressions with Prometheus's parser: a
 // typo, a range vector or a string is refused at New, with the parser's
 // line:column and message.
@@ -30,13 +73,153 @@ func (s *PrometheusSource) validateApp(a App) error {
 	if a.HTTP != nil {
 		return nil
 	}
-	if _, err := promql.Parse(a.Metric); err != nil {
+	if _, err := s.exprs.get(a.Metric); err != nil {
 		return fmt.Errorf("metric: %w", err)
 	}
 	if a.ResponseTimeMetric != "" {
-		if _, err := promql.Parse(a.ResponseTimeMetric); err != nil {
+		if _, err := s.exprs.get(a.ResponseTimeMetric); err != nil {
 			return fmt.Errorf("response time metric: %w", err)
 		}
+	}
+	return nil
+}
+
+// planBatches gives each planned query's apps their own Check call: the
+// apps of a fused selector together, the others by maxTerms.
+func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
+	items := make([]*promql.Expr, len(apps))
+	var bad []int
+	for i, a := range apps {
+		e, err := s.exprs.get(a.Metric)
+		if err != nil {
+			bad = append(bad, i)
+			continue
+		}
+		items[i] = e
+	}
+	var out [][]int
+	for _, q := range promql.Plan(items, s.maxQueryLen, maxTerms) {
+		out = append(out, q.Items())
+	}
+	if len(bad) > 0 {
+		out = append(out, bad)
+	}
+	return out
+}
+
+// exprCache keeps the parsed form of every expression seen, so that a cycle
+// plans from syntax trees without parsing again.
+type exprCache struct {
+	mu sync.Mutex
+	m  map[string]exprOrErr
+}
+
+type exprOrErr struct {
+	e   *promql.Expr
+	err error
+}
+
+func (c *exprCache) get(text string) (*promql.Expr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.m[text]; ok {
+		return r.e, r.err
+	}
+	e, err := promql.Parse(text)
+	if c.m == nil {
+		c.m = make(map[string]exprOrErr)
+	}
+	c.m[text] = exprOrErr{e, err}
+	return e, err
+}
+
+// plannedRun asks for the apps at idx with planned queries: item 2i is app
+// i's Metric, item 2i+1 its ResponseTimeMetric.
+type plannedRun struct {
+	s       *PrometheusSource
+	apps    []App
+	samples []model.Vector
+	rt      []time.Duration // round trip of the query that answered the item
+	refused []bool          // the item's expression was refused on its own
+}
+
+// checkPlanned asks for the apps at idx with as few queries as the plan
+// allows, and fills out. It returns the apps one of whose expressions the
+// server refused on its own: they are to be asked alone. It returns an
+// error when the server, not an expression, failed.
+func (s *PrometheusSource) checkPlanned(ctx context.Context, apps []App, idx []int, out []Result) (fallback []int, err error) {
+	r := &plannedRun{s: s, apps: apps, samples: make([]model.Vector, 2*len(apps)),
+		rt: make([]time.Duration, 2*len(apps)), refused: make([]bool, 2*len(apps))}
+	items := make([]*promql.Expr, 2*len(apps))
+	for _, i := range idx {
+		a := apps[i]
+		e, err := s.exprs.get(a.Metric)
+		if err != nil {
+			out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
+			continue
+		}
+		items[2*i] = e
+		if a.ResponseTimeMetric != "" {
+			if e, err := s.exprs.get(a.ResponseTimeMetric); err == nil {
+				items[2*i+1] = e
+			}
+		}
+	}
+	for _, q := range promql.Plan(items, s.maxQueryLen, PrometheusBatchSize) {
+		if err := r.ask(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range idx {
+		if items[2*i] == nil {
+			continue
+		}
+		if r.refused[2*i] || r.refused[2*i+1] {
+			fallback = append(fallback, i)
+			continue
+		}
+		out[i] = result(r.samples[2*i], r.samples[2*i+1], r.rt[2*i])
+	}
+	return fallback, nil
+}
+
+// ask runs q. When the server refuses it, the halves are asked in turn,
+// down to the expression at fault: one bad expression among n costs about
+// 2·log2(n) queries, not n.
+func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
+	text := q.String()
+	v, rt, err := r.s.query(ctx, text)
+	if err != nil {
+		if !isExpressionError(err) {
+			return err
+		}
+		parts := q.Split()
+		if parts == nil {
+			for _, it := range q.Items() {
+				r.refused[it] = true
+			}
+			return nil
+		}
+		for _, p := range parts {
+			if err := r.ask(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := q.Answer(v, func(it int, smp *model.Sample) { r.samples[it] = append(r.samples[it], smp) }); err != nil {
+		if parts := q.Split(); parts != nil {
+			// Only a server fault turns "or" and label_replace into
+			// something else than an instant vector.
+			return fmt.Errorf("prometheus %s: a combined query was answered with a %s, not an instant vector", r.s.name, v.Type())
+		}
+		for _, it := range q.Items() {
+			r.refused[it] = true
+		}
+		return nil
+	}
+	for _, it := range q.Items() {
+		r.rt[it] = rt
 	}
 	return nil
 }
