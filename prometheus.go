@@ -65,6 +65,7 @@ type PrometheusSource struct {
 	solo map[string]bool // expressions that cannot be combined with others
 
 	exprs       exprCache
+	plans       planCache
 	maxQueryLen int
 }
 

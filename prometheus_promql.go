@@ -3,6 +3,8 @@ package availmon
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -133,6 +135,54 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 	return e, err
 }
 
+// planCache keeps the plans of the batches seen: the Monitor hands the
+// same batches every cycle, and planning 10,000 apps again would cost a
+// good part of a cycle's CPU.
+type planCache struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	plans map[uint64]cachedPlan
+}
+
+type cachedPlan struct {
+	items   []*promql.Expr
+	queries []*promql.Query
+}
+
+// maxCachedPlans bounds the cache: a monitor has a few batches per backend,
+// and a reconfiguration that changes them all starts afresh.
+const maxCachedPlans = 1024
+
+func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
+	c.mu.Lock()
+	if c.plans == nil {
+		c.seed = maphash.MakeSeed()
+		c.plans = make(map[uint64]cachedPlan)
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for _, e := range items {
+		if e != nil {
+			h.WriteString(e.String())
+		}
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	cp, ok := c.plans[key]
+	c.mu.Unlock()
+	if ok && slices.Equal(cp.items, items) {
+		return cp.queries
+	}
+	qs := promql.Plan(items, maxLen, PrometheusBatchSize)
+	c.mu.Lock()
+	if len(c.plans) >= maxCachedPlans {
+		clear(c.plans)
+	}
+	c.plans[key] = cachedPlan{items: items, queries: qs}
+	c.mu.Unlock()
+	return qs
+}
+
 // plannedRun asks for the apps at idx with planned queries: item 2i is app
 // i's Metric, item 2i+1 its ResponseTimeMetric.
 type plannedRun struct {
@@ -165,7 +215,7 @@ func (s *PrometheusSource) checkPlanned(ctx context.Context, apps []App, idx []i
 			}
 		}
 	}
-	for _, q := range promql.Plan(items, s.maxQueryLen, PrometheusBatchSize) {
+	for _, q := range s.plans.plan(items, s.maxQueryLen) {
 		if err := r.ask(ctx, q); err != nil {
 			return nil, err
 		}

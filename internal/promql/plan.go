@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
@@ -25,6 +26,9 @@ const termOverhead = 64
 // Query is one request that answers some items of a plan.
 type Query struct {
 	terms []*term
+
+	once sync.Once
+	text string
 }
 
 // term is one part of a query: either one expression asked for its items
@@ -232,11 +236,16 @@ func (t *term) node(tagged bool) parser.Expr {
 	return t.expr.node
 }
 
-// String returns the query to send: one term as it is, several tagged with
+// String returns the query to send (built once; a Query is immutable): one term as it is, several tagged with
 // label_replace and joined with "or" as a balanced tree. Prometheus
 // evaluates a chain "a or b or c ..." left to right, copying and hashing
 // the growing left side at every step: quadratic in the number of terms.
 func (q *Query) String() string {
+	q.once.Do(func() { q.text = q.build() })
+	return q.text
+}
+
+func (q *Query) build() string {
 	if len(q.terms) == 1 {
 		if t := q.terms[0]; t.label == "" {
 			return t.expr.printed

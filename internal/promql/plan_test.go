@@ -286,3 +286,17 @@ func TestSplit(t *testing.T) {
 		t.Errorf("leaves (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkPlan10k plans 10,000 fusable selectors, as a cycle does.
+func BenchmarkPlan10k(b *testing.B) {
+	items := make([]*Expr, 10_000)
+	for i := range items {
+		items[i] = mustParse(b, fmt.Sprintf(`app_up{app="app-%d"}`, i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, q := range Plan(items, 32<<10, 200) {
+			_ = q.String()
+		}
+	}
+}
