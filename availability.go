@@ -168,6 +168,10 @@ type Options struct {
 	Authenticator Authenticator
 	ProtectReads  bool
 
+	// Reload, when set, is served as POST /-/reload; it requires an
+	// Authenticator, so that only signed requests reload.
+	Reload ReloadFunc
+
 	// WSMaxClients bounds the /api/ws clients connected at once; past it
 	// an upgrade is answered 503 SERVICE_UNAVAILABLE. Default 1000.
 	WSMaxClients int
@@ -215,6 +219,7 @@ type Monitor struct {
 	maxParallel    int
 	historySize    int
 	auth           Authenticator
+	reload         ReloadFunc
 	ws             wsHub
 	wsMaxClients   int
 	wsPingInterval time.Duration
@@ -263,6 +268,7 @@ func New(opts Options) (*Monitor, error) {
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
 		auth:            opts.Authenticator,
+		reload:          opts.Reload,
 		protectReads:    opts.ProtectReads,
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
 		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
@@ -318,6 +324,9 @@ func New(opts Options) (*Monitor, error) {
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
+	}
+	if opts.Reload != nil && opts.Authenticator == nil {
+		bad("Reload needs an Authenticator: POST /-/reload must be signed")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)

@@ -73,7 +73,11 @@ func setupFleet(tb testing.TB, n int, metric func(i int) string) (*availmon.Moni
 			Metric:   metric(i),
 		}
 	}
-	m := newMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend}})
+	// A generous cycle timeout: the test checks states and request
+	// counts, and a machine loaded with other tests (or -race) can take
+	// longer than the default 10s; the benchmark reports the real time.
+	m := newMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend},
+		Interval: time.Hour, Timeout: 2 * time.Minute})
 	prom.WaitForQuery(tb, `count(demo_up)`, promtest.SampleEquals(float64(series)))
 	return m, ct, prom
 }

@@ -16,6 +16,9 @@ const (
 	EventSystem       EventType = "system_event"  // a backend (dis)connected, or shutdown
 )
 
+// eventShutdown is the Name of the system_event Run logs when it ends.
+const eventShutdown = "shutdown"
+
 // Event is something that happened to the monitor. Which fields are set
 // depends on Type.
 type Event struct {

@@ -42,6 +42,9 @@ func (m *Monitor) Handler() http.Handler {
 	// Writes are always authenticated (when an Authenticator is set);
 	// reads under /api only with ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
+	if m.reload != nil {
+		r.With(m.requireAuth).Post("/-/reload", m.postReload)
+	}
 	reads := chi.Router(r)
 	if m.protectReads {
 		reads = r.With(m.requireAuth)

@@ -18,6 +18,9 @@ type ConfigChange struct {
 	BackendsChanged                     []string
 	// Apps is how many apps the monitor watches after the change.
 	Apps int
+	// RestartNeeded, set by a ReloadFunc, lists settings that changed but
+	// take effect only after a restart. Reconfigure leaves it empty.
+	RestartNeeded []string
 }
 
 // Empty reports whether nothing was added, removed or changed.

@@ -37,7 +37,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			m.stopping.Store(true)
-			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: "shutdown"})
+			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: eventShutdown})
 			// Give /api/ws clients the time to receive the shutdown event
 			// and a close frame before a program exits after Run.
 			if !m.ws.waitIdle(m.wsWriteTimeout) {

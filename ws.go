@@ -108,22 +108,9 @@ func eventMessage(e Event) []byte {
 	return b
 }
 
-// wsFilter narrows status_update messages to some apps and locations;
-// other messages always pass.
-type wsFilter struct {
-	apps, locations map[string]bool // nil: all
-}
-
-func (f wsFilter) pass(e *Event) bool {
-	if e.Type != EventStatusUpdate {
-		return true
-	}
-	return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
-}
-
 // parseWSFilter reads ?apps=a,b&locations=x,y (each may repeat).
-func (m *Monitor) parseWSFilter(r *http.Request) (wsFilter, error) {
-	var f wsFilter
+func (m *Monitor) parseWSFilter(r *http.Request) (eventFilter, error) {
+	var f eventFilter
 	q := r.URL.Query()
 	for key := range q {
 		if key != "apps" && key != "locations" {
@@ -329,7 +316,7 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 
 // stream writes the snapshot and then the events until the client leaves,
 // falls behind, or the monitor shuts down.
-func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter) (slow bool, err error) {
+func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFilter) (slow bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -347,64 +334,24 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter wsFilter
 		return err
 	}
 
-	s := m.snap.Load()
-	for i := range s.apps {
-		a := &s.p.apps[i]
-		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
-		if ev.Time.IsZero() {
-			ev.Time = s.at
+	var werr error
+	err = m.follow(ctx, filter, func(e *Event, msg []byte) bool {
+		if msg == nil {
+			msg = eventMessage(*e)
 		}
-		if !filter.pass(&ev) {
-			continue
-		}
-		if err := write(eventMessage(ev)); err != nil {
-			return slow, err
-		}
+		werr = write(msg)
+		return werr == nil
+	})
+	switch {
+	case errors.Is(err, errStopped):
+		return slow, werr
+	case errors.Is(err, ErrEventsLost):
+		c.Close(websocket.StatusPolicyViolation, wsReasonSlow)
+		return true, errors.New(wsReasonSlow)
+	case err == nil: // the shutdown event was the last message
+		return false, c.Close(websocket.StatusNormalClosure, wsReasonShutdown)
 	}
-
-	next := s.eventSeq
-	var buf []logEntry
-	for {
-		var lost bool
-		var wait <-chan struct{}
-		from := next
-		buf, next, lost, wait = m.events.readEntries(next, buf[:0])
-		if lost {
-			c.Close(websocket.StatusPolicyViolation, wsReasonSlow)
-			return true, errors.New(wsReasonSlow)
-		}
-		for i := range buf {
-			e := &buf[i]
-			shutdown := e.ev.Type == EventSystem && e.ev.Name == wsReasonShutdown
-			if shutdown && from+uint64(i) < m.runFrom.Load() {
-				// The end of an earlier Run: Run has started again since,
-				// and the snapshot this client started from predates it.
-				continue
-			}
-			if !filter.pass(&e.ev) {
-				continue
-			}
-			if err := write(e.msg); err != nil {
-				return slow, err
-			}
-			if shutdown {
-				return false, c.Close(websocket.StatusNormalClosure, wsReasonShutdown)
-			}
-		}
-		if cap(buf) > 256 {
-			// A burst grew the copy; an idle client should not keep a
-			// burst's worth of entries (1,000 clients after a 1,000-app
-			// burst kept about 200 MiB).
-			buf = nil
-		} else {
-			clear(buf) // let the events' strings and messages go
-		}
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
+	return false, err
 }
 
 // keepAlive pings the client every ping interval; a client that does not

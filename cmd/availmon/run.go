@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve the API on; port 0 picks a free port, logged at start")
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
 		fs.PrintDefaults()
@@ -98,20 +100,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	)
 	opts.Registerer, opts.Gatherer = reg, reg
 	opts.Version = version
+	reload := newReloader(*configPath, lookup, cfg, logger, reg)
+	if *enableReload {
+		if opts.Authenticator == nil {
+			fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac: POST /-/reload must be signed\n", *configPath)
+			return exitError
+		}
+		opts.Reload = reload.reload
+	}
 	m, err := availmon.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 		return exitError
 	}
+	reload.m = m
 	if *checkOnly {
 		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
 		return exitOK
 	}
-	return serve(ctx, m, *listen, logger)
+	return serve(ctx, m, *listen, logger, reload)
 }
 
 // serve runs the monitor and its API until ctx ends, then shuts both down.
-func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog.Logger) int {
+// SIGHUP reloads the configuration meanwhile.
+func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog.Logger, reload *reloader) int {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		logger.Error("cannot listen", "addr", listen, "err", err)
@@ -119,8 +131,11 @@ func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog
 	}
 	srv := newServer(m.Handler(), logger)
 
+	var reloads sync.WaitGroup
+	defer reloads.Wait() // after stopRun, deferred below, ends it
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
+	reloads.Go(func() { reload.onSIGHUP(runCtx) })
 	runDone := make(chan error, 1)
 	go func() { runDone <- m.Run(runCtx) }()
 	serveDone := make(chan error, 1)

@@ -276,13 +276,11 @@ func TestAnchors(t *testing.T) {
 	for c := 'b'; c <= 'j'; c++ {
 		laughs += fmt.Sprintf("%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1, c-1)
 	}
+	// Without the budget the last document would take hours (10^10
+	// visits) and the test would hit go test's timeout; no clock is read.
 	for _, doc := range []string{"locations: &x [*x]\n", "locations: &x [*x, *x, *x, *x]\n", laughs} {
-		start := time.Now()
 		if _, err := Parse("a.yaml", []byte(doc), env(nil)); err == nil {
 			t.Errorf("accepted:\n%s", doc)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %s:\n%s", d, doc)
 		}
 	}
 }

@@ -1,0 +1,29 @@
+package config
+
+import (
+	"reflect"
+	"slices"
+)
+
+// RestartNeeded lists the settings that differ between the configuration
+// running (old) and a reloaded one (c) but that a running monitor cannot
+// change: they are fixed when it is built. A reload reports them rather than
+// ignore them silently. The apps, locations, backends and scrape_interval
+// are not among them: they change at run time.
+func (c *Config) RestartNeeded(old *Config) []string {
+	var out []string
+	differ := func(name string, a, b any) {
+		if !reflect.DeepEqual(a, b) {
+			out = append(out, name)
+		}
+	}
+	differ("scrape_timeout", old.Timeout, c.Timeout)
+	differ("max_parallel", old.MaxParallel, c.MaxParallel)
+	differ("history_size", old.HistorySize, c.HistorySize)
+	differ("log_level", old.LogLevel, c.LogLevel)
+	differ("authentication", old.HMAC, c.HMAC)
+	if !slices.Equal(old.WSOriginPatterns, c.WSOriginPatterns) {
+		out = append(out, "websocket.allowed_origins")
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package availmon
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// ErrEventsLost ends a subscription whose consumer fell more than
+// Options.EventBuffer events behind: the events it missed are gone, so it
+// must subscribe again to start from a fresh snapshot.
+var ErrEventsLost = errors.New("availmon: subscriber fell behind: events were lost")
+
+// errStopped is how follow reports that its consumer stopped asking.
+var errStopped = errors.New("availmon: subscriber stopped")
+
+// EventFilter narrows the status_update events of a subscription to some
+// apps and locations; config_update and system_event always pass. An empty
+// list means all.
+type EventFilter struct {
+	Apps      []string
+	Locations []string
+}
+
+// eventFilter is an EventFilter as sets, checked once per event.
+type eventFilter struct {
+	apps, locations map[string]bool // nil: all
+}
+
+func (f EventFilter) compile() eventFilter {
+	set := func(names []string) map[string]bool {
+		if len(names) == 0 {
+			return nil
+		}
+		s := make(map[string]bool, len(names))
+		for _, n := range names {
+			s[n] = true
+		}
+		return s
+	}
+	return eventFilter{apps: set(f.Apps), locations: set(f.Locations)}
+}
+
+func (f eventFilter) pass(e *Event) bool {
+	if e.Type != EventStatusUpdate {
+		return true
+	}
+	return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+}
+
+// Subscribe follows the monitor's events, as /api/ws does: first one
+// status_update per app (passing f) with its current state, then every event
+// after the snapshot that state came from, in order. Nothing is lost or
+// repeated between the two parts. The current state of an app not checked
+// yet is "unavailable" with the snapshot's time.
+//
+// The sequence ends after the shutdown system_event of Run, when ctx ends
+// (yielding ctx's error), or, if the loop body takes so long that more than
+// Options.EventBuffer events pile up, with ErrEventsLost. The monitor never
+// waits for a subscriber: a slow one loses, it does not slow the cycles.
+// Each range over the sequence is a new subscription.
+func (m *Monitor) Subscribe(ctx context.Context, f EventFilter) iter.Seq2[Event, error] {
+	filter := f.compile()
+	return func(yield func(Event, error) bool) {
+		err := m.follow(ctx, filter, func(e *Event, _ []byte) bool { return yield(*e, nil) })
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(Event{}, err)
+		}
+	}
+}
+
+// follow calls yield with the snapshot's status updates, then with every
+// logged event after that snapshot, until the shutdown event (nil), ctx's
+// end (its error), lost events (ErrEventsLost), or yield returning false
+// (errStopped). msg is the event's /api/ws message when the log has one
+// already encoded, nil for snapshot entries. The entries yield sees are
+// only valid during the call.
+func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *Event, msg []byte) bool) error {
+	s := m.snap.Load()
+	for i := range s.apps {
+		a := &s.p.apps[i]
+		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
+		if ev.Time.IsZero() {
+			ev.Time = s.at
+		}
+		if filter.pass(&ev) && !yield(&ev, nil) {
+			return errStopped
+		}
+	}
+
+	next := s.eventSeq
+	var buf []logEntry
+	for {
+		var lost bool
+		var wait <-chan struct{}
+		from := next
+		buf, next, lost, wait = m.events.readEntries(next, buf[:0])
+		if lost {
+			return ErrEventsLost
+		}
+		for i := range buf {
+			e := &buf[i]
+			shutdown := e.ev.Type == EventSystem && e.ev.Name == eventShutdown
+			if shutdown && from+uint64(i) < m.runFrom.Load() {
+				// The end of an earlier Run: Run has started again since,
+				// and the snapshot this subscriber started from postdates it.
+				continue
+			}
+			if filter.pass(&e.ev) && !yield(&e.ev, e.msg) {
+				return errStopped
+			}
+			if shutdown {
+				return nil
+			}
+		}
+		buf = releaseEntries(buf)
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// releaseEntries lets go of what a read copied out of the log. A burst grows
+// the copy; an idle subscriber should not keep a burst's worth of entries
+// (1,000 /api/ws clients after a 1,000-app burst kept about 200 MiB).
+func releaseEntries(buf []logEntry) []logEntry {
+	if cap(buf) > 256 {
+		return nil
+	}
+	clear(buf) // the events' strings and messages
+	return buf[:0]
+}
