@@ -3,6 +3,7 @@ package promql
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -299,4 +300,52 @@ func BenchmarkPlan10k(b *testing.B) {
 			_ = q.String()
 		}
 	}
+}
+
+// Whatever the expressions, the planned queries parse, stay an instant
+// vector or a scalar, and ask for every item exactly once; so do their
+// halves.
+func FuzzPlan(f *testing.F) {
+	f.Add(`up{app="a"}`, `up{app="b"}`, `sum(x)`, "c.d", 100)
+	f.Add(`rate(x{job="j",app="a"}[5m]) > 0`, `1`, `x or vector(0)`, `a"b\`, 50)
+	f.Fuzz(func(t *testing.T, a, b, c, value string, maxLen int) {
+		var items []*Expr
+		for _, s := range []string{a, b, c, strings.ReplaceAll(a, `"a"`, strconv.Quote(value))} {
+			if e, err := Parse(s); err == nil {
+				items = append(items, e, nil, e)
+			}
+		}
+		var check func(qs []*Query, depth int)
+		check = func(qs []*Query, depth int) {
+			seen := make(map[int]int)
+			for _, q := range qs {
+				if _, err := Parse(q.String()); err != nil {
+					t.Fatalf("planned query %q: %v", q.String(), err)
+				}
+				for _, i := range q.Items() {
+					seen[i]++
+				}
+				if depth < 3 {
+					if parts := q.Split(); parts != nil {
+						check(parts, depth+1)
+					}
+				}
+			}
+			if depth == 0 {
+				for i, e := range items {
+					if want := map[bool]int{true: 1, false: 0}[e != nil]; seen[i] != want {
+						t.Fatalf("item %d asked %d times", i, seen[i])
+					}
+				}
+			}
+		}
+		check(Plan(items, max(0, maxLen%5000), 1+abs(maxLen)%10), 0)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
