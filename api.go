@@ -47,6 +47,9 @@ type appJSON struct {
 	Metric        string          `json:"metric"`
 	PrometheusURL string          `json:"prometheus_url"`
 	Error         string          `json:"error,omitempty"`
+	// Labels and Maintenance are the operators' controls (issue 17).
+	Labels      map[string]string `json:"labels,omitempty"`
+	Maintenance bool              `json:"maintenance,omitempty"`
 }
 
 type appDetailJSON struct {

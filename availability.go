@@ -54,6 +54,13 @@ type App struct {
 	// says what to request; its backend's Source is then an HTTPSource.
 	// Metric defaults to the probe as text ("GET https://...").
 	HTTP *HTTPProbe
+	// Labels are free-form names and values (team, service, env) that
+	// /api/apps filters on and services group by. Keys must be Prometheus
+	// label names.
+	Labels map[string]string
+	// FailThreshold and SuccessThreshold override Options' values for
+	// this app; zero means the Options' value.
+	FailThreshold, SuccessThreshold int
 }
 
 // Location is a named geographic place that apps belong to.
@@ -144,6 +151,19 @@ type Options struct {
 	// default 100.
 	HistorySize int
 
+	// FailThreshold is how many consecutive down (or unavailable) checks
+	// it takes for an app to be shown down (or unavailable);
+	// SuccessThreshold how many consecutive up checks to be shown up.
+	// Default 1 each: every check is accepted. See damping.go.
+	FailThreshold, SuccessThreshold int
+	// ExportLabels lists the app label keys that availmon_up carries
+	// besides app and location; other labels are not exported, so that
+	// the series' cardinality stays what the operator chose.
+	ExportLabels []string
+	// Services are rollups of the apps that match a label selector,
+	// served at /api/services.
+	Services []Service
+
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
 	// LogLevel is reported by /api/config; it does not change Logger.
@@ -189,6 +209,12 @@ type Options struct {
 	// that fall behind; a client further behind is closed. Default the
 	// larger of 1024 and twice the number of apps.
 	EventBuffer int
+
+	// Store, when set, keeps the monitor's state across restarts: New
+	// restores what it saved, Run saves every SaveInterval (default
+	// DefaultSaveInterval) and once more when it returns. Nil: no file I/O.
+	Store        Store
+	SaveInterval time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -231,12 +257,15 @@ type Monitor struct {
 	log            *slog.Logger
 	clock          Clock
 	started        time.Time
+	store          Store
+	saveInterval   time.Duration
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
 	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
 	plan     *plan      // under cycleMu; readers use the snapshot's plan
+	ctlOpts  controlOptions
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
@@ -253,8 +282,9 @@ type Monitor struct {
 // intervalSetting keeps the text the interval was set with, so the API echoes
 // "60s" rather than a normalized "1m".
 type intervalSetting struct {
-	d    time.Duration
-	text string
+	d       time.Duration
+	text    string
+	runtime bool // set through SetInterval or the API, so kept by a Store
 }
 
 // New validates opts and returns a Monitor. It starts nothing.
@@ -275,6 +305,8 @@ func New(opts Options) (*Monitor, error) {
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		store:           opts.Store,
+		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
 	if m.maxParallel == 0 {
 		m.maxParallel = defaultMaxParallel
@@ -312,6 +344,7 @@ func New(opts Options) (*Monitor, error) {
 		bad("timeout %s is negative", opts.Timeout)
 	}
 
+	m.ctlOpts = controlOptionsOf(&opts)
 	p, perrs := buildPlan(&opts)
 	errs = append(errs, perrs...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
@@ -321,6 +354,9 @@ func New(opts Options) (*Monitor, error) {
 		if _, err := path.Match(p, ""); err != nil {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
+	}
+	if opts.SaveInterval < 0 {
+		bad("SaveInterval %s is negative", opts.SaveInterval)
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
@@ -336,6 +372,9 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
 	m.state = newCycleState(p)
+	if m.store != nil {
+		m.restore(context.Background())
+	}
 	m.publish(m.started, m.events.cursor())
 	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
 		return nil, err
@@ -363,7 +402,7 @@ func (m *Monitor) setInterval(d time.Duration, text string) (previous *intervalS
 	if err := checkInterval(d); err != nil {
 		return nil, err
 	}
-	next := &intervalSetting{d: d, text: text}
+	next := &intervalSetting{d: d, text: text, runtime: true}
 	previous = m.interval.Swap(next)
 	select {
 	case m.intervalChanged <- struct{}{}:

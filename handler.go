@@ -58,6 +58,7 @@ func (m *Monitor) Handler() http.Handler {
 	reads.Get("/api/status/history", m.getHistory)
 	reads.Get("/api/metrics/summary", m.getSummary)
 	reads.Get("/api/ws", m.serveWS)
+	m.controlRoutes(r, reads)
 	return r
 }
 
@@ -110,6 +111,10 @@ func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 
 func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
+	if r.URL.RawQuery != "" {
+		m.listAppsFiltered(w, r, s)
+		return
+	}
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.appsData()),
 		Meta: listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},

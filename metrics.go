@@ -16,8 +16,9 @@ import (
 // on reg too when the caller gives one.
 func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) error {
 	m.exp = promexport.New(promexport.Options{
-		Snapshot: func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
-		Interval: m.Interval,
+		Snapshot:     func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
+		Interval:     m.Interval,
+		ExportLabels: m.ctlOpts.exportLabels,
 	})
 	for _, b := range m.plan.backends {
 		m.exp.InitTarget(b.Name)
@@ -49,7 +50,8 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 			LastCycleDuration: s.cycleDuration,
 		}
 		for i, a := range s.apps {
-			p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status)}
+			p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status),
+				Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint}
 		}
 		for i, l := range s.locs {
 			p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
@@ -57,6 +59,7 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 		for i, b := range pl.backends {
 			p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
 		}
+		p.Services = s.promServices()
 		s.prom = p
 	})
 	return s.prom

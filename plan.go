@@ -24,6 +24,8 @@ type plan struct {
 	// nListed is how many apps come from Options.Apps; the ones after them
 	// were found by discovery rules and are never part of a batch.
 	nListed int
+	// ctl are the operators' controls for these apps (controls.go).
+	ctl controls
 }
 
 // buildPlan validates the apps, locations and backends of opts and indexes
@@ -130,6 +132,9 @@ func buildPlan(opts *Options) (*plan, []error) {
 		return nil, errs
 	}
 	p.batches, p.appBatch = planBatches(p.apps[:p.nListed], p.backendOf[:p.nListed], p.backends)
+	if p.ctl, errs = newControls(p, opts); len(errs) > 0 {
+		return nil, errs
+	}
 	return p, nil
 }
 

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -19,9 +17,7 @@ import (
 )
 
 // PrometheusBatchSize is the batch size to give a Backend whose Source is a
-// PrometheusSource: at most that many expressions that cannot be fused are
-// combined into one query (10,000 such apps cost 50 queries a cycle), and
-// a Check call given more apps splits them likewise.
+// PrometheusSource: 10,000 apps then cost 50 queries a cycle.
 const PrometheusBatchSize = 200
 
 // PrometheusOptions configures a PrometheusSource.
@@ -39,8 +35,15 @@ type PrometheusOptions struct {
 	RoundTripper http.RoundTripper
 	// QueryTimeout bounds one query; zero leaves it to the cycle's timeout.
 	QueryTimeout time.Duration
+	// MaxResponseBytes bounds what is read of one answer; a longer answer
+	// fails the query with ErrResponseTooLarge. Zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
 	// Logger receives warnings the server returns; nil discards them.
 	Logger *slog.Logger
+	// Clock tells when verdicts on expressions expire; nil means the
+	// system clock.
+	Clock Clock
 	// MaxQueryLength is the longest query sent, in bytes; zero means
 	// DefaultMaxQueryLength. Fused selectors are split to stay within it.
 	MaxQueryLength int
@@ -60,9 +63,8 @@ type PrometheusSource struct {
 	api     promQuerier
 	timeout time.Duration
 	log     *slog.Logger
-
-	mu   sync.Mutex
-	solo map[string]bool // expressions that cannot be combined with others
+	clock   Clock
+	solo    *soloVerdicts // expressions asked on their own for a while
 
 	exprs       exprCache
 	plans       planCache
@@ -75,6 +77,9 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if o.URL == "" {
 		return nil, errors.New("availmon: prometheus source needs a URL")
 	}
+	if o.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("availmon: prometheus %q: MaxResponseBytes %d is negative", o.Name, o.MaxResponseBytes)
+	}
 	rt := o.RoundTripper
 	if rt == nil {
 		var err error
@@ -83,6 +88,7 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 			return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
 		}
 	}
+	rt = &backendTransport{next: rt, maxBytes: cmp.Or(o.MaxResponseBytes, DefaultMaxResponseBytes)}
 	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: rt})
 	if err != nil {
 		return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
@@ -91,98 +97,131 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	clock := o.Clock
+	if clock == nil {
+		clock = systemClock{}
+	}
 	if o.MaxQueryLength < 0 {
 		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
 	}
 	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), timeout: o.QueryTimeout, log: log,
-		solo: make(map[string]bool), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
+		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
+
+// observesRequests: every request goes through backendTransport, which
+// reports it to the Monitor.
+func (s *PrometheusSource) observesRequests() {}
 
 // Check evaluates the apps' expressions with as few queries as it can:
 // expressions that differ only in one label's value are fused into one
 // selector, the others combined into one query (see internal/promql). It
-// returns an error only when the server could not be reached or failed as
-// a whole.
+// returns an error when the server could not be reached or failed
+// as a whole, or answered a combined query with something other than an
+// instant vector: the batch's apps are then unavailable for this cycle,
+// and nothing is remembered against their expressions.
 func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, error) {
-	out := make([]Result, len(apps))
+	c := &checkRun{s: s, apps: apps, out: make([]Result, len(apps)), now: s.clock.Now()}
 	var batch, solo []int
-	s.mu.Lock()
 	for i, a := range apps {
-		if !s.solo[a.Metric] && !s.solo[a.ResponseTimeMetric] {
+		if !s.solo.solo(c.now, a.Metric, a.ResponseTimeMetric) {
 			batch = append(batch, i)
 		} else {
 			solo = append(solo, i)
 		}
 	}
-	s.mu.Unlock()
-
 	if len(batch) > 0 {
-		fallback, err := s.checkPlanned(ctx, apps, batch, out)
+		fallback, err := c.planned(ctx, batch)
 		if err != nil {
 			return nil, err
 		}
 		solo = append(solo, fallback...)
 	}
 	for _, i := range solo {
-		r, err := s.checkOne(ctx, apps[i])
-		if err != nil {
+		if err := c.one(ctx, i); err != nil {
 			return nil, err
 		}
-		out[i] = r
 	}
-	return out, nil
+	return c.out, nil
 }
 
-// checkOne asks for one app with its own queries, and remembers expressions
-// that cannot be part of a combined query (scalars, errors) so later cycles
-// do not try again.
-func (s *PrometheusSource) checkOne(ctx context.Context, a App) (Result, error) {
-	v, rt, err := s.query(ctx, a.Metric)
-	if err != nil {
-		if !isExpressionError(err) {
-			return Result{}, err
-		}
-		s.markSolo(a.Metric)
-		return Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}, nil
+// checkRun is one Check call.
+type checkRun struct {
+	s    *PrometheusSource
+	apps []App
+	out  []Result
+	now  time.Time
+	// answered is set once a query of this call got an answer: the server
+	// works, so an error for an expression is that expression's.
+	answered bool
+}
+
+// probeQuery is a query every server that speaks PromQL answers with one
+// sample, whatever it stores.
+const probeQuery = "vector(1)"
+
+// serverAnswers makes sure the server answers queries before an error is
+// blamed on an expression: a server (or a proxy before it) that fails
+// every query must cost its apps this cycle, not mark their expressions.
+func (c *checkRun) serverAnswers(ctx context.Context) error {
+	if c.answered {
+		return nil
 	}
+	v, _, err := c.s.query(ctx, probeQuery)
+	if err != nil {
+		return err
+	}
+	if _, ok := v.(model.Vector); !ok {
+		return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, probeQuery, v.Type())
+	}
+	c.answered = true
+	return nil
+}
+
+// one asks for app i with its own queries. An expression the server
+// refuses, or whose answer is not an instant vector, is then asked on its
+// own for soloVerdictTTL: that error names it, since the server answers
+// other queries. (A scalar is no reason: combined queries wrap it in
+// vector().)
+func (c *checkRun) one(ctx context.Context, i int) error {
+	a := c.apps[i]
+	v, rt, err := c.s.query(ctx, a.Metric)
+	if err != nil {
+		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
+			return newQueryError(c.s.name, "a query", a.Metric, err)
+		}
+		c.s.solo.mark(c.now, a.Metric)
+		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: redactURL(err)}
+		return nil
+	}
+	c.answered = true
 	samples, err := samplesOf(v)
 	if err != nil {
-		s.markSolo(a.Metric)
-		return Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}, nil
-	}
-	if _, scalar := v.(*model.Scalar); scalar {
-		s.markSolo(a.Metric)
+		c.s.solo.mark(c.now, a.Metric)
+		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}
+		return nil
 	}
 	var rtSamples model.Vector
 	if a.ResponseTimeMetric != "" {
-		v, _, err := s.query(ctx, a.ResponseTimeMetric)
+		v, _, err := c.s.query(ctx, a.ResponseTimeMetric)
 		switch {
-		case err != nil && !isExpressionError(err):
-			return Result{}, err
+		case err != nil && classify(err) == classBackend:
+			return newQueryError(c.s.name, "a query", a.ResponseTimeMetric, err)
 		case err != nil:
 			// A bad response-time expression costs the app its measured
 			// response time, not its state; it must not spoil the batch
 			// again next cycle.
-			s.log.Warn("response_time_metric failed", "backend", s.name, "app", a.Name, "err", err)
-			s.markSolo(a.ResponseTimeMetric)
+			if c.s.solo.mark(c.now, a.ResponseTimeMetric) {
+				c.s.log.Warn("response_time_metric failed", "backend", c.s.name, "app", a.Name,
+					"err", truncateText(err.Error(), maxErrorText))
+			}
 		default:
-			if rtSamples, err = samplesOf(v); err != nil || isScalar(v) {
-				s.markSolo(a.ResponseTimeMetric)
+			if rtSamples, err = samplesOf(v); err != nil {
+				c.s.solo.mark(c.now, a.ResponseTimeMetric)
 			}
 		}
 	}
-	return result(samples, rtSamples, rt), nil
-}
-
-func isScalar(v model.Value) bool {
-	_, ok := v.(*model.Scalar)
-	return ok
-}
-
-func (s *PrometheusSource) markSolo(expr string) {
-	s.mu.Lock()
-	s.solo[expr] = true
-	s.mu.Unlock()
+	c.out[i] = result(samples, rtSamples, rt)
+	return nil
 }
 
 func samplesOf(v model.Value) (model.Vector, error) {
@@ -265,21 +304,4 @@ func serverTimeout(d time.Duration) time.Duration {
 		return d.Truncate(time.Second)
 	}
 	return max(time.Millisecond, d.Truncate(time.Millisecond))
-}
-
-// isExpressionError reports whether the server answered but refused or
-// failed to evaluate the expression: the fault is the query's, not the
-// server's.
-func isExpressionError(err error) bool {
-	var e *v1.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	if e.Type == v1.ErrBadData && strings.Contains(e.Msg, `invalid parameter "`) &&
-		!strings.Contains(e.Msg, `invalid parameter "query"`) {
-		// The server refused another parameter of ours (time, timeout):
-		// blaming the expression would mark every app as not combinable.
-		return false
-	}
-	return e.Type == v1.ErrBadData || e.Type == v1.ErrExec
 }

@@ -183,39 +183,31 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 	return qs
 }
 
-// plannedRun asks for the apps at idx with planned queries: item 2i is app
-// i's Metric, item 2i+1 its ResponseTimeMetric.
-type plannedRun struct {
-	s       *PrometheusSource
-	apps    []App
-	samples []model.Vector
-	rt      []time.Duration // round trip of the query that answered the item
-	refused []bool          // the item's expression was refused on its own
-}
-
-// checkPlanned asks for the apps at idx with as few queries as the plan
-// allows, and fills out. It returns the apps one of whose expressions the
-// server refused on its own: they are to be asked alone. It returns an
-// error when the server, not an expression, failed.
-func (s *PrometheusSource) checkPlanned(ctx context.Context, apps []App, idx []int, out []Result) (fallback []int, err error) {
-	r := &plannedRun{s: s, apps: apps, samples: make([]model.Vector, 2*len(apps)),
-		rt: make([]time.Duration, 2*len(apps)), refused: make([]bool, 2*len(apps))}
-	items := make([]*promql.Expr, 2*len(apps))
+// planned asks for the apps at idx with as few queries as the plan allows
+// (item 2i is app i's Metric, item 2i+1 its ResponseTimeMetric), and fills
+// c.out. It returns the apps one of whose expressions the server refused
+// on its own: they are to be asked alone (one), which names the error and
+// remembers the verdict. It returns an error when the server, not an
+// expression, failed.
+func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err error) {
+	items := make([]*promql.Expr, 2*len(c.apps))
 	for _, i := range idx {
-		a := apps[i]
-		e, err := s.exprs.get(a.Metric)
+		a := c.apps[i]
+		e, err := c.s.exprs.get(a.Metric)
 		if err != nil {
-			out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
+			c.out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
 			continue
 		}
 		items[2*i] = e
 		if a.ResponseTimeMetric != "" {
-			if e, err := s.exprs.get(a.ResponseTimeMetric); err == nil {
+			if e, err := c.s.exprs.get(a.ResponseTimeMetric); err == nil {
 				items[2*i+1] = e
 			}
 		}
 	}
-	for _, q := range s.plans.plan(items, s.maxQueryLen) {
+	r := &plannedRun{c: c, samples: make([]model.Vector, len(items)),
+		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items))}
+	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
 		if err := r.ask(ctx, q); err != nil {
 			return nil, err
 		}
@@ -228,20 +220,30 @@ func (s *PrometheusSource) checkPlanned(ctx context.Context, apps []App, idx []i
 			fallback = append(fallback, i)
 			continue
 		}
-		out[i] = result(r.samples[2*i], r.samples[2*i+1], r.rt[2*i])
+		c.out[i] = result(r.samples[2*i], r.samples[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
 }
 
-// ask runs q. When the server refuses it, the halves are asked in turn,
-// down to the expression at fault: one bad expression among n costs about
-// 2·log2(n) queries, not n.
+// plannedRun is what the queries of one planned call found, per item.
+type plannedRun struct {
+	c       *checkRun
+	samples []model.Vector
+	rt      []time.Duration // round trip of the query that answered the item
+	refused []bool          // the item's expression was refused on its own
+}
+
+// ask runs q. When the server refuses it (and answers a trivial query, so
+// an expression is at fault), the halves are asked in turn, down to the
+// expression at fault: one bad expression among n costs about 2·log2(n)
+// queries, not n.
 func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
+	c := r.c
 	text := q.String()
-	v, rt, err := r.s.query(ctx, text)
+	v, rt, err := c.s.query(ctx, text)
 	if err != nil {
-		if !isExpressionError(err) {
-			return err
+		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
+			return newQueryError(c.s.name, describe(q), text, err)
 		}
 		parts := q.Split()
 		if parts == nil {
@@ -257,11 +259,13 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 		}
 		return nil
 	}
+	c.answered = true
 	if err := q.Answer(v, func(it int, smp *model.Sample) { r.samples[it] = append(r.samples[it], smp) }); err != nil {
-		if parts := q.Split(); parts != nil {
-			// Only a server fault turns "or" and label_replace into
-			// something else than an instant vector.
-			return fmt.Errorf("prometheus %s: a combined query was answered with a %s, not an instant vector", r.s.name, v.Type())
+		if q.Split() != nil {
+			// label_replace, "or" and a fused selector only ever make an
+			// instant vector: the server, or a proxy before it, is at
+			// fault, not an expression.
+			return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, describe(q), v.Type())
 		}
 		for _, it := range q.Items() {
 			r.refused[it] = true
@@ -272,4 +276,13 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 		r.rt[it] = rt
 	}
 	return nil
+}
+
+// describe names q in errors without its text: an app's error never holds
+// a combined query or other apps' expressions.
+func describe(q *promql.Query) string {
+	if n := len(q.Items()); n > 1 {
+		return fmt.Sprintf("a combined query of %d expressions", n)
+	}
+	return "a query"
 }

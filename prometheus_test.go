@@ -1,10 +1,15 @@
 package availmon
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -72,23 +77,120 @@ func TestSamplesOf(t *testing.T) {
 	}
 }
 
-func TestIsExpressionError(t *testing.T) {
+// Errors are classified by what they mean on each server that speaks the
+// Prometheus query API.
+func TestClassify(t *testing.T) {
 	for _, tt := range []struct {
+		name string
 		err  error
-		want bool
+		want errClass
 	}{
-		{&v1.Error{Type: v1.ErrBadData}, true},
+		{"bad_data", &v1.Error{Type: v1.ErrBadData}, classExpression},
 		// Prometheus 2.42's messages for a bad query and a bad timeout.
-		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "query": 1:16: parse error: unexpected end of input inside braces`}, true},
-		{&v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "timeout": cannot parse "9.984872146s" to a valid duration`}, false},
-		{&v1.Error{Type: v1.ErrExec}, true},
-		{&v1.Error{Type: v1.ErrServer}, false},
-		{&v1.Error{Type: v1.ErrTimeout}, false},
-		{errors.New("connection refused"), false},
+		{"bad query", &v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "query": 1:16: parse error: unexpected end of input inside braces`}, classExpression},
+		{"bad timeout", &v1.Error{Type: v1.ErrBadData, Msg: `invalid parameter "timeout": cannot parse "9.984872146s" to a valid duration`}, classBackend},
+		{"execution", &v1.Error{Type: v1.ErrExec, Msg: "invalid regular expression"}, classEvaluation},
+		{"VictoriaMetrics 422", &v1.Error{Type: "422", Msg: `error when executing query="up{" ...: cannot parse`}, classEvaluation},
+		{"timeout", &v1.Error{Type: v1.ErrTimeout}, classBackend},
+		{"canceled", &v1.Error{Type: v1.ErrCanceled}, classBackend},
+		{"internal", &v1.Error{Type: "internal"}, classBackend},
+		{"unavailable", &v1.Error{Type: "unavailable"}, classBackend},
+		{"not_found", &v1.Error{Type: "not_found"}, classBackend},
+		{"Mimir too_many_requests", &v1.Error{Type: "too_many_requests"}, classBackend},
+		{"Mimir too_large_entry", &v1.Error{Type: "too_large_entry"}, classBackend},
+		{"5xx without a body", &v1.Error{Type: v1.ErrServer, Msg: "server error: 502"}, classBackend},
+		{"4xx without a body", &v1.Error{Type: v1.ErrClient, Msg: "client error: 401"}, classBackend},
+		{"undecodable answer", &v1.Error{Type: v1.ErrBadResponse}, classBackend},
+		{"answer too large", fmt.Errorf("x: %w", ErrResponseTooLarge), classBackend},
+		{"connection refused", errors.New("connection refused"), classBackend},
+		{"deadline", context.DeadlineExceeded, classBackend},
+		{"wrapped bad_data", fmt.Errorf("prometheus x: %w", &v1.Error{Type: v1.ErrBadData}), classExpression},
 	} {
-		if got := isExpressionError(tt.err); got != tt.want {
-			t.Errorf("isExpressionError(%v) = %v, want %v", tt.err, got, tt.want)
+		if got := classify(tt.err); got != tt.want {
+			t.Errorf("%s: classify(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
 		}
+	}
+}
+
+// A query error that fails the batch never shows the server's message (it
+// may quote the combined query) to the apps, only to the log, without the
+// query and bounded.
+func TestQueryErrorHidesServerMessage(t *testing.T) {
+	query := `label_replace((up{job="a"}
+), "availmon_app", "0", "", "") or label_replace((up{job="b"}
+), "availmon_app", "1", "", "")`
+	server := &v1.Error{Type: "422", Msg: fmt.Sprintf("error when executing query=%q: cannot parse %s", query, strings.Repeat("y", 1000))}
+	e := newQueryError("main", "a combined query of 2 apps", query, fmt.Errorf("prometheus main: %w", server))
+	want := `prometheus main: a combined query of 2 apps failed: error type "422" (the server's message is in availmon's log)`
+	if e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+	if d := e.Detail(); strings.Contains(d, "label_replace") || len(d) > maxErrorText || !strings.Contains(d, "query=<query>") {
+		t.Errorf("Detail() = %q (%d bytes), want the message without the query, at most %d bytes", d, len(d), maxErrorText)
+	}
+	if !errors.Is(e, server) {
+		t.Error("errors.Is does not find the server's error")
+	}
+	// The client library's own words are safe to show.
+	e = newQueryError("main", "a query", query, &v1.Error{Type: v1.ErrServer, Msg: "server error: 502"})
+	if got := e.Error(); got != "prometheus main: a query failed: server error: 502" {
+		t.Errorf("5xx: Error() = %q", got)
+	}
+	// A request sent with GET carries the query in its URL.
+	ue := &url.Error{Op: "Get", URL: "http://prom:9090/api/v1/query?query=" + url.QueryEscape(query), Err: errors.New("connection refused")}
+	e = newQueryError("main", "a query", query, fmt.Errorf("prometheus main: %w", ue))
+	if got := e.Error(); got != `prometheus main: Get "http://prom:9090/api/v1/query": connection refused` {
+		t.Errorf("url error: Error() = %q", got)
+	}
+}
+
+func TestTruncateText(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"abcdefghijkl", 10, "abcdefg…"},
+		// Never cut inside a character: "é" is two bytes.
+		{"ééééééé", 10, "ééé…"},
+		{"aéééééé", 10, "aééé…"},
+	} {
+		got := truncateText(tt.in, tt.n)
+		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
+			t.Errorf("truncateText(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+	if err := boundError(errors.New(strings.Repeat("x", 5000))); len(err.Error()) > maxErrorText {
+		t.Errorf("boundError kept %d bytes", len(err.Error()))
+	}
+	if err := boundError(nil); err != nil {
+		t.Errorf("boundError(nil) = %v", err)
+	}
+}
+
+// Verdicts expire after soloVerdictTTL and are not extended while in force.
+func TestSoloVerdicts(t *testing.T) {
+	v := newSoloVerdicts()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if v.solo(t0, "a") {
+		t.Fatal("an unmarked expression is solo")
+	}
+	if !v.mark(t0, "a") {
+		t.Error("first mark is not fresh")
+	}
+	if v.mark(t0.Add(30*time.Minute), "a") {
+		t.Error("a mark within the hour is fresh")
+	}
+	if !v.solo(t0.Add(soloVerdictTTL-time.Second), "b", "a", "") {
+		t.Error("a is not solo within the hour")
+	}
+	if v.solo(t0.Add(soloVerdictTTL), "a") {
+		t.Error("a is still solo after the hour, though marked again at 30m")
+	}
+	if !v.mark(t0.Add(soloVerdictTTL), "a") {
+		t.Error("a mark after expiry is not fresh")
 	}
 }
 

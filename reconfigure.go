@@ -44,6 +44,7 @@ func (c *ConfigChange) Empty() bool {
 // an added app is unavailable until its first check, in the next cycle. A
 // config_update event says what changed, unless nothing did.
 func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
+	m.ctlOpts.into(&opts) // fixed by New
 	p, errs := buildPlan(&opts)
 	if len(errs) > 0 {
 		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))

@@ -30,6 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
+	finishSaving := m.startSaving(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -44,6 +45,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -88,6 +90,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 		at:       make([]time.Time, len(p.apps)),
 		answered: make([]bool, len(p.backends)),
 		tried:    make([]bool, len(p.backends)),
+		failures: make([]backendFailure, len(p.backends)),
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -106,6 +109,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	m.logFailures(p, out)
 	end := m.clock.Now()
 	m.commit(p, start, end, out)
 	m.progress.Store(end.UnixNano())
@@ -122,6 +126,7 @@ type cycleResult struct {
 	mu       sync.Mutex
 	answered []bool // per backend: some batch returned without error
 	tried    []bool
+	failures []backendFailure // per backend
 }
 
 func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
@@ -130,9 +135,12 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 	for i, ai := range batch {
 		apps[i] = p.apps[ai]
 	}
+	ctx, perRequest := m.observeRequests(ctx, p, b)
 	start := time.Now()
 	res, err := callSource(ctx, p.backends[b].Source, apps)
-	m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
+	if !perRequest {
+		m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
+	}
 	if err == nil && ctx.Err() != nil {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
@@ -156,16 +164,16 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 		if r.Status == StatusUnavailable && r.Err == nil {
 			r.Err = errNoAnswer
 		}
+		r.Err = boundError(r.Err)
 		out.results[ai] = r
 		out.at[ai] = at
-	}
-	if err != nil {
-		m.log.Warn("backend check failed", "backend", p.backends[b].Name, "apps", len(apps), "err", err)
 	}
 	out.mu.Lock()
 	out.tried[b] = true
 	if err == nil {
 		out.answered[b] = true
+	} else {
+		out.failures[b].add(len(apps), err)
 	}
 	out.mu.Unlock()
 }
@@ -199,6 +207,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if r.Err != nil {
 			cur.err = r.Err.Error()
 		}
+		cur.damp = prev.damp
+		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
 		if !prev.checked || prev.status != cur.status {
 			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
 				Location: p.apps[i].Location, Status: cur.status}
@@ -210,10 +220,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
 		st.apps[i] = cur
-		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: cur.status, rt: cur.rt, err: cur.err}, m.historySize)
-		st.appDay[i].add(out.at[i], cur.status, cur.rt)
-		st.locDay[p.appLocs[i]].add(out.at[i], cur.status, cur.rt)
-		st.sysDay.add(out.at[i], cur.status, cur.rt)
+		// The history and the per-check counters take the raw result;
+		// only the shown state is damped.
+		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.appDay[i].add(out.at[i], r.Status, cur.rt)
+		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
+		st.sysDay.add(out.at[i], r.Status, cur.rt)
 		switch cur.status {
 		case StatusUp:
 			up++

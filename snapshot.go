@@ -34,6 +34,7 @@ type snapshot struct {
 	summaryJSON lazyJSON
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
+	ctl         ctlCache // the operators' controls' views, controlsnap.go
 }
 
 type appView struct {
@@ -142,6 +143,8 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Metric:        a.Metric,
 		PrometheusURL: p.backends[p.backendOf[i]].URL,
 		Error:         v.err,
+		Labels:        a.Labels,
+		Maintenance:   v.maint,
 	}
 	if v.checked {
 		out.LastCheck = jsonTime(v.lastCheck)

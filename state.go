@@ -13,6 +13,8 @@ type appState struct {
 	lastCheck time.Time
 	rt        time.Duration
 	err       string
+	maint     bool   // in a maintenance window when checked
+	damp      damper // the run towards a new state, see damping.go
 }
 
 // cycleState is the monitor's mutable memory across cycles. Only commit

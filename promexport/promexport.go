@@ -17,6 +17,7 @@ type Snapshot struct {
 	Apps      []App
 	Locations []Location
 	Backends  []Backend
+	Services  []Service
 	// LastCycleEnd is zero before the first cycle.
 	LastCycleEnd      time.Time
 	LastCycleDuration time.Duration
@@ -26,6 +27,11 @@ type Snapshot struct {
 // "unavailable".
 type App struct {
 	Name, Location, Status string
+	// Labels are the values of Options.ExportLabels, in that order; an
+	// empty value leaves the label off.
+	Labels []string
+	// Maintenance is true while the app is in a maintenance window.
+	Maintenance bool
 }
 
 // Location counts the apps of one location by state.
@@ -49,6 +55,9 @@ type Options struct {
 	Snapshot func() *Snapshot
 	// Interval returns the current scrape interval.
 	Interval func() time.Duration
+	// ExportLabels are the app label keys availmon_up carries after app
+	// and location.
+	ExportLabels []string
 }
 
 // Exporter collects availmon's metric families. Register it on a
@@ -63,6 +72,7 @@ type Exporter struct {
 
 	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
 	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
+	controls                                    controlDescs
 	mu                                          sync.Mutex
 	cachedSeq                                   uint64
 	cachedUp                                    []prometheus.Metric
@@ -105,7 +115,7 @@ func New(o Options) *Exporter {
 		}, []string{"method", "path", "status"}),
 		upDesc: prometheus.NewDesc(NameUp,
 			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
-			[]string{"app", "location"}, nil),
+			append([]string{"app", "location"}, o.ExportLabels...), nil),
 		appsDesc: prometheus.NewDesc("availmon_apps",
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc("availmon_location_availability_ratio",
@@ -119,6 +129,7 @@ func New(o Options) *Exporter {
 			"How long the last check cycle took, in seconds.", nil, nil),
 		intervalDesc: prometheus.NewDesc("availmon_scrape_interval_seconds",
 			"The current interval between check cycles, in seconds.", nil, nil),
+		controls: newControlDescs(),
 		statuses: [3]string{"up", "down", "unavailable"},
 		methods: map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true,
 			"PATCH": true, "DELETE": true, "OPTIONS": true, "CONNECT": true, "TRACE": true},
@@ -166,6 +177,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		e.lastCycleDesc, e.cycleDurDesc, e.intervalDesc} {
 		ch <- d
 	}
+	e.controls.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -202,6 +214,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(e.backendDesc, prometheus.GaugeValue, v, b.Name)
 	}
+	e.controls.collect(ch, s)
 	if !s.LastCycleEnd.IsZero() {
 		ch <- prometheus.MustNewConstMetric(e.lastCycleDesc, prometheus.GaugeValue,
 			float64(s.LastCycleEnd.UnixNano())/1e9)
@@ -228,7 +241,7 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 		default:
 			continue // unknown is not down: leave it out
 		}
-		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, a.Name, a.Location))
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
 	}
 	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
 	return out

@@ -225,7 +225,7 @@ func startInProcess(t *testing.T, cfg string, lookup func(string) (string, bool)
 	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
 	t.Cleanup(cancel)
 	go func() {
-		p.done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0"}, io.Discard, p.log, lookup)
+		p.done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, io.Discard, p.log, lookup)
 	}()
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
 		m := listenLine.FindStringSubmatch(p.log.String())
@@ -328,7 +328,7 @@ func TestBinary(t *testing.T) {
 		t.Errorf("-version printed %q (%v), want the linked-in version", out, err)
 	}
 
-	cmd := exec.Command(bin, "-config", writeConfig(t, ""), "-listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-config", writeConfig(t, ""), "-listen", "127.0.0.1:0", "-storage.path", t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

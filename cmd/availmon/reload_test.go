@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,9 @@ type running struct {
 
 func startBinary(t *testing.T, args ...string) *running {
 	t.Helper()
+	if !slices.Contains(args, "-storage.path") {
+		args = append(args, "-storage.path", t.TempDir()) // not data/ in the source tree
+	}
 	cmd := exec.Command(binary(t), append(args, "-listen", "127.0.0.1:0")...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -329,7 +333,7 @@ func TestReloadEndpoint(t *testing.T) {
 	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
 	t.Cleanup(cancel)
 	go func() {
-		p.done <- run(ctx, []string{"-config", path, "-listen", "127.0.0.1:0", "-web.enable-reload"}, io.Discard, p.log, lookup)
+		p.done <- run(ctx, []string{"-config", path, "-listen", "127.0.0.1:0", "-web.enable-reload", "-storage.path", t.TempDir()}, io.Discard, p.log, lookup)
 	}()
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
 		m := listenLine.FindStringSubmatch(p.log.String())

@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve the API on; port 0 picks a free port, logged at start")
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
@@ -107,6 +108,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			return exitError
 		}
 		opts.Reload = reload.reload
+	}
+	if !*checkOnly {
+		if opts.Store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+			return exitError
+		}
+		opts.SaveInterval = cfg.Storage.SaveInterval
 	}
 	m, err := availmon.New(opts)
 	if err != nil {

@@ -40,6 +40,11 @@ type Config struct {
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
 	WSOriginPatterns []string
+	// Storage is where and how often the state is saved (storage.*).
+	Storage Storage
+	// Controls are the operators' controls: flap damping, exported labels,
+	// services and maintenance windows (controls.go).
+	Controls
 }
 
 // Prometheus is one metrics backend.
@@ -47,6 +52,9 @@ type Prometheus struct {
 	Name             string
 	URL              string
 	HTTPClientConfig promconfig.HTTPClientConfig
+	// MaxResponseBytes is max_response_bytes: the most read of one answer
+	// (availmon.PrometheusOptions.MaxResponseBytes); 0 means the default.
+	MaxResponseBytes int64
 }
 
 // App is one app as configured: exactly one of Metric and HTTP is set.
@@ -59,6 +67,9 @@ type App struct {
 	// leaves it out and there is only one.
 	Prometheus string
 	HTTP       *availmon.HTTPProbe
+	// Labels, FailThreshold and SuccessThreshold: see availmon.App.
+	Labels                          map[string]string
+	FailThreshold, SuccessThreshold int
 }
 
 // HMAC is authentication.hmac when enabled.
@@ -118,6 +129,8 @@ type fileConfig struct {
 	Apps           []fileApp      `yaml:"apps"`
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
+	Storage        *fileStorage   `yaml:"storage"`
+	ControlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -125,8 +138,9 @@ type fileWebSocket struct {
 }
 
 type fileBackend struct {
-	Name string `yaml:"name"`
-	URL  string `yaml:"url"`
+	Name             string `yaml:"name"`
+	URL              string `yaml:"url"`
+	MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 	// HTTPClientConfig takes every other key; UnmarshalYAML decodes it
 	// with its own defaults and validation.
 	HTTPClientConfig promconfig.HTTPClientConfig `yaml:",inline"`
@@ -146,20 +160,21 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 	own.Kind = yaml.MappingNode
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch n.Content[i].Value {
-		case "name", "url":
+		case "name", "url", "max_response_bytes":
 			own.Content = append(own.Content, n.Content[i], n.Content[i+1])
 		default:
 			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
 		}
 	}
 	var id struct {
-		Name string `yaml:"name"`
-		URL  string `yaml:"url"`
+		Name             string `yaml:"name"`
+		URL              string `yaml:"url"`
+		MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 	}
 	if err := own.Decode(&id); err != nil {
 		return err
 	}
-	b.Name, b.URL = id.Name, id.URL
+	b.Name, b.URL, b.MaxResponseBytes = id.Name, id.URL, id.MaxResponseBytes
 	b.HTTPClientConfig = promconfig.DefaultHTTPClientConfig
 	if err := rest.Decode(&b.HTTPClientConfig); err != nil {
 		var te *yaml.TypeError
@@ -186,6 +201,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
+	AppControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {
@@ -228,6 +244,10 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileService", "a service",
+	"config.fileMaintenance", "a maintenance window",
+	"[]config.fileService", "a list of services",
+	"[]config.fileMaintenance", "a list of maintenance windows",
 	"[]config.fileBackend", "a list of prometheus backends",
 	"[]config.fileLocation", "a list of locations",
 	"[]config.fileApp", "a list of apps",
@@ -398,6 +418,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Prometheus = p.checkBackends(raw.Prometheus, dir)
 	cfg.Locations = p.checkLocations(raw.Locations)
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
+	p.checkControls(raw, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
 	}
@@ -410,6 +431,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			cfg.WSOriginPatterns = append(cfg.WSOriginPatterns, o)
 		}
 	}
+	cfg.Storage = p.checkStorage(raw.Storage)
 	return cfg
 }
 
@@ -452,9 +474,15 @@ func (p *parser) checkBackends(raw []fileBackend, dir string) []Prometheus {
 		if b.err != nil {
 			p.badAt(path, "prometheus backend %q: %v", b.Name, b.err)
 		}
+		var maxBytes int64
+		if b.MaxResponseBytes != nil {
+			if maxBytes = *b.MaxResponseBytes; maxBytes < 1 {
+				p.badAt(path+".max_response_bytes", "prometheus backend %q: max_response_bytes must be at least 1, not %d", b.Name, maxBytes)
+			}
+		}
 		hc := b.HTTPClientConfig
 		hc.SetDirectory(dir)
-		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc})
+		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc, MaxResponseBytes: maxBytes})
 	}
 	return out
 }

@@ -58,6 +58,7 @@ func TestLoadGood(t *testing.T) {
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
 		Prometheus: []Prometheus{
 			{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig},
 			{Name: "secured", URL: "https://prom.example.com:9090", HTTPClientConfig: secured},
@@ -169,6 +170,21 @@ func TestWebSocketOrigins(t *testing.T) {
 	}
 }
 
+// max_response_bytes is a backend's own key, not an HTTP client setting.
+func TestMaxResponseBytes(t *testing.T) {
+	yaml := strings.Replace(base(), "    url: http://127.0.0.1:9090", "    url: http://127.0.0.1:9090\n    max_response_bytes: 1048576\n    basic_auth:\n      username: u", 1)
+	cfg, err := Parse("limit.yaml", []byte(yaml), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Prometheus[0]; got.MaxResponseBytes != 1<<20 || got.HTTPClientConfig.BasicAuth == nil {
+		t.Errorf("backend = %+v, want max_response_bytes 1048576 beside basic_auth", got)
+	}
+	if _, err := cfg.Options(nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	cfg, err := Parse("min.yaml", []byte(base()), env(nil))
 	if err != nil {
@@ -180,6 +196,7 @@ func TestDefaults(t *testing.T) {
 		MaxParallel: 32,
 		HistorySize: 100,
 		LogLevel:    slog.LevelInfo,
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
 		Prometheus:  []Prometheus{{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig}},
 		Locations:   []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		// The only backend is filled in.
@@ -376,6 +393,16 @@ func TestBad(t *testing.T) {
 			name: "bad log level",
 			yaml: "log_level: verbose\n" + base(),
 			want: []string{`bad.yaml:1: log_level "verbose" is not one of debug, info, warn, error`},
+		},
+		{
+			name: "max_response_bytes zero",
+			yaml: strings.Replace(base(), "    url: http://127.0.0.1:9090", "    url: http://127.0.0.1:9090\n    max_response_bytes: 0", 1),
+			want: []string{`bad.yaml:4: prometheus backend "main": max_response_bytes must be at least 1, not 0`},
+		},
+		{
+			name: "max_response_bytes not a number",
+			yaml: strings.Replace(base(), "    url: http://127.0.0.1:9090", "    url: http://127.0.0.1:9090\n    max_response_bytes: 16MiB", 1),
+			want: []string{`bad.yaml:4: cannot unmarshal !!str ` + "`16MiB`" + ` into int64`},
 		},
 		{
 			name: "max_parallel zero",

@@ -32,6 +32,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			URL:              b.URL,
 			HTTPClientConfig: b.HTTPClientConfig,
 			QueryTimeout:     c.Timeout,
+			MaxResponseBytes: b.MaxResponseBytes,
 			Logger:           logger,
 		})
 		if err != nil {
@@ -65,6 +66,9 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			Metric:             a.Metric,
 			ResponseTimeMetric: a.ResponseTimeMetric,
 			Backend:            a.Prometheus,
+			Labels:             a.Labels,
+			FailThreshold:      a.FailThreshold,
+			SuccessThreshold:   a.SuccessThreshold,
 		}
 		if a.HTTP != nil {
 			probe := *a.HTTP
@@ -73,6 +77,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		}
 		opts.Apps = append(opts.Apps, app)
 	}
+	c.Controls.apply(&opts)
 	if probes {
 		// One source for every probe: it shares one keep-alive transport,
 		// and with a batch size of 1 each probe is a Check call of its own,

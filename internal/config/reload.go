@@ -22,6 +22,7 @@ func (c *Config) RestartNeeded(old *Config) []string {
 	differ("history_size", old.HistorySize, c.HistorySize)
 	differ("log_level", old.LogLevel, c.LogLevel)
 	differ("authentication", old.HMAC, c.HMAC)
+	out = append(out, c.Controls.restartNeeded(&old.Controls)...)
 	if !slices.Equal(old.WSOriginPatterns, c.WSOriginPatterns) {
 		out = append(out, "websocket.allowed_origins")
 	}

@@ -1,0 +1,56 @@
+package availmon
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// backendFailure is what one cycle saw fail on one backend. A backend that
+// fails, fails every batch: it is logged once per cycle, not once per batch.
+type backendFailure struct {
+	batches int
+	apps    int
+	first   error
+}
+
+func (f *backendFailure) add(apps int, err error) {
+	f.batches++
+	f.apps += apps
+	if f.first == nil {
+		f.first = err
+	}
+}
+
+// logFailures logs each backend that failed some batch of the cycle, with
+// the first error. A queryError's Detail, the server's own message, is
+// logged here and nowhere else.
+func (m *Monitor) logFailures(p *plan, out *cycleResult) {
+	for b, f := range out.failures {
+		if f.batches == 0 {
+			continue
+		}
+		attrs := []any{"backend", p.backends[b].Name, "failed_batches", f.batches, "apps", f.apps,
+			"err", truncateText(f.first.Error(), maxErrorText)}
+		var qe *queryError
+		if errors.As(f.first, &qe) {
+			attrs = append(attrs, "detail", qe.Detail())
+		}
+		m.log.Warn("backend check failed", attrs...)
+	}
+}
+
+// observeRequests gives a Source that reports its own HTTP requests (a
+// PrometheusSource) the observer for backend b's scrape metrics, so that
+// every request is one observation: a batch that falls back to one query
+// per app counts each. perRequest is false for other Sources, whose Check
+// calls the Monitor counts.
+func (m *Monitor) observeRequests(ctx context.Context, p *plan, b int) (_ context.Context, perRequest bool) {
+	if _, ok := p.backends[b].Source.(requestObserving); !ok {
+		return ctx, false
+	}
+	name := p.backends[b].Name
+	return withRequestObserver(ctx, func(d time.Duration, err error) {
+		m.exp.ObserveScrape(name, d, err)
+	}), true
+}

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"cmp"
+	"log/slog"
+
+	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/internal/config"
+)
+
+// openStore opens the state directory: the -storage.path flag when given,
+// else storage.path of the file.
+func openStore(s config.Storage, flagPath string, logger *slog.Logger) (*filestore.Store, error) {
+	st, err := filestore.New(filestore.Options{Dir: cmp.Or(flagPath, s.Path), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("state kept in", "path", st.Path(), "save_interval", s.SaveInterval)
+	return st, nil
+}

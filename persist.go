@@ -1,0 +1,199 @@
+package availmon
+
+import (
+	"context"
+	"time"
+
+	"github.com/availmon/availmon/hmac"
+)
+
+// DefaultSaveInterval is how often a Monitor with a Store saves its state
+// while it runs, when Options.SaveInterval is zero.
+const DefaultSaveInterval = time.Minute
+
+// saveTimeout bounds one Save, so that a hung disk cannot hold up Run's
+// return forever.
+const saveTimeout = 30 * time.Second
+
+// replayKeeper is an Authenticator whose replay cache can outlive a restart;
+// *hmac.Verifier is one.
+type replayKeeper interface {
+	ReplayEntries() []hmac.ReplayEntry
+	RestoreReplay([]hmac.ReplayEntry) int
+}
+
+var _ replayKeeper = (*hmac.Verifier)(nil)
+
+// copyState takes what a save writes. It holds cycleMu, so the copy is of
+// the state between two cycles; it only copies, and encoding happens after
+// the lock is released.
+func (m *Monitor) copyState() *savedState {
+	m.cycleMu.Lock()
+	st := m.state
+	s := &savedState{
+		savedAt: m.clock.Now(),
+		minutes: m.hist.seen(),
+		sysDay:  st.sysDay,
+		locs:    make([]savedLocation, len(m.plan.locations)),
+		apps:    make([]savedApp, len(m.plan.apps)),
+	}
+	if iv := m.interval.Load(); iv.runtime {
+		s.interval = iv
+	}
+	for i, l := range m.plan.locations {
+		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
+	}
+	for i, a := range m.plan.apps {
+		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
+			history: st.history[i].list(), day: st.appDay[i]}
+	}
+	m.cycleMu.Unlock()
+	if k, ok := m.auth.(replayKeeper); ok {
+		s.replay = k.ReplayEntries()
+	}
+	return s
+}
+
+// restore loads the saved state into a Monitor that has not run yet. A
+// store that fails, or holds something unreadable, is logged and the
+// monitor starts afresh: a monitor never refuses to start for its memory.
+func (m *Monitor) restore(ctx context.Context) {
+	var s *savedState
+	err := m.store.Load(ctx, func(data []byte) error {
+		var err error
+		s, err = decodeState(data)
+		return err
+	})
+	if err != nil {
+		m.log.Warn("cannot restore the saved state; starting without it", "err", err)
+		return
+	}
+	if s == nil {
+		m.log.Info("no saved state; starting afresh")
+		return
+	}
+	kept := m.apply(s)
+	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept, "apps_dropped", len(s.apps)-kept)
+}
+
+// apply folds s into the fresh state, by name, and returns how many apps of
+// s are still configured.
+func (m *Monitor) apply(s *savedState) int {
+	st := m.state
+	now := m.clock.Now()
+	m.hist.restore(s.minutes, now)
+	st.sysDay = s.sysDay
+	for _, l := range s.locs {
+		if i, ok := m.plan.locIndex[l.name]; ok {
+			st.locDay[i] = l.day
+		}
+	}
+	kept := 0
+	for _, a := range s.apps {
+		i, ok := m.plan.appIndex[a.name]
+		if !ok {
+			continue
+		}
+		kept++
+		st.apps[i] = a.state
+		if !a.state.checked {
+			st.apps[i].status = StatusUnavailable
+		}
+		h := a.history[max(0, len(a.history)-m.historySize):]
+		for _, e := range h {
+			st.history[i].add(e, m.historySize)
+		}
+		st.appDay[i] = a.day
+	}
+	if s.interval != nil {
+		iv := *s.interval
+		m.interval.Store(&iv)
+	}
+	if k, ok := m.auth.(replayKeeper); ok && len(s.replay) > 0 {
+		n := k.RestoreReplay(s.replay)
+		m.log.Info("restored the replay cache", "signatures", n)
+	}
+	return kept
+}
+
+// save writes a copy of the state to the store.
+func (m *Monitor) save(ctx context.Context) error {
+	start := time.Now()
+	data := encodeState(m.copyState())
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	if err := m.store.Save(ctx, data); err != nil {
+		m.log.Warn("cannot save the state", "err", err)
+		return err
+	}
+	m.log.Debug("state saved", "bytes", len(data), "duration", time.Since(start))
+	return nil
+}
+
+// saveLoop saves every saveInterval until ctx ends. Run owns it and makes
+// the last save itself, after the last cycle.
+func (m *Monitor) saveLoop(ctx context.Context) {
+	t := time.NewTicker(m.saveInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = m.save(ctx)
+		}
+	}
+}
+
+// startSaving starts saveLoop when there is a store and returns what Run
+// calls on its way out: wait for the loop, then save one last time.
+func (m *Monitor) startSaving(ctx context.Context) (finish func()) {
+	if m.store == nil {
+		return func() {}
+	}
+	loopCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.saveLoop(loopCtx)
+	}()
+	return func() {
+		stop()
+		<-done
+		// ctx has ended: the last save must not be cut short by it.
+		if err := m.save(context.WithoutCancel(ctx)); err == nil {
+			m.log.Info("state saved for the next start")
+		}
+	}
+}
+
+// seen returns a copy of the buckets that hold an observation.
+func (h *minuteHistory) seen() []minuteBucket {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []minuteBucket
+	for _, b := range h.buckets {
+		if b.seen {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// restore puts saved buckets back, skipping those older than the history
+// keeps or from the future of now (a clock that went back).
+func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
+	cur := now.Unix() / 60
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, b := range bs {
+		if b.minute <= cur-historyMinutes || b.minute > cur {
+			continue
+		}
+		slot := &h.buckets[mod(b.minute, historyMinutes)]
+		if !slot.seen || slot.minute < b.minute {
+			*slot = b
+			slot.seen = true
+		}
+	}
+}

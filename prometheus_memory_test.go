@@ -1,0 +1,33 @@
+//go:build !race
+
+package availmon_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// A 100 MB answer costs availmon about its response limit in memory, not
+// the answer's size (without a bound it decoded the whole body: gigabytes).
+// Allocation figures are only meaningful without the race detector, and
+// with no other test running: this test is not parallel.
+func TestPrometheusHugeAnswerMemory(t *testing.T) {
+	rig := newFaultRig(t)
+	const limit = 4 << 20
+	rm := rig.monitor(monitorSetup{apps: goodApps(10), batchSize: availmon.PrometheusBatchSize,
+		source: availmon.PrometheusOptions{MaxResponseBytes: limit}})
+	rig.proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(100 << 20)})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rm.cycle()
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("one cycle with a 100 MB answer and a %d-byte limit allocated %d bytes", limit, alloc)
+	if alloc > 12*limit {
+		t.Errorf("one cycle allocated %d bytes for a %d-byte limit", alloc, limit)
+	}
+}

@@ -1,0 +1,130 @@
+package availmon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultMaxResponseBytes is PrometheusOptions.MaxResponseBytes when it is
+// zero. A batch of PrometheusBatchSize apps whose expressions each return a
+// few dozen series answers well under 4 MiB; past this something is wrong
+// (an expression matching every series, a misbehaving proxy), and reading on
+// would cost the monitor its memory.
+const DefaultMaxResponseBytes = 16 << 20
+
+// requestObserver is told of each HTTP request a Source made for one
+// Check: how long it took (to the end of its body) and whether it failed.
+type requestObserver func(d time.Duration, err error)
+
+type requestObserverKey struct{}
+
+// withRequestObserver returns ctx carrying obs, for the Source's transport.
+func withRequestObserver(ctx context.Context, obs requestObserver) context.Context {
+	return context.WithValue(ctx, requestObserverKey{}, obs)
+}
+
+func requestObserverFrom(ctx context.Context) requestObserver {
+	obs, _ := ctx.Value(requestObserverKey{}).(requestObserver)
+	return obs
+}
+
+// requestObserving is implemented by Sources that report every request
+// they make through the context's requestObserver; the Monitor then does
+// not count their Check calls as requests itself.
+type requestObserving interface {
+	observesRequests()
+}
+
+// backendTransport bounds what is read of each answer and reports every
+// request to the observer in its context.
+type backendTransport struct {
+	next     http.RoundTripper
+	maxBytes int64
+}
+
+func (t *backendTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	obs := requestObserverFrom(r.Context())
+	res, err := t.next.RoundTrip(r)
+	if err != nil {
+		if obs != nil {
+			obs(time.Since(start), err)
+		}
+		return nil, err
+	}
+	var failed error
+	if res.StatusCode/100 != 2 {
+		failed = fmt.Errorf("HTTP status %s", res.Status)
+	}
+	res.Body = &boundedBody{rc: res.Body, ctx: r.Context(), left: t.maxBytes, limit: t.maxBytes,
+		start: start, obs: obs, failed: failed}
+	return res, nil
+}
+
+// boundedBody fails a read past limit bytes and reports the request once,
+// at the end of the body, at the first read error, or at Close.
+type boundedBody struct {
+	rc     io.ReadCloser
+	ctx    context.Context
+	left   int64
+	limit  int64
+	start  time.Time
+	obs    requestObserver
+	failed error // set when the status already says the request failed
+
+	once sync.Once
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte past the limit tells a body of exactly limit bytes
+		// from a longer one.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			err = fmt.Errorf("%w: more than %d bytes (max_response_bytes)", ErrResponseTooLarge, b.limit)
+		}
+		b.ended(err)
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	b.ended(err)
+	return n, err
+}
+
+// ended reports the request when err ends the body.
+func (b *boundedBody) ended(err error) {
+	switch {
+	case err == io.EOF:
+		b.done(b.failed)
+	case err != nil:
+		b.done(err)
+	}
+}
+
+// Close before the end of the body means the reader gave up: the
+// request's context ended, or the reader stopped for its own reasons.
+func (b *boundedBody) Close() error {
+	err := b.failed
+	if err == nil {
+		err = b.ctx.Err()
+	}
+	b.done(err)
+	return b.rc.Close()
+}
+
+func (b *boundedBody) done(err error) {
+	b.once.Do(func() {
+		if b.obs != nil {
+			b.obs(time.Since(b.start), err)
+		}
+	})
+}
