@@ -321,15 +321,23 @@ func (q *Query) Split() []*Query {
 // Answer hands each sample of v to the items it answers. v is what the
 // server returned for q.
 func (q *Query) Answer(v model.Value, add func(item int, s *model.Sample)) error {
+	// Only one expression asked as it is may answer with a scalar; a
+	// combined or fused query is an instant vector, whatever a faulty
+	// server or proxy says.
+	want := model.ValVector
+	if t := q.terms[0]; len(q.terms) == 1 && t.label == "" && t.expr.Scalar() {
+		want = model.ValScalar
+	}
 	var vec model.Vector
 	switch v := v.(type) {
+	case nil:
 	case model.Vector:
 		vec = v
 	case *model.Scalar:
 		vec = model.Vector{{Value: v.Value, Timestamp: v.Timestamp}}
-	case nil:
-	default:
-		return fmt.Errorf("expression returns a %s, not an instant vector or scalar", v.Type())
+	}
+	if v != nil && v.Type() != want {
+		return fmt.Errorf("expression returns a %s, not %s", v.Type(), article(want))
 	}
 	if len(q.terms) == 1 {
 		for _, s := range vec {
@@ -345,6 +353,13 @@ func (q *Query) Answer(v model.Value, add func(item int, s *model.Sample)) error
 		q.terms[k].answer(s, add)
 	}
 	return nil
+}
+
+func article(t model.ValueType) string {
+	if t == model.ValScalar {
+		return "a scalar"
+	}
+	return "an instant vector"
 }
 
 func (t *term) answer(s *model.Sample, add func(int, *model.Sample)) {

@@ -257,6 +257,14 @@ func TestAnswer(t *testing.T) {
 	if err := one.Answer(model.Matrix{}, func(int, *model.Sample) {}); err == nil || !strings.Contains(err.Error(), "matrix") {
 		t.Errorf("a matrix answer: err %v", err)
 	}
+	// A combined query answered with a scalar is a faulty server's doing.
+	if err := qs[0].Answer(&model.Scalar{Value: 1}, func(int, *model.Sample) {}); err == nil {
+		t.Error("a combined query accepted a scalar answer")
+	}
+	vec := Plan(parseAll(t, `up`), 1<<20, 1)[0]
+	if err := vec.Answer(&model.Scalar{Value: 1}, func(int, *model.Sample) {}); err == nil {
+		t.Error("a vector expression accepted a scalar answer")
+	}
 }
 
 // Split halves terms, then fused values, down to single expressions.
