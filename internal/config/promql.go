@@ -16,3 +16,19 @@ func (p *parser) checkExpr(path, app, expr string) {
 		p.badAt(path, "app %q: %s: %v", app, key, err)
 	}
 }
+
+// minQueryLength is the least max_query_length: below it, even one
+// ordinary expression would not fit.
+const minQueryLength = 1024
+
+// maxQueryLength checks the backend's max_query_length.
+func (p *parser) maxQueryLength(path string, b fileBackend) int {
+	if b.MaxQueryLength == nil {
+		return 0
+	}
+	if n := *b.MaxQueryLength; n < minQueryLength {
+		p.badAt(path+".max_query_length", "prometheus backend %q: max_query_length must be at least %d bytes, not %d", b.Name, minQueryLength, n)
+		return 0
+	}
+	return *b.MaxQueryLength
+}
