@@ -215,6 +215,14 @@ type Options struct {
 	// DefaultSaveInterval) and once more when it returns. Nil: no file I/O.
 	Store        Store
 	SaveInterval time.Duration
+	// Backfill, when set, has Run fill in the background the history this
+	// monitor has no observation for (a first start, the gap of a restart)
+	// from the backends that keep the past: range queries of the apps' own
+	// expressions, one point a minute, over the last 30 days (the 24h
+	// counters over the last 24 hours). Only PrometheusSource backends can;
+	// HTTP probes cannot look back. The API never waits for it; a log line
+	// says when it is done.
+	Backfill bool
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -259,6 +267,9 @@ type Monitor struct {
 	started        time.Time
 	store          Store
 	saveInterval   time.Duration
+	backfill       bool
+	// backfillStarted: the backfill runs once per Monitor, in its first Run.
+	backfillStarted atomic.Bool
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -306,6 +317,7 @@ func New(opts Options) (*Monitor, error) {
 		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
 		store:           opts.Store,
+		backfill:        opts.Backfill,
 		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
 	if m.maxParallel == 0 {

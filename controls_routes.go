@@ -11,6 +11,9 @@ import (
 func (m *Monitor) controlRoutes(r, reads chi.Router) {
 	reads.With(m.noParams).Get("/api/services", m.listServices)
 	reads.With(m.noParams).Get("/api/services/{name}", m.getService)
+	reads.Get("/api/badges/apps/{name}", m.badgeHandler(badgeApp))
+	reads.Get("/api/badges/locations/{name}", m.badgeHandler(badgeLocation))
+	reads.Get("/api/badges/services/{name}", m.badgeHandler(badgeService))
 }
 
 // noParams refuses a query string on endpoints that take no parameters,

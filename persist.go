@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
@@ -43,9 +44,13 @@ func (m *Monitor) copyState() *savedState {
 	for i, l := range m.plan.locations {
 		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
 	}
+	// One allocation for every app's checks: a copy, not 10,000 of them.
+	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
 	for i, a := range m.plan.apps {
+		from := len(arena)
+		arena = st.history[i].appendTo(arena)
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
-			history: st.history[i].list(), day: st.appDay[i]}
+			history: arena[from:len(arena):len(arena)], day: st.appDay[i]}
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.auth.(replayKeeper); ok {
@@ -99,10 +104,7 @@ func (m *Monitor) apply(s *savedState) int {
 		if !a.state.checked {
 			st.apps[i].status = StatusUnavailable
 		}
-		h := a.history[max(0, len(a.history)-m.historySize):]
-		for _, e := range h {
-			st.history[i].add(e, m.historySize)
-		}
+		st.history[i].restore(a.history, m.historySize)
 		st.appDay[i] = a.day
 	}
 	if s.interval != nil {
@@ -196,4 +198,21 @@ func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
 			slot.seen = true
 		}
 	}
+}
+
+// appendTo appends the entries to dst, oldest first.
+func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	dst = append(dst, h.entries[h.next:]...)
+	return append(dst, h.entries[:h.next]...)
+}
+
+// restore makes es (oldest first) the history, keeping the last size of
+// them. The history takes es over: the caller must not use it again.
+func (h *appHistory) restore(es []checkEntry, size int) {
+	es = es[max(0, len(es)-size):]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.entries, h.next = slices.Clip(es), 0
 }

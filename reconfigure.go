@@ -198,6 +198,7 @@ func (w *dayWindow) remove(o *dayWindow) {
 			c.down -= o[i].c.down
 			c.unavailable -= o[i].c.unavailable
 			c.rtSum -= o[i].c.rtSum
+			c.rtN -= o[i].c.rtN
 		}
 	}
 }

@@ -31,6 +31,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	finishSaving := m.startSaving(ctx)
+	stopBackfill := m.startBackfill(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last cycle started, by the wall clock
@@ -45,6 +46,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
+			stopBackfill()
 			finishSaving()
 			m.log.Info("monitor stopped")
 			return nil

@@ -88,7 +88,10 @@ func (h *appHistory) list() []checkEntry {
 // counts are check outcomes summed over some span.
 type counts struct {
 	up, down, unavailable int64
-	rtSum                 float64 // seconds, over checks that got an answer
+	rtSum                 float64 // seconds, over the rtN checks that measured one
+	// rtN is how many checks rtSum is over: every answered check of this
+	// process; checks filled in from a backend's past have no response time.
+	rtN int64
 }
 
 func (c *counts) add(s Status, rt time.Duration) {
@@ -102,6 +105,7 @@ func (c *counts) add(s Status, rt time.Duration) {
 		return
 	}
 	c.rtSum += rt.Seconds()
+	c.rtN++
 }
 
 func (c *counts) merge(o counts) {
@@ -109,6 +113,7 @@ func (c *counts) merge(o counts) {
 	c.down += o.down
 	c.unavailable += o.unavailable
 	c.rtSum += o.rtSum
+	c.rtN += o.rtN
 }
 
 func (c counts) total() int64 { return c.up + c.down + c.unavailable }
@@ -116,12 +121,13 @@ func (c counts) total() int64 { return c.up + c.down + c.unavailable }
 // uptime is 100*up/(up+down), or nil when no check got an answer.
 func (c counts) uptime() *float64 { return percent(c.up, c.up+c.down) }
 
-// avgResponse is the mean response time of the checks that got an answer.
+// avgResponse is the mean response time of the checks that got an answer
+// and measured one.
 func (c counts) avgResponse() *float64 {
-	if c.up+c.down == 0 {
+	if c.rtN == 0 {
 		return nil
 	}
-	v := roundTo(c.rtSum/float64(c.up+c.down), 6)
+	v := roundTo(c.rtSum/float64(c.rtN), 6)
 	return &v
 }
 

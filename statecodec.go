@@ -36,7 +36,7 @@ type savedApp struct {
 
 // stateEncoding is the version of the encoding below. A decoder refuses any
 // other: a file of a newer availmon is set aside, never misread.
-const stateEncoding = 1
+const stateEncoding = 2
 
 // encodeState writes s compactly: varints, check times as deltas.
 func encodeState(s *savedState) []byte {
@@ -97,6 +97,7 @@ func (e *encoder) day(w *dayWindow) {
 			e.uvarint(uint64(c.up))
 			e.uvarint(uint64(c.down))
 			e.uvarint(uint64(c.unavailable))
+			e.uvarint(uint64(c.rtN))
 			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.rtSum))
 		}
 	}
@@ -281,14 +282,14 @@ func (d *decoder) status() Status {
 }
 
 func (d *decoder) day(w *dayWindow) {
-	n := d.count(12)
+	n := d.count(13)
 	if n > len(w) {
 		d.fail("%d hours in a day window", n)
 		return
 	}
 	for range n {
 		hour := d.varint()
-		c := counts{up: d.int63(), down: d.int63(), unavailable: d.int63()}
+		c := counts{up: d.int63(), down: d.int63(), unavailable: d.int63(), rtN: d.int63()}
 		c.rtSum = math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8)))
 		if math.IsNaN(c.rtSum) || math.IsInf(c.rtSum, 0) || c.rtSum < 0 {
 			d.fail("response time sum %v", c.rtSum)

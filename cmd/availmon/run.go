@@ -19,6 +19,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/web"
 )
 
 // version is set at link time: go build -ldflags "-X main.version=v1.2.3".
@@ -47,16 +48,20 @@ const (
 // run is the whole program; main only wires it to the process, so that
 // tests can call it in-process. It returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve the API on; port 0 picks a free port, logged at start")
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	page := fs.Bool("web.page", true, "serve the web page (a live map of the locations) at /; -web.page=false serves only the API")
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-check-config]\n       availmon -version\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config]\n       availmon -version\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -114,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 			return exitError
 		}
-		opts.SaveInterval = cfg.Storage.SaveInterval
+		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
@@ -126,18 +131,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
 		return exitOK
 	}
-	return serve(ctx, m, *listen, logger, reload)
+	h := m.Handler()
+	if *page {
+		h = web.Handler(h)
+	}
+	return serve(ctx, m, h, *listen, logger, reload)
 }
 
-// serve runs the monitor and its API until ctx ends, then shuts both down.
-// SIGHUP reloads the configuration meanwhile.
-func serve(ctx context.Context, m *availmon.Monitor, listen string, logger *slog.Logger, reload *reloader) int {
+// serve runs the monitor and serves h (its API, with or without the web
+// page) until ctx ends, then shuts both down. SIGHUP reloads the
+// configuration meanwhile.
+func serve(ctx context.Context, m *availmon.Monitor, h http.Handler, listen string, logger *slog.Logger, reload *reloader) int {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		logger.Error("cannot listen", "addr", listen, "err", err)
 		return exitError
 	}
-	srv := newServer(m.Handler(), logger)
+	srv := newServer(h, logger)
 
 	var reloads sync.WaitGroup
 	defer reloads.Wait() // after stopRun, deferred below, ends it

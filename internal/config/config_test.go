@@ -58,7 +58,7 @@ func TestLoadGood(t *testing.T) {
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
 		Prometheus: []Prometheus{
 			{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig},
 			{Name: "secured", URL: "https://prom.example.com:9090", HTTPClientConfig: secured},
@@ -196,7 +196,7 @@ func TestDefaults(t *testing.T) {
 		MaxParallel: 32,
 		HistorySize: 100,
 		LogLevel:    slog.LevelInfo,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
 		Prometheus:  []Prometheus{{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig}},
 		Locations:   []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		// The only backend is filled in.

@@ -15,6 +15,9 @@ type Storage struct {
 	// SaveInterval is how often the state is saved while running; default
 	// availmon.DefaultSaveInterval. It is also saved on shutdown.
 	SaveInterval time.Duration
+	// Backfill fills the history this instance did not see from the
+	// Prometheus backends on start (storage.backfill, default true).
+	Backfill bool
 }
 
 // DefaultStoragePath is storage.path when the file leaves it out.
@@ -23,6 +26,7 @@ const DefaultStoragePath = "data"
 type fileStorage struct {
 	Path         string `yaml:"path"`
 	SaveInterval string `yaml:"save_interval"`
+	Backfill     *bool  `yaml:"backfill"`
 }
 
 // maxSaveInterval bounds storage.save_interval: a longer one loses too much
@@ -30,9 +34,12 @@ type fileStorage struct {
 const maxSaveInterval = 24 * time.Hour
 
 func (p *parser) checkStorage(raw *fileStorage) Storage {
-	s := Storage{Path: DefaultStoragePath, SaveInterval: availmon.DefaultSaveInterval}
+	s := Storage{Path: DefaultStoragePath, SaveInterval: availmon.DefaultSaveInterval, Backfill: true}
 	if raw == nil {
 		return s
+	}
+	if raw.Backfill != nil {
+		s.Backfill = *raw.Backfill
 	}
 	if raw.Path != "" {
 		s.Path = raw.Path

@@ -12,8 +12,8 @@ func TestStorage(t *testing.T) {
 		want       Storage
 		err        string
 	}{
-		{name: "default", yaml: "", want: Storage{Path: "data", SaveInterval: time.Minute}},
-		{name: "set", yaml: "storage:\n  path: /var/lib/availmon\n  save_interval: 15s\n",
+		{name: "default", yaml: "", want: Storage{Path: "data", SaveInterval: time.Minute, Backfill: true}},
+		{name: "set", yaml: "storage:\n  path: /var/lib/availmon\n  save_interval: 15s\n  backfill: false\n",
 			want: Storage{Path: "/var/lib/availmon", SaveInterval: 15 * time.Second}},
 		{name: "not a duration", yaml: "storage:\n  save_interval: soon\n", err: `t.yaml:2: storage.save_interval: "soon" is not a duration`},
 		{name: "too short", yaml: "storage:\n  save_interval: 100ms\n", err: "t.yaml:2: storage.save_interval 100ms is outside [1s, 24h]"},

@@ -59,6 +59,7 @@ type Option func(*config)
 
 type config struct {
 	jobs []job
+	past []string // OpenMetrics texts written into the data dir (past.go)
 }
 
 type job struct {
@@ -146,6 +147,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 			"--log.level=warn",
 		}
 	}
+	c.writePast(tb, filepath.Join(s.dir, "data"))
 	s.start(c)
 	return s
 }

@@ -1,0 +1,149 @@
+package availmon_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+type wirePoint struct {
+	Timestamp    time.Time `json:"timestamp"`
+	Availability *float64  `json:"overall_availability"`
+}
+
+type wireBackfillSummary struct {
+	Apps []struct {
+		Name   string   `json:"name"`
+		Uptime *float64 `json:"uptime_24h"`
+	} `json:"apps_summary"`
+}
+
+// backfilledMonitor runs a Monitor with Backfill against srv until its
+// backfill is done, and serves its API.
+func backfilledMonitor(t *testing.T, srv *promtest.Server) *apiClient {
+	t.Helper()
+	be, _ := promBackend(t, "main", srv)
+	var log promtest.SyncBuffer
+	m, err := availmon.New(availmon.Options{
+		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
+		Apps: []availmon.App{
+			{Name: "steady", Location: "Tel Aviv", Metric: `demo_up{app="steady"}`},
+			{Name: "flaky", Location: "Tel Aviv", Metric: `demo_up{app="flaky"}`},
+		},
+		Backends: []availmon.Backend{be},
+		Interval: time.Hour, // one live cycle: the rest is the backfill's
+		Backfill: true,
+		Logger:   slog.New(slog.NewTextHandler(&log, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(log.String(), `msg="backfill done"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no backfill done in the log:\n%s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the log, not waiting for an outcome
+	}
+	if !strings.Contains(log.String(), "failed_queries=0") {
+		t.Errorf("backfill queries failed:\n%s", log.String())
+	}
+	return serveAPI(t, m)
+}
+
+// A fresh availmon pointed at a Prometheus that holds a day of the past
+// shows it: an app down from T-3h to T-2h is down exactly then in the 24h
+// history and in its uptime_24h, and a second instance started later
+// answers the same.
+func TestBackfillFromPrometheus(t *testing.T) {
+	now := time.Now()
+	T := now.Truncate(time.Minute)
+	downFrom, downTo := T.Add(-3*time.Hour), T.Add(-2*time.Hour)
+	past := promtest.OpenMetrics("demo_up", []string{`app="steady"`, `app="flaky"`},
+		T.Add(-26*time.Hour), T.Add(15*time.Minute), time.Minute,
+		func(series string, at time.Time) float64 {
+			if series == `app="flaky"` && !at.Before(downFrom) && at.Before(downTo) {
+				return 0
+			}
+			return 1
+		})
+	srv := promtest.Start(t, promtest.Past(past))
+	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+
+	first := backfilledMonitor(t, srv)
+	history := func(c *apiClient) []wirePoint {
+		var resp struct {
+			Data struct {
+				Points []wirePoint `json:"data_points"`
+			} `json:"data"`
+		}
+		c.get("/api/status/history?period=24h&resolution=5m", &resp)
+		return resp.Data.Points
+	}
+	points := history(first)
+	for _, p := range points[:len(points)-2] { // the last buckets are the live cycle's
+		end := p.Timestamp.Add(5 * time.Minute)
+		var want float64
+		switch {
+		case !p.Timestamp.Before(downFrom) && !end.After(downTo):
+			want = 50 // one of two apps down
+		case !end.After(downFrom) || !p.Timestamp.Before(downTo):
+			want = 100
+		default:
+			continue // a bucket across an edge of the down period
+		}
+		if p.Availability == nil || *p.Availability != want {
+			t.Errorf("bucket %s: availability %v, want %v", p.Timestamp.Format(time.TimeOnly), fmtPtr(p.Availability), want)
+		}
+	}
+	uptime := func(c *apiClient) map[string]float64 {
+		var resp struct{ Data wireBackfillSummary }
+		c.get("/api/metrics/summary", &resp)
+		out := map[string]float64{}
+		for _, a := range resp.Data.Apps {
+			if a.Uptime != nil {
+				out[a.Name] = *a.Uptime
+			}
+		}
+		return out
+	}
+	// The 24h counters are per clock hour: the current hour and the 23
+	// before it, one check a minute from the backfill.
+	minutes := T.Sub(time.Unix((now.Unix()/3600-23)*3600, 0)).Minutes()
+	want := 100 * (minutes - 60) / minutes
+	up := uptime(first)
+	if math.Abs(up["flaky"]-want) > 0.15 || up["steady"] != 100 {
+		t.Errorf("uptime_24h: flaky %v (want %.2f: 60 of %.0f minutes down), steady %v (want 100)", up["flaky"], want, minutes, up["steady"])
+	}
+
+	second := backfilledMonitor(t, srv)
+	again := history(second)
+	for i := range points[:len(points)-2] {
+		a, b := points[i], again[i]
+		if !a.Timestamp.Equal(b.Timestamp) || fmtPtr(a.Availability) != fmtPtr(b.Availability) {
+			t.Errorf("bucket %d: the first instance says %s %s, the second %s %s", i,
+				a.Timestamp.Format(time.TimeOnly), fmtPtr(a.Availability), b.Timestamp.Format(time.TimeOnly), fmtPtr(b.Availability))
+		}
+	}
+	if up2 := uptime(second); math.Abs(up2["flaky"]-up["flaky"]) > 0.15 {
+		t.Errorf("uptime_24h of flaky: %v on the first instance, %v on the second", up["flaky"], up2["flaky"])
+	}
+}
+
+func fmtPtr(f *float64) string {
+	if f == nil {
+		return "null"
+	}
+	return fmt.Sprint(*f)
+}

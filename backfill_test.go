@@ -1,0 +1,120 @@
+package availmon
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Range queries stay under Prometheus's 11,000 points per series, and the
+// chunks cover the range exactly once.
+func TestChunks(t *testing.T) {
+	start := t0
+	end := t0.Add(30 * 24 * time.Hour)
+	cs := chunks(start, end, time.Minute)
+	if len(cs) != 5 {
+		t.Fatalf("30 days a minute apart: %d chunks, want 5", len(cs))
+	}
+	next := start
+	for _, c := range cs {
+		if !c.Start.Equal(next) {
+			t.Fatalf("chunk starts at %s, want %s", c.Start, next)
+		}
+		if n := c.End.Sub(c.Start)/time.Minute + 1; n > 11_000 {
+			t.Errorf("chunk of %d points", n)
+		}
+		next = c.End.Add(time.Minute)
+	}
+	if !next.Equal(end) {
+		t.Errorf("chunks end at %s, want %s", next, end)
+	}
+	if cs := chunks(start, start, time.Minute); len(cs) != 0 {
+		t.Errorf("an empty range has %d chunks", len(cs))
+	}
+}
+
+// A gap is a run of unobserved minutes longer than the cycles' cadence; the
+// minutes between two cycles are not one.
+func TestGaps(t *testing.T) {
+	from := t0
+	minute := func(i int) int64 { return from.Unix()/60 + int64(i) }
+	seen := map[int64]bool{}
+	for i := 10; i < 100; i += 2 { // a cycle every 2 minutes from minute 10 to 98
+		seen[minute(i)] = true
+	}
+	// minutes 40..69 not seen: availmon was down
+	for i := 40; i < 70; i++ {
+		delete(seen, minute(i))
+	}
+	want, spans := gaps(seen, from, from.Add(100*time.Minute), 2)
+	var got []int
+	for i := range 100 {
+		if want[minute(i)] {
+			got = append(got, i)
+		}
+	}
+	var wantMinutes []int
+	for i := range 10 {
+		wantMinutes = append(wantMinutes, i) // before the first cycle
+	}
+	for i := 39; i < 70; i++ {
+		wantMinutes = append(wantMinutes, i)
+	}
+	wantMinutes = append(wantMinutes, 99) // after the last cycle, up to now
+	if diff := cmp.Diff(wantMinutes, got); diff != "" {
+		t.Errorf("gap minutes (-want +got):\n%s", diff)
+	}
+	// Gaps less than an hour apart are asked for in one span.
+	if len(spans) != 1 || !spans[0][0].Equal(from) || !spans[0][1].Equal(from.Add(100*time.Minute)) {
+		t.Errorf("spans %v, want one over the whole range", spans)
+	}
+}
+
+// The backfill fills only buckets nobody observed, and adds its checks to
+// the 24h counters of the app, its location and the system, without
+// changing any average response time.
+func TestApplyPast(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, 100*time.Millisecond)
+	tm.clock.Set(t0.Add(30 * time.Minute))
+	tm.scrape(t)
+	observed := t0.Add(30*time.Minute).Unix() / 60
+	res := &pastResult{asked: 3, minutes: map[int64][2]int{}, apps: map[string]*dayWindow{}}
+	res.minutes[observed] = [2]int{0, 3}   // observed: must stay as it was
+	res.minutes[observed-5] = [2]int{2, 1} // a gap: filled
+	w := new(dayWindow)
+	for i := range 20 {
+		w.addPast(t0.Unix()+int64(i*60), i >= 5)
+	}
+	res.apps["checkout"] = w
+	res.apps["gone"] = w // not configured any more: ignored
+	tm.clock.Set(t0.Add(31 * time.Minute))
+	if n := tm.applyPast(res, tm.clock.Now()); n != 1 {
+		t.Errorf("filled %d minutes, want 1", n)
+	}
+	points, _ := historyPoints(t, tm, "1h", "1m")
+	got := map[string]any{}
+	for _, p := range points {
+		got[p.(obj)["timestamp"].(string)] = p.(obj)["overall_availability"]
+	}
+	if got[ts(t0.Add(25*time.Minute))] != 66.67 {
+		t.Errorf("the gap minute: %v, want 66.67", got[ts(t0.Add(25*time.Minute))])
+	}
+	if obsAvail := got[ts(t0.Add(30*time.Minute))]; obsAvail == 0.0 {
+		t.Errorf("the observed minute was overwritten by the past")
+	}
+	_, body := get(t, tm.h, "/api/metrics/summary")
+	for _, a := range body["data"].(obj)["apps_summary"].(arr) {
+		if a.(obj)["name"] != "checkout" {
+			continue
+		}
+		// 15 past up + 1 observed up, 5 past down
+		if u := a.(obj)["uptime_24h"]; u != 76.19 {
+			t.Errorf("checkout uptime_24h = %v, want 76.19 (16 up of 21)", u)
+		}
+		if rt := a.(obj)["avg_response_time"]; rt != 0.1 {
+			t.Errorf("checkout avg_response_time = %v, want 0.1: past checks have none", rt)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package availmon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// Badges: GET /api/badges/{apps,locations,services}/{name}.svg answers a
+// small SVG that says the state of an app, location or service, or with
+// ?value=uptime its 24h uptime, for READMEs and wikis. The ETag is the hash
+// of the SVG, so a client revalidates cheaply and gets 304 while nothing
+// changed.
+
+// badge is what one badge says.
+type badge struct {
+	label, message, color string
+}
+
+// Badge colours, as shields.io uses them.
+const (
+	colorUp          = "#4c1"
+	colorDegraded    = "#dfb317"
+	colorDown        = "#e05d44"
+	colorUnavailable = "#9f9f9f"
+	colorMaintenance = "#007ec6"
+)
+
+var stateColors = map[string]string{
+	string(StatusUp): colorUp, ServiceDegraded: colorDegraded, string(StatusDown): colorDown,
+	string(StatusUnavailable): colorUnavailable, "maintenance": colorMaintenance,
+}
+
+var badgeValues = "accepted query parameters: value=state|uptime (default state)"
+
+// badgeKind is the kind of thing a badge route shows.
+type badgeKind int
+
+const (
+	badgeApp badgeKind = iota
+	badgeLocation
+	badgeService
+)
+
+func (m *Monitor) badgeHandler(kind badgeKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := m.badgeFor(r, kind)
+		if err != nil {
+			m.writeError(w, r, err)
+			return
+		}
+		svg := b.svg()
+		sum := sha256.Sum256(svg)
+		etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+		h := w.Header()
+		h.Set("ETag", etag)
+		// Shown in pages of other sites: let caches keep it but ask again.
+		h.Set("Cache-Control", "no-cache")
+		if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		h.Set("Content-Type", "image/svg+xml; charset=utf-8")
+		h.Set("Content-Length", fmt.Sprint(len(svg)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(svg)
+	}
+}
+
+// etagMatches reports whether an If-None-Match list names etag.
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// badgeFor reads the request and says what the badge shows.
+func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
+	uptime, err := badgeValue(r.URL.RawQuery)
+	if err != nil {
+		return badge{}, err
+	}
+	file, err := pathName(r)
+	if err != nil {
+		return badge{}, err
+	}
+	name, ok := strings.CutSuffix(file, ".svg")
+	if !ok {
+		return badge{}, notFoundError("no such badge", fmt.Sprintf("a badge's path ends in .svg, not %q", file))
+	}
+	s := m.snap.Load()
+	p := s.p
+	var state string
+	var day counts
+	switch kind {
+	case badgeApp:
+		i, ok := p.appIndex[name]
+		if !ok {
+			return badge{}, notFoundError("application not found", fmt.Sprintf("no application is named %q", name))
+		}
+		state, day = string(s.apps[i].status), s.apps[i].day
+		if s.apps[i].maint {
+			state = "maintenance"
+		}
+	case badgeLocation:
+		li, ok := p.locIndex[name]
+		if !ok {
+			return badge{}, notFoundError("location not found", fmt.Sprintf("no location is named %q", name))
+		}
+		state, day = locationState(s.locs[li]), s.locs[li].day
+	case badgeService:
+		i, ok := p.ctl.serviceIndex[name]
+		if !ok {
+			return badge{}, notFoundError("service not found", fmt.Sprintf("no service is named %q", name))
+		}
+		state = s.ctlViews().services[i].state
+		for _, apps := range p.ctl.services[i].locApps {
+			for _, ai := range apps {
+				day.merge(s.apps[ai].day)
+			}
+		}
+	}
+	b := badge{label: name, message: state, color: stateColors[state]}
+	if uptime {
+		b.message, b.color = "no data", colorUnavailable
+		if u := day.uptime(); u != nil {
+			b.message = fmt.Sprintf("%.2f%% 24h", *u)
+			b.color = uptimeColor(*u)
+		}
+	}
+	return b, nil
+}
+
+// locationState is up when every app with a known state is up, down when
+// none is, degraded in between, unavailable when none is known.
+func locationState(l locView) string {
+	switch {
+	case l.up+l.down == 0:
+		return string(StatusUnavailable)
+	case l.down == 0:
+		return string(StatusUp)
+	case l.up == 0:
+		return string(StatusDown)
+	}
+	return ServiceDegraded
+}
+
+func uptimeColor(u float64) string {
+	switch {
+	case u >= 99.9:
+		return colorUp
+	case u >= 99:
+		return colorDegraded
+	}
+	return colorDown
+}
+
+func badgeValue(rawQuery string) (uptime bool, err error) {
+	if rawQuery == "" {
+		return false, nil
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return false, validationError("invalid query string", err.Error(), badgeValues)
+	}
+	for k, vs := range q {
+		if k != "value" {
+			return false, validationError(fmt.Sprintf("unknown query parameter %q", k), badgeValues)
+		}
+		if len(vs) != 1 || vs[0] != "state" && vs[0] != "uptime" {
+			return false, validationError("invalid value", fmt.Sprintf("value %q is not supported", strings.Join(vs, ",")), badgeValues)
+		}
+	}
+	return q.Get("value") == "uptime", nil
+}
+
+// Text longer than this is cut with an ellipsis: a badge is a line.
+const badgeMaxRunes = 40
+
+// svg draws the badge: a grey label and a coloured message, sized by an
+// estimate of the text's width (Verdana 11px averages about 7px a glyph).
+func (b badge) svg() []byte {
+	label, msg := clip(b.label), clip(b.message)
+	lw := 10 + 7*utf8.RuneCountInString(label)
+	mw := 10 + 7*utf8.RuneCountInString(msg)
+	var sb strings.Builder
+	esc := func(s string) string {
+		var e strings.Builder
+		xml.EscapeText(&e, []byte(s))
+		return e.String()
+	}
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">`, lw+mw, esc(label), esc(msg))
+	fmt.Fprintf(&sb, `<title>%s: %s</title>`, esc(label), esc(msg))
+	fmt.Fprintf(&sb, `<rect width="%d" height="20" fill="#555"/><rect x="%d" width="%d" height="20" fill="%s"/>`, lw, lw, mw, b.color)
+	fmt.Fprintf(&sb, `<g fill="#fff" text-anchor="middle" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">`)
+	fmt.Fprintf(&sb, `<text x="%d" y="14">%s</text><text x="%d" y="14">%s</text></g></svg>`, lw/2, esc(label), lw+mw/2, esc(msg))
+	return []byte(sb.String())
+}
+
+func clip(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if utf8.RuneCountInString(s) <= badgeMaxRunes {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:badgeMaxRunes-1]) + "…"
+}

@@ -1,0 +1,65 @@
+package availmon
+
+import (
+	"testing"
+	"time"
+)
+
+// fullStateMonitor is the 10,000-app fixture with every app's history full
+// (history_size 100) and 30 days of minute buckets.
+func fullStateMonitor(b *testing.B) (*Monitor, *fakeClock) {
+	b.Helper()
+	m, clock := largeMonitor(b, 10_000, 100, defaultHistorySize)
+	now := clock.Now()
+	for i := range historyMinutes {
+		m.hist.add(now.Add(-time.Duration(i)*time.Minute), 9000, 700, 300)
+	}
+	return m, clock
+}
+
+// BenchmarkStateCopy is the part of a save that holds the cycle lock: the
+// longest a save can delay the start of a cycle. Requests never wait for it.
+func BenchmarkStateCopy(b *testing.B) {
+	m, _ := fullStateMonitor(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.copyState()
+	}
+}
+
+// BenchmarkStateEncode is the encoding of a save, done outside any lock.
+func BenchmarkStateEncode(b *testing.B) {
+	m, _ := fullStateMonitor(b)
+	s := m.copyState()
+	var n int
+	b.ReportAllocs()
+	for b.Loop() {
+		n = len(encodeState(s))
+	}
+	b.ReportMetric(float64(n), "bytes/state")
+}
+
+// BenchmarkStateRestore is New with a 10,000-app state to restore, against
+// BenchmarkNewWithoutState for the same options.
+func BenchmarkStateRestore(b *testing.B) {
+	m, clock := fullStateMonitor(b)
+	st := &memStore{data: encodeState(m.copyState())}
+	o := Options{Apps: m.plan.apps, Locations: m.plan.locations, Backends: m.plan.backends, Clock: clock, Store: st}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewWithoutState(b *testing.B) {
+	m, clock := largeMonitor(b, 10_000, 100, 1)
+	o := Options{Apps: m.plan.apps, Locations: m.plan.locations, Backends: m.plan.backends, Clock: clock}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

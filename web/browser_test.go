@@ -1,0 +1,376 @@
+package web_test
+
+// The page in a real browser: Debian's Chromium, driven by playwright-core
+// from ui/node_modules (`npm ci` in ui/), against a real Monitor with
+// HTTP-probe and Source-driven apps. The checks themselves are in
+// ui/test/browser.mjs; this file starts the servers it talks to and plays
+// the world (apps flipping, the server going away) when the script asks.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/web"
+)
+
+// browserTools returns the Chromium and node executables, or skips the test
+// when one is missing (fails instead when CI is set: there the browser
+// tests must run).
+func browserTools(t *testing.T) (chromium, node string) {
+	t.Helper()
+	missing := func(what string) {
+		msg := what + " not found; install Debian's chromium and nodejs/npm, then run npm ci in web/ui"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so the browser tests must run")
+		}
+		t.Skip(msg)
+	}
+	chromium = os.Getenv("AVAILMON_CHROMIUM")
+	if chromium == "" {
+		var err error
+		if chromium, err = exec.LookPath("chromium"); err != nil {
+			missing("chromium")
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node")
+	}
+	for _, dir := range []string{"ui/node_modules/playwright-core", "ui/node_modules/axe-core"} {
+		if _, err := os.Stat(dir); err != nil {
+			missing(dir)
+		}
+	}
+	return chromium, node
+}
+
+// switchSource answers for the Source-driven apps with whatever the test
+// last set.
+type switchSource struct {
+	mu     sync.Mutex
+	status map[string]availmon.Status
+}
+
+func (s *switchSource) set(app string, st availmon.Status) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.status[app]; !ok {
+		return false
+	}
+	s.status[app] = st
+	return true
+}
+
+func (s *switchSource) check(_ context.Context, app availmon.App) availmon.Result {
+	s.mu.Lock()
+	st := s.status[app.Name]
+	s.mu.Unlock()
+	r := availmon.Result{Status: st, ResponseTime: 3 * time.Millisecond}
+	switch st {
+	case availmon.StatusDown:
+		r.Err = errors.New("the test set it down")
+	case availmon.StatusUnavailable:
+		r.Err = errors.New("the test set it unavailable")
+	}
+	return r
+}
+
+// probeTarget is what the HTTP-probe apps probe: each path answers the
+// status code the test last set.
+type probeTarget struct {
+	mu    sync.Mutex
+	codes map[string]int
+}
+
+func (p *probeTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	code, ok := p.codes[r.URL.Path]
+	p.mu.Unlock()
+	if !ok {
+		code = http.StatusNotFound
+	}
+	w.WriteHeader(code)
+}
+
+// fleet is one monitor served with its page at / and under /status/, that
+// the test can stop and start again on the same address.
+type fleet struct {
+	t      *testing.T
+	m      *availmon.Monitor
+	src    *switchSource
+	target *probeTarget
+	probes map[string]string // http app -> path on target
+	h      http.Handler
+	opts   availmon.Options
+
+	mu      sync.Mutex
+	addr    string
+	srv     *http.Server
+	stopRun context.CancelFunc
+	runDone chan error
+}
+
+type appSpec struct {
+	name, location string
+	status         availmon.Status
+	probe          bool // an HTTP probe of the target rather than the switch source
+}
+
+func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec) *fleet {
+	t.Helper()
+	f := &fleet{t: t, src: &switchSource{status: map[string]availmon.Status{}},
+		target: &probeTarget{codes: map[string]int{}}, probes: map[string]string{}}
+	target := httptest.NewServer(f.target)
+	t.Cleanup(target.Close)
+	httpSrc, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := availmon.Options{
+		Locations: locs,
+		Backends: []availmon.Backend{
+			{Name: "switch", Source: availmon.SourceFunc(f.src.check), BatchSize: 1000},
+			{Name: "http", Source: httpSrc},
+		},
+		Interval: time.Second,
+	}
+	for i, a := range apps {
+		app := availmon.App{Name: a.name, Location: a.location, Backend: "switch"}
+		if a.probe {
+			path := fmt.Sprintf("/probe/%d", i)
+			f.probes[a.name] = path
+			f.target.codes[path] = probeCode(a.status)
+			app.Backend, app.HTTP = "http", &availmon.HTTPProbe{URL: target.URL + path}
+		} else {
+			f.src.status[a.name] = a.status
+		}
+		opts.Apps = append(opts.Apps, app)
+	}
+	f.opts = opts
+	if f.m, err = availmon.New(opts); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", web.Handler(f.m.Handler()))
+	mux.Handle("/status/", http.StripPrefix("/status", web.Handler(f.m.Handler())))
+	f.h = mux
+	f.start()
+	t.Cleanup(f.stop)
+	return f
+}
+
+func probeCode(s availmon.Status) int {
+	if s == availmon.StatusUp {
+		return http.StatusOK
+	}
+	return http.StatusServiceUnavailable
+}
+
+// start serves the fleet (again) on its address and runs the monitor.
+func (f *fleet) start() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv != nil {
+		return
+	}
+	addr := f.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		f.t.Errorf("listening again on %s: %v", addr, err)
+		return
+	}
+	f.addr = ln.Addr().String() // the same address again after a stop
+	f.srv = &http.Server{Handler: f.h, ReadHeaderTimeout: 10 * time.Second}
+	go f.srv.Serve(ln)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.stopRun, f.runDone = cancel, make(chan error, 1)
+	go func() { f.runDone <- f.m.Run(ctx) }()
+}
+
+func (f *fleet) address() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.addr
+}
+
+// stop ends the monitor's run (its /api/ws clients get the shutdown event)
+// and closes the server, so that the page finds nothing there.
+func (f *fleet) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv == nil {
+		return
+	}
+	f.stopRun()
+	if err := <-f.runDone; err != nil {
+		f.t.Errorf("Run: %v", err)
+	}
+	f.srv.Close()
+	f.srv = nil
+}
+
+// flip sets an app's next state: the switch source's answer, or the
+// status code its probe gets.
+func (f *fleet) flip(app string, st availmon.Status) bool {
+	if path, ok := f.probes[app]; ok {
+		f.target.mu.Lock()
+		f.target.codes[path] = probeCode(st)
+		f.target.mu.Unlock()
+		return true
+	}
+	return f.src.set(app, st)
+}
+
+// control is the script's way to play the world.
+func (f *fleet) control() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /flip", func(w http.ResponseWriter, r *http.Request) {
+		st := availmon.Status(r.FormValue("status"))
+		if !st.Valid() || !f.flip(r.FormValue("app"), st) {
+			http.Error(w, "unknown app or status", http.StatusBadRequest)
+		}
+	})
+	// flip-many turns the first n up apps of the switch source down, all
+	// in one cycle.
+	mux.HandleFunc("POST /flip-many", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.FormValue("n"))
+		f.src.mu.Lock()
+		defer f.src.mu.Unlock()
+		flipped := 0
+		for i := 0; flipped < n; i++ {
+			name := fmt.Sprintf("app-%05d", i)
+			st, ok := f.src.status[name]
+			if !ok {
+				break
+			}
+			if st == availmon.StatusUp {
+				f.src.status[name] = availmon.StatusDown
+				flipped++
+			}
+		}
+		fmt.Fprint(w, flipped)
+	})
+	// add-location reconfigures the running monitor with one more location
+	// and an up app there.
+	mux.HandleFunc("POST /add-location", func(w http.ResponseWriter, r *http.Request) {
+		lat, _ := strconv.ParseFloat(r.FormValue("latitude"), 64)
+		lon, _ := strconv.ParseFloat(r.FormValue("longitude"), 64)
+		loc, app := r.FormValue("location"), r.FormValue("app")
+		f.src.mu.Lock()
+		f.src.status[app] = availmon.StatusUp
+		f.src.mu.Unlock()
+		f.opts.Locations = append(f.opts.Locations, availmon.Location{Name: loc, Latitude: lat, Longitude: lon})
+		f.opts.Apps = append(f.opts.Apps, availmon.App{Name: app, Location: loc, Backend: "switch"})
+		if _, err := f.m.Reconfigure(f.opts); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+		}
+	})
+	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })
+	return mux
+}
+
+// runScript runs ui/test/browser.mjs for one scenario against the fleet.
+func runScript(t *testing.T, f *fleet, scenario, path string, env ...string) {
+	t.Helper()
+	chromium, node := browserTools(t)
+	ctl := httptest.NewServer(f.control())
+	defer ctl.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("test", "browser.mjs"), scenario)
+	cmd.Dir = "ui"
+	cmd.Env = append(os.Environ(), append(env,
+		"AVAILMON_CHROMIUM="+chromium,
+		"AVAILMON_BASE=http://"+f.address()+path,
+		"AVAILMON_CONTROL="+ctl.URL,
+	)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("browser.mjs %s %s:\n%s", scenario, path, out.String())
+	if err != nil {
+		t.Fatalf("browser.mjs %s %s: %v", scenario, path, err)
+	}
+}
+
+// A small fleet with a location in every state.
+func smallFleet(t *testing.T) *fleet {
+	up, down, unav := availmon.StatusUp, availmon.StatusDown, availmon.StatusUnavailable
+	return newFleet(t, []availmon.Location{
+		{Name: "London", Latitude: 51.5072, Longitude: -0.1276},
+		{Name: "Tel Aviv", Latitude: 32.0853, Longitude: 34.7818},
+		{Name: "New York", Latitude: 40.7128, Longitude: -74.006},
+		{Name: "Sydney", Latitude: -33.8688, Longitude: 151.2093},
+		{Name: "São Paulo", Latitude: -23.5505, Longitude: -46.6333},
+		{Name: "Tokyo", Latitude: 35.6762, Longitude: 139.6503},
+		{Name: "Reykjavík", Latitude: 64.1466, Longitude: -21.9426},
+	}, []appSpec{
+		{"london-web", "London", up, false},
+		{"london-api", "London", up, true},
+		{"telaviv-web", "Tel Aviv", up, true},
+		{"telaviv-db", "Tel Aviv", down, false},
+		{"ny-web", "New York", up, false},
+		{"ny-batch", "New York", unav, false},
+		{"sydney-web", "Sydney", unav, false},
+		{"saopaulo-web", "São Paulo", up, true},
+		{"saopaulo-api", "São Paulo", up, false},
+		{"tokyo-web", "Tokyo", down, true},
+	})
+}
+
+// Markers, selection, live flips, accessibility and loopback-only, at the
+// root and under a prefix.
+func TestBrowserPage(t *testing.T) {
+	browserTools(t)
+	for _, path := range []string{"/", "/status/"} {
+		t.Run(path, func(t *testing.T) {
+			f := smallFleet(t)
+			var env []string
+			if shot := os.Getenv("AVAILMON_SCREENSHOT"); shot != "" && path == "/" {
+				env = append(env, "AVAILMON_SCREENSHOT="+shot)
+			}
+			runScript(t, f, "page", path, env...)
+		})
+	}
+}
+
+// The server goes away and comes back: the page says so, then recovers
+// and shows what changed meanwhile.
+func TestBrowserReconnect(t *testing.T) {
+	browserTools(t)
+	runScript(t, smallFleet(t), "reconnect", "/")
+}
+
+// 10,000 apps in 100 locations: the script prints the first meaningful
+// render and the longest main-thread task while 1,000 changes arrive in one
+// cycle. These are figures to read, not assertions (see the README).
+func TestBrowserScale(t *testing.T) {
+	browserTools(t)
+	var locs []availmon.Location
+	for i := range 100 {
+		locs = append(locs, availmon.Location{Name: fmt.Sprintf("loc-%03d", i),
+			Latitude: -50 + float64(i/10)*11, Longitude: -170 + float64(i%10)*36})
+	}
+	var apps []appSpec
+	for i := range 10000 {
+		apps = append(apps, appSpec{name: fmt.Sprintf("app-%05d", i), location: locs[i%100].Name, status: availmon.StatusUp})
+	}
+	runScript(t, newFleet(t, locs, apps), "scale", "/")
+}

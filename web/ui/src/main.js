@@ -1,0 +1,125 @@
+// Wires the page: one store, fed by /api/locations and the /api/ws stream,
+// and the views that render from it.
+
+import { getJSON } from './api.js';
+import { Store } from './store.js';
+import { Stream } from './stream.js';
+import { WorldMap } from './map.js';
+import { LocationList } from './locations.js';
+import { Detail } from './detail.js';
+import { Header } from './header.js';
+import { Chart } from './chart.js';
+import { LOCATION_STATES, stateIcon } from './states.js';
+
+const root = document.getElementById('app');
+const banner = document.getElementById('banner');
+const store = new Store();
+const header = new Header(store);
+const chart = new Chart(document.getElementById('chart'));
+const detail = new Detail(document.getElementById('detail'), store);
+let map; let list; // created below, once the store is wired
+
+function select(name) {
+  map.select(name);
+  list.select(name);
+  detail.show(name);
+}
+
+map = new WorldMap(document.getElementById('map'), store, select);
+list = new LocationList(document.getElementById('locations'), store, select);
+
+const legend = document.getElementById('legend');
+for (const s of LOCATION_STATES) {
+  const li = document.createElement('li');
+  li.append(stateIcon(s.id), document.createTextNode(s.label));
+  legend.append(li);
+}
+
+// The stream starts with one status_update per app: the snapshot. The page
+// is in sync once it has seen as many as there are apps.
+let expected = 0;
+let received = 0;
+let firstSync = true;
+
+const stream = new Stream({
+  async connect() {
+    const [locations, summary] = await Promise.all([getJSON('api/locations'), getJSON('api/metrics/summary')]);
+    store.load(locations);
+    store.seed(summary.apps_summary);
+    if (firstSync) {
+      // The first meaningful render: the map and the list drawn with
+      // every location's state.
+      requestAnimationFrame(() => performance.mark('availmon:rendered'));
+    }
+    expected = store.apps.size;
+    received = 0;
+    root.dataset.synced = 'false';
+    if (expected === 0) synced();
+    header.refresh();
+    chart.refresh();
+  },
+  message(msg) {
+    if (firstSync && received === 0) performance.mark('availmon:first-message');
+    switch (msg.type) {
+      case 'status_update':
+        if (!store.apply(msg.data, msg.timestamp)) {
+          // An app we do not know: the configuration changed.
+          store.signature = '';
+          stream.restart();
+          return;
+        }
+        if (received < expected && ++received === expected) synced();
+        break;
+      case 'config_update':
+        header.refresh();
+        // Apps or locations were added, removed or changed (Reconfigure):
+        // start again from the new set and the stream's new snapshot.
+        if (msg.data && 'apps_added' in msg.data) stream.restart();
+        break;
+      case 'system_event':
+        header.refresh();
+        break;
+      default:
+    }
+  },
+  state(name, detail) {
+    root.dataset.connection = name;
+    header.stream(name);
+    if (name === 'disconnected') showBanner(detail);
+    else if (name === 'live') hideBanner();
+  },
+});
+
+function synced() {
+  stream.healthy();
+  // Mark once the views have drawn the snapshot.
+  requestAnimationFrame(() => {
+    root.dataset.synced = 'true';
+    if (firstSync) {
+      firstSync = false;
+      performance.mark('availmon:synced');
+    }
+  });
+}
+
+store.subscribe(() => { root.dataset.applied = String(store.applied); });
+
+let countdown = 0;
+function showBanner({ reason, retryAt }) {
+  clearInterval(countdown);
+  const paint = () => {
+    const s = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
+    banner.textContent = `Disconnected from the server (${reason}). Reconnecting in ${s} s…`;
+  };
+  paint();
+  countdown = setInterval(paint, 1000);
+  banner.hidden = false;
+}
+
+function hideBanner() {
+  clearInterval(countdown);
+  banner.hidden = true;
+  banner.textContent = '';
+}
+
+stream.start();

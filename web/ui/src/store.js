@@ -1,0 +1,120 @@
+// The one store the views render from. /api/locations fills it; /api/ws
+// status_update messages change it. Changes are collected and handed to the
+// views once per animation frame, as the set of locations and apps that
+// changed, so that 1,000 changes in one cycle cost one render of what they
+// touched and nothing else.
+
+import { locationState } from './states.js';
+
+export class Store {
+  constructor() {
+    this.apps = new Map(); // name -> {name, location, status, lastCheck}
+    this.locations = new Map(); // name -> {name, latitude, longitude, apps, up, down, unavailable, state}
+    this.signature = '';
+    this.listeners = new Set();
+    this.dirtyLocations = new Set();
+    this.dirtyApps = new Set();
+    this.reset = false;
+    this.scheduled = false;
+    this.applied = 0; // status updates applied since the page loaded
+  }
+
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  // load takes the /api/locations list. When it names the same locations
+  // and apps as before, the known states are kept (the stream's snapshot
+  // will refresh them); otherwise the store starts over and every view
+  // redraws.
+  load(locations) {
+    const signature = JSON.stringify(locations.map((l) => [l.name, l.latitude, l.longitude, l.apps]));
+    if (signature === this.signature) return false;
+    this.signature = signature;
+    this.apps.clear();
+    this.locations.clear();
+    for (const l of locations) {
+      this.locations.set(l.name, {
+        name: l.name, latitude: l.latitude, longitude: l.longitude,
+        apps: l.apps, up: 0, down: 0, unavailable: l.apps.length, state: 'unknown',
+      });
+      for (const a of l.apps) {
+        this.apps.set(a, { name: a, location: l.name, status: 'unavailable', lastCheck: null });
+      }
+    }
+    this.reset = true;
+    this.schedule();
+    return true;
+  }
+
+  // apply applies one status_update's data and time. It returns false when
+  // the app is not known: the configuration changed, and the caller must
+  // load the locations again.
+  apply({ app, status, location }, timestamp) {
+    const a = this.apps.get(app);
+    if (!a || a.location !== location) return false;
+    a.lastCheck = timestamp;
+    this.dirtyApps.add(app);
+    this.setStatus(a, status);
+    this.applied++;
+    this.schedule();
+    return true;
+  }
+
+  // seed takes the apps' states from /api/metrics/summary's apps_summary:
+  // one response, so that the map is right before the stream's snapshot
+  // (one message per app) has arrived.
+  seed(apps) {
+    for (const { name, status } of apps) {
+      const a = this.apps.get(name);
+      if (a) this.setStatus(a, status);
+    }
+    this.schedule();
+  }
+
+  setStatus(a, status) {
+    if (a.status === status) return;
+    const l = this.locations.get(a.location);
+    l[bucket(a.status)]--;
+    l[bucket(status)]++;
+    a.status = status;
+    l.state = locationState(l);
+    this.dirtyLocations.add(l.name);
+  }
+
+  totals() {
+    let up = 0; let down = 0; let unavailable = 0;
+    for (const l of this.locations.values()) {
+      up += l.up; down += l.down; unavailable += l.unavailable;
+    }
+    return { up, down, unavailable };
+  }
+
+  schedule() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // A hidden tab gets no animation frames; a timer keeps it current.
+    if (document.hidden) setTimeout(() => this.flush(), 200);
+    else requestAnimationFrame(() => this.flush());
+  }
+
+  flush() {
+    this.scheduled = false;
+    const change = {
+      reset: this.reset,
+      locations: this.dirtyLocations,
+      apps: this.dirtyApps,
+    };
+    this.reset = false;
+    this.dirtyLocations = new Set();
+    this.dirtyApps = new Set();
+    for (const fn of this.listeners) fn(change);
+  }
+}
+
+function bucket(status) {
+  if (status === 'up') return 'up';
+  if (status === 'down') return 'down';
+  return 'unavailable';
+}

@@ -1,0 +1,365 @@
+// Browser checks of availmon's page, run by web/browser_test.go:
+//   node test/browser.mjs page|reconnect|scale
+// with AVAILMON_BASE (the page's URL), AVAILMON_CONTROL (the test's control
+// server) and AVAILMON_CHROMIUM set. Chromium is Debian's: nothing is
+// downloaded. Prints one line per check; exits 1 when one fails.
+
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import { makeProjection } from '../src/projection.js';
+import { shapePath, locationState, LOCATION_STATES } from '../src/states.js';
+
+const require = createRequire(import.meta.url);
+const BASE = process.env.AVAILMON_BASE;
+const CONTROL = process.env.AVAILMON_CONTROL;
+const scenario = process.argv[2];
+
+let failures = 0;
+function check(ok, what, detail = '') {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
+  if (!ok) failures++;
+  return ok;
+}
+function figure(name, value) {
+  console.log(`FIGURE ${name}: ${value}`);
+}
+
+async function api(path) {
+  const res = await fetch(new URL(path, BASE));
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return (await res.json()).data;
+}
+async function control(path) {
+  const res = await fetch(new URL(path, CONTROL), { method: 'POST' });
+  if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status} ${await res.text()}`);
+  return res.text();
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// waitAPI polls /api/apps/{name} until its status is want; returns when.
+async function waitAPI(app, want, timeout = 10000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    const a = await api(`api/apps/${encodeURIComponent(app)}`);
+    if (a.status === want) return Date.now();
+    await sleep(20);
+  }
+  throw new Error(`${app} did not turn ${want} in the API within ${timeout} ms`);
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+async function launch() {
+  const browser = await chromium.launch({
+    executablePath: process.env.AVAILMON_CHROMIUM,
+    headless: true,
+    // Playwright adds --headless and a fresh --user-data-dir of its own.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  const state = { offLoopback: [], consoleErrors: [], outage: false, requests: [] };
+  // Every request goes through here: one that would leave loopback fails
+  // the test and is not sent.
+  await context.route('**/*', (route) => {
+    const u = new URL(route.request().url());
+    state.requests.push(u.pathname);
+    if (!LOOPBACK.has(u.hostname)) {
+      state.offLoopback.push(u.href);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  page.on('websocket', (ws) => {
+    const u = new URL(ws.url());
+    if (!LOOPBACK.has(u.hostname)) state.offLoopback.push(u.href);
+  });
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    // While the test has taken the server away, the browser itself logs
+    // the refused connections; nothing else may be logged as an error.
+    if (state.outage && /ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(msg.text())) return;
+    state.consoleErrors.push(msg.text());
+  });
+  page.on('pageerror', (err) => state.consoleErrors.push(`uncaught: ${err.message}`));
+  return { browser, context, page, state };
+}
+
+async function finish({ browser, state }) {
+  check(state.offLoopback.length === 0, 'no request leaves loopback', state.offLoopback.join(', '));
+  check(state.consoleErrors.length === 0, 'no console error', state.consoleErrors.join(' | '));
+  await browser.close();
+}
+
+async function synced(page, timeout = 15000) {
+  await page.waitForSelector('#app[data-synced="true"][data-connection="live"]', { timeout });
+}
+
+// expectedStates computes each location's state from the API.
+async function expectedStates() {
+  const locs = await api('api/locations');
+  const out = new Map();
+  for (const l of locs) {
+    const d = await api(`api/locations/${encodeURIComponent(l.name)}`);
+    const s = d.summary;
+    out.set(l.name, { ...l, state: locationState({ up: s.up_count, down: s.down_count, unavailable: s.unavailable_count }) });
+  }
+  return out;
+}
+
+async function checkMarkers(page, label) {
+  const want = await expectedStates();
+  const projection = makeProjection();
+  const markers = await page.$$eval('.marker', (gs) => gs.map((g) => {
+    const path = g.querySelector('path');
+    return {
+      name: g.dataset.name, state: g.dataset.state, transform: g.getAttribute('transform'),
+      d: path.getAttribute('d'), fill: getComputedStyle(path).fill, label: g.getAttribute('aria-label'),
+    };
+  }));
+  const colours = await page.evaluate((ids) => {
+    const probe = document.createElement('span');
+    document.body.append(probe);
+    const out = {};
+    for (const id of ids) {
+      probe.style.color = `var(--${id})`;
+      out[id] = getComputedStyle(probe).color;
+    }
+    probe.remove();
+    return out;
+  }, LOCATION_STATES.map((s) => s.id));
+  check(new Set(Object.values(colours)).size === 4, `${label}: four distinct state colours`, JSON.stringify(colours));
+  check(new Set(LOCATION_STATES.map((s) => shapePath(s.id, 6))).size === 4, `${label}: four distinct state shapes`);
+  check(markers.length === want.size, `${label}: one marker per location`, `${markers.length} markers, ${want.size} locations`);
+  let bad = [];
+  for (const m of markers) {
+    const l = want.get(m.name);
+    if (!l) { bad.push(`${m.name}: not a location`); continue; }
+    const [x, y] = projection([l.longitude, l.latitude]);
+    const [, mx, my] = /translate\(([-\d.]+),([-\d.]+)\)/.exec(m.transform) || [];
+    if (Math.abs(mx - x) > 0.01 || Math.abs(my - y) > 0.01) bad.push(`${m.name}: at ${mx},${my}, want ${x.toFixed(2)},${y.toFixed(2)}`);
+    if (m.state !== l.state) bad.push(`${m.name}: state ${m.state}, want ${l.state}`);
+    if (m.d !== shapePath(l.state, 6)) bad.push(`${m.name}: not the ${l.state} shape`);
+    if (m.fill !== colours[l.state]) bad.push(`${m.name}: fill ${m.fill}, want ${colours[l.state]}`);
+    if (!m.label || !m.label.startsWith(m.name)) bad.push(`${m.name}: aria-label ${m.label}`);
+  }
+  check(bad.length === 0, `${label}: markers at their coordinates, colour and shape as /api/locations says`, bad.join('; '));
+  return want;
+}
+
+async function checkSelection(page, name, how) {
+  const l = await api(`api/locations/${encodeURIComponent(name)}`);
+  const want = l.apps.map((a) => `${a.name}=${a.status}`).sort();
+  await page.waitForFunction((n) => document.getElementById('detail-title')?.textContent === `Apps in ${n}`, name, { timeout: 5000 });
+  const got = (await page.$$eval('#app-table tbody tr', (rows) => rows.map((r) => `${r.dataset.app}=${r.dataset.status}`))).sort();
+  check(JSON.stringify(got) === JSON.stringify(want), `selecting ${name} (${how}) lists exactly its apps`, `got ${got}, want ${want}`);
+  // The details come from /api/apps/{name}.
+  await page.waitForFunction(() => [...document.querySelectorAll('#app-table tbody tr')].every((r) => r.cells[3].textContent !== '…' && r.cells[5].querySelector('svg.strip')), null, { timeout: 5000 });
+  const errors = await page.$$eval('#app-table tbody tr', (rows) => rows.map((r) => [r.dataset.status, r.cells[4].textContent]));
+  check(errors.every(([s, e]) => (s === 'up') === (e === '')), `${name}: an error shown for each app not up, none for the up ones`, JSON.stringify(errors));
+}
+
+async function axe(page, label) {
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  check(serious.length === 0, `${label}: axe-core finds no serious or critical violation`, JSON.stringify(serious));
+  if (violations.length > serious.length) console.log(`     (minor: ${JSON.stringify(violations.filter((v) => !serious.includes(v)))})`);
+}
+
+async function flip(page, app, status, location) {
+  await control(`flip?app=${encodeURIComponent(app)}&status=${status}`);
+  const inAPI = await waitAPI(app, status);
+  const l = await api(`api/locations/${encodeURIComponent(location)}`);
+  const s = l.summary;
+  const want = locationState({ up: s.up_count, down: s.down_count, unavailable: s.unavailable_count });
+  await page.waitForFunction(([loc, a, st, ls]) => {
+    const m = document.querySelector(`.marker[data-name="${CSS.escape(loc)}"]`);
+    const row = document.querySelector(`#location-table tr[data-name="${CSS.escape(loc)}"]`);
+    const appRow = document.querySelector(`#app-table tr[data-app="${CSS.escape(a)}"]`);
+    return m?.dataset.state === ls && row?.dataset.state === ls && (!appRow || appRow.dataset.status === st);
+  }, [location, app, status, want], { timeout: 5000, polling: 'raf' });
+  const ms = Date.now() - inAPI;
+  check(ms <= 1000, `${app} turned ${status}: the ${location} marker (${want}), its list row and app row follow within 1 s of the API`, `${ms} ms`);
+  return ms;
+}
+
+async function pageScenario() {
+  const b = await launch();
+  const { page } = b;
+  await page.goto(BASE);
+  await synced(page);
+  await page.evaluate(() => { window.__loaded = 'once'; });
+  check(await page.evaluate(() => !!document.querySelector('.world .land')?.getAttribute('d')), 'the world outline is drawn');
+  const want = await checkMarkers(page, 'at load');
+  const states = new Set([...want.values()].map((l) => l.state));
+  check(states.size === 4, 'the fleet has a location in every state', [...states].join(','));
+  check(await page.locator('#legend li').count() === 4, 'the legend lists the four states');
+  const status = await api('api/status');
+  await page.waitForFunction((s) => document.getElementById('system-status').textContent === s, status.system_status, { timeout: 5000 });
+  check(true, `the header shows system_status ${status.system_status}`);
+  const avail = await page.textContent('#availability');
+  check(avail === (status.overall_availability == null ? '—' : `${status.overall_availability.toFixed(2)} %`), 'the header shows overall_availability', `${avail} vs ${status.overall_availability}`);
+  check(await page.textContent('#connectivity') === status.prometheus_connectivity, 'the header shows the backend connectivity');
+  await page.waitForSelector('#chart svg', { timeout: 5000 });
+  check(true, 'the 24h chart is drawn');
+
+  // Selection: by mouse on the map, by keyboard on the map, from the list.
+  await page.click('.marker[data-name="London"]');
+  await checkSelection(page, 'London', 'click on the map');
+  await page.focus('.marker[data-name="Tel Aviv"]');
+  await page.keyboard.press('Enter');
+  await checkSelection(page, 'Tel Aviv', 'Enter on a focused marker');
+  await page.click('#location-table button.loc[data-name="New York"]');
+  await checkSelection(page, 'New York', 'click in the list');
+
+  // The list filters and sorts.
+  await page.fill('#loc-filter', 'o');
+  const filtered = await page.$$eval('#location-table tbody tr', (rs) => rs.map((r) => r.dataset.name));
+  check(filtered.length > 0 && filtered.every((n) => n.toLowerCase().includes('o')) && filtered.length === [...want.keys()].filter((n) => n.toLowerCase().includes('o')).length, 'filtering by name', filtered.join(','));
+  await page.fill('#loc-filter', '');
+  await page.selectOption('#loc-state', 'down');
+  const downs = await page.$$eval('#location-table tbody tr', (rs) => rs.map((r) => r.dataset.state));
+  check(downs.length === [...want.values()].filter((l) => l.state === 'down').length && downs.every((s) => s === 'down'), 'filtering by state', downs.join(','));
+  await page.selectOption('#loc-state', '');
+  await page.click('#location-table thead button:text-is("Location")');
+  const names = await page.$$eval('#location-table tbody tr', (rs) => rs.map((r) => r.dataset.name));
+  check(JSON.stringify(names) === JSON.stringify([...names].sort()), 'sorting by name', names.join(','));
+
+  // Live: a Source-driven app and an HTTP-probed app flip.
+  const f1 = await flip(page, 'ny-web', 'down', 'New York');
+  const f2 = await flip(page, 'tokyo-web', 'up', 'Tokyo');
+  figure('flip to page (Source app, ms after the API showed it)', f1);
+  figure('flip to page (HTTP probe, ms after the API showed it)', f2);
+  check(await page.evaluate(() => window.__loaded) === 'once', 'no reload happened');
+  await checkMarkers(page, 'after the flips');
+
+  await axe(page, 'light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page, 'dark');
+  if (process.env.AVAILMON_SCREENSHOT) {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: process.env.AVAILMON_SCREENSHOT, fullPage: true });
+  }
+  for (const [w, h] of [[1280, 720], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(sw <= w, `nothing overflows sideways at ${w}x${h}`, `scrollWidth ${sw}`);
+  }
+  await axe(page, 'phone width');
+  await finish(b);
+}
+
+async function reconnectScenario() {
+  const b = await launch();
+  const { page, state } = b;
+  await page.goto(BASE);
+  await synced(page);
+  await page.evaluate(() => { window.__loaded = 'once'; });
+  state.outage = true;
+  await control('stop');
+  await page.waitForSelector('#app[data-connection="disconnected"] #banner:not([hidden])', { timeout: 15000 });
+  const text = await page.textContent('#banner');
+  check(/Disconnected/.test(text), 'the page says it is disconnected', text);
+  // Meanwhile the world changes.
+  await control('flip?app=sydney-web&status=up');
+  await sleep(2500);
+  check(await page.isVisible('#banner'), 'still disconnected while the server is away');
+  await control('start');
+  await page.waitForSelector('#app[data-connection="live"][data-synced="true"] #banner[hidden]', { timeout: 20000, state: 'attached' });
+  check(true, 'the page reconnects and resyncs');
+  await waitAPI('sydney-web', 'up');
+  await page.waitForSelector('.marker[data-name="Sydney"][data-state="up"]', { timeout: 5000 });
+  check(true, 'the change made while disconnected shows after the resync');
+  state.outage = false;
+  check(await page.evaluate(() => window.__loaded) === 'once', 'no reload happened');
+  await flip(page, 'london-web', 'down', 'London');
+  await checkMarkers(page, 'after the reconnect');
+
+  // The monitor is reconfigured at run time: the new location appears,
+  // without a reload, in the state its first check gives.
+  await control('add-location?location=Nairobi&latitude=-1.2921&longitude=36.8219&app=nairobi-web');
+  await waitAPI('nairobi-web', 'up');
+  await page.waitForSelector('.marker[data-name="Nairobi"][data-state="up"]', { timeout: 5000 });
+  await page.waitForSelector('#location-table tr[data-name="Nairobi"][data-state="up"]', { timeout: 5000 });
+  check(await page.evaluate(() => window.__loaded) === 'once', 'a new location shows after a reconfiguration, without a reload');
+  await checkMarkers(page, 'after the reconfiguration');
+  await finish(b);
+}
+
+// longestTask finds the longest task of the renderer's main thread in a
+// Chromium trace, as wall time and as CPU time (on a busy machine a task's
+// wall time includes the time the OS ran other work).
+function longestTask(trace) {
+  const events = trace.traceEvents || trace;
+  const mains = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}/${e.tid}`));
+  const runs = events.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && e.ph === 'X' && mains.has(`${e.pid}/${e.tid}`));
+  const wall = runs.reduce((m, e) => Math.max(m, e.dur || 0), 0) / 1000;
+  const cpu = runs.reduce((m, e) => Math.max(m, e.tdur || 0), 0) / 1000;
+  return `${wall.toFixed(0)} / ${cpu.toFixed(0)} (of ${runs.length} tasks)`;
+}
+
+async function scaleScenario() {
+  const b = await launch();
+  const { page, state } = b;
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await b.browser.startTracing(page, { categories: ['toplevel', '__metadata'] });
+  await page.goto(BASE);
+  await synced(page, 30000);
+  const loadTrace = JSON.parse((await b.browser.stopTracing()).toString());
+  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])));
+  const render = marks['availmon:rendered'];
+  figure('first meaningful render: map and list drawn with every location\'s state (ms from navigation start)', render);
+  figure('stream snapshot (10,000 messages) applied (ms from navigation start)', marks['availmon:synced']);
+  figure('longest renderer main-thread task from navigation to sync (ms wall / ms CPU)', longestTask(loadTrace));
+  figure('machine load average (1 min)', os.loadavg()[0].toFixed(1));
+  check(render != null, 'the page marks its first meaningful render');
+  const n = await page.$$eval('.marker[data-state="up"]', (m) => m.length);
+  check(n === 100, '100 markers, all up', `${n}`);
+  await page.click('.marker[data-name="loc-000"]');
+  await page.waitForSelector('#app-table tbody tr[data-app="app-00000"]');
+  await sleep(1000);
+
+  const before = Number(await page.getAttribute('#app', 'data-applied'));
+  const t0 = await page.evaluate(() => performance.now());
+  state.requests = [];
+  // A trace of the same window gives each task's CPU time too: on a busy
+  // machine a task's wall time includes the time the OS ran other work.
+  await b.browser.startTracing(page, { categories: ['toplevel', '__metadata'] });
+  check(await control('flip-many?n=1000') === '1000', 'the source flips 1,000 apps');
+  await page.waitForFunction((want) => Number(document.getElementById('app').dataset.applied) >= want, before + 1000, { timeout: 15000 });
+  await sleep(1000);
+  const trace = JSON.parse((await b.browser.stopTracing()).toString());
+  const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t0);
+  const longest = tasks.reduce((m, e) => Math.max(m, e.duration), 0);
+  figure('longest main-thread task while applying 1,000 changes (ms; 0 means none over 50 ms)', longest.toFixed(0));
+  figure('long tasks (over 50 ms) in that time', tasks.length);
+  figure('longest renderer main-thread task in a trace of the same window (ms wall / ms CPU)', longestTask(trace));
+  figure('machine load average (1 min) while measuring', os.loadavg()[0].toFixed(1));
+  const down = await page.$$eval('.marker[data-state="down"]', (m) => m.length);
+  check(down === 100, 'every location shows some down', `${down}`);
+  const lists = state.requests.filter((p) => /\/api\/apps$/.test(p)).length;
+  const perApp = state.requests.filter((p) => /\/api\/apps\/./.test(p)).length;
+  check(lists === 0, 'no /api/apps list fetch for the events', `${lists}`);
+  figure('/api/apps/{name} fetches for the 1,000 changes (selected location\'s changed apps only)', perApp);
+  await finish(b);
+}
+
+const scenarios = { page: pageScenario, reconnect: reconnectScenario, scale: scaleScenario };
+try {
+  await scenarios[scenario]();
+} catch (err) {
+  check(false, `${scenario} ran to the end`, err.stack || String(err));
+}
+process.exit(failures > 0 ? 1 : 0);
