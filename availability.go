@@ -68,6 +68,9 @@ type Location struct {
 	Name      string
 	Latitude  float64 // decimal degrees, -90..90
 	Longitude float64 // decimal degrees, -180..180
+	// Match lists the values of a discovery rule's location label that
+	// mean this location (see DiscoveryRule.LocationLabel).
+	Match []string
 }
 
 // Result is the outcome of checking one app.
@@ -139,6 +142,9 @@ type Options struct {
 	// with no URL and a batch size of 1.
 	Backends []Backend
 	Source   Source
+	// Discover lists rules that make apps of the series of PromQL
+	// queries, at run time, beside Apps.
+	Discover []DiscoveryRule
 
 	// Interval between the starts of two check cycles; default 30s. It must
 	// lie in [MinInterval, MaxInterval].
@@ -207,7 +213,8 @@ type Options struct {
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
-	// larger of 1024 and twice the number of apps.
+	// larger of 1024 and twice the number of apps, counting the MaxApps of
+	// each discovery rule, up to 65,536.
 	EventBuffer int
 
 	// Store, when set, keeps the monitor's state across restarts: New
@@ -274,8 +281,10 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex // one cycle (or reconfiguration) at a time
-	plan     *plan      // under cycleMu; readers use the snapshot's plan
+	cycleMu  sync.Mutex   // one cycle (or reconfiguration) at a time
+	plan     *plan        // under cycleMu; readers use the snapshot's plan
+	rules    []*ruleState // under cycleMu
+	disc     discoveryMetrics
 	ctlOpts  controlOptions
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
@@ -357,7 +366,7 @@ func New(opts Options) (*Monitor, error) {
 	}
 
 	m.ctlOpts = controlOptionsOf(&opts)
-	p, perrs := buildPlan(&opts)
+	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
@@ -379,10 +388,10 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan = p
+	m.plan, m.rules, m.disc = p, rules, newDiscoveryMetrics()
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
-	m.events = newEventLog(cmp.Or(opts.EventBuffer, max(1024, 2*len(p.apps))))
+	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
 	m.state = newCycleState(p)
 	if m.store != nil {
 		m.restore(context.Background())

@@ -23,15 +23,18 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	for _, b := range m.plan.backends {
 		m.exp.InitTarget(b.Name)
 	}
+	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
 	own := prometheus.NewRegistry()
-	own.MustRegister(m.exp)
+	own.MustRegister(cs...)
 	m.gatherer = own
 	if g != nil {
 		m.gatherer = g
 	}
 	if reg != nil {
-		if err := reg.Register(m.exp); err != nil {
-			return fmt.Errorf("availmon: registering metrics: %w", err)
+		for _, c := range cs {
+			if err := reg.Register(c); err != nil {
+				return fmt.Errorf("availmon: registering metrics: %w", err)
+			}
 		}
 	}
 	return nil

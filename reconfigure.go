@@ -45,18 +45,43 @@ func (c *ConfigChange) Empty() bool {
 // config_update event says what changed, unless nothing did.
 func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	m.ctlOpts.into(&opts) // fixed by New
-	p, errs := buildPlan(&opts)
+	p, rules, errs := buildPlanAndRules(&opts)
 	if len(errs) > 0 {
 		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))
 	}
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
-	return m.applyPlan(p), nil
+	carryRules(m.rules, rules, p)
+	kept := make(map[string]bool, len(rules))
+	for _, rs := range rules {
+		kept[rs.rule.Name] = true
+	}
+	for _, rs := range m.rules {
+		if !kept[rs.rule.Name] {
+			m.disc.forget(rs.rule.Name)
+		}
+	}
+	m.rules = rules
+	if len(rules) > 0 {
+		p = m.withDiscovered(p, m.discovered(p, rules), rules)
+	}
+	return m.applyPlan(p, true), nil
 }
 
-// applyPlan swaps in plan p, carrying state over by name, and publishes it.
-// It runs under cycleMu.
-func (m *Monitor) applyPlan(p *plan) ConfigChange {
+// buildPlanAndRules validates and builds the plan and the discovery rules
+// of opts.
+func buildPlanAndRules(opts *Options) (*plan, []*ruleState, []error) {
+	p, errs := buildPlan(opts)
+	if p == nil {
+		return nil, nil, errs
+	}
+	rules, errs := compileRules(opts.Discover, p)
+	return p, rules, errs
+}
+
+// applyPlan swaps in plan p, carrying state over by name, and with publish
+// publishes it; a cycle leaves that to its commit. It runs under cycleMu.
+func (m *Monitor) applyPlan(p *plan, publish bool) ConfigChange {
 	old := m.plan
 	ch := diffPlans(old, p)
 	m.state = carryState(m.state, old, p)
@@ -76,7 +101,10 @@ func (m *Monitor) applyPlan(p *plan) ConfigChange {
 			"locations_added", ch.LocationsAdded, "locations_removed", ch.LocationsRemoved,
 			"backends_added", ch.BackendsAdded, "backends_removed", ch.BackendsRemoved)
 	}
-	m.publish(now, m.events.append(evs...))
+	seq := m.events.append(evs...)
+	if publish {
+		m.publish(now, seq)
+	}
 	return ch
 }
 

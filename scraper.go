@@ -96,6 +96,10 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	answers := make([]ruleAnswer, len(m.rules))
+	for i, rs := range m.rules {
+		wg.Go(func() { answers[i] = m.queryRule(cctx, p, rs) })
+	}
 	for range min(m.maxParallel, len(p.batches)) {
 		wg.Go(func() {
 			for {
@@ -110,6 +114,9 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if len(m.rules) > 0 {
+		p = m.applyDiscovery(p, answers, out)
 	}
 	m.logFailures(p, out)
 	end := m.clock.Now()

@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve the API on; port 0 picks a free port, logged at start")
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
+	online := fs.Bool("online", false, "with -check-config: also run each discovery rule's query once and print the apps it yields per location")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	page := fs.Bool("web.page", true, "serve the web page (a live map of the locations) at /; -web.page=false serves only the API")
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
@@ -78,6 +79,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if *showVersion {
 		fmt.Fprintln(stdout, versionText())
 		return exitOK
+	}
+	if *online && !*checkOnly {
+		fmt.Fprintln(stderr, "availmon: -online goes with -check-config")
+		fs.Usage()
+		return exitUsage
 	}
 	if *configPath == "" {
 		fmt.Fprintln(stderr, "availmon: -config is required")
@@ -129,6 +135,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	reload.m = m
 	if *checkOnly {
 		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
+		if *online {
+			return checkOnline(ctx, m, stdout)
+		}
 		return exitOK
 	}
 	h := m.Handler()

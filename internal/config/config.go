@@ -35,6 +35,8 @@ type Config struct {
 	Prometheus  []Prometheus
 	Locations   []availmon.Location
 	Apps        []App
+	// Discover is the discover: section: rules that make apps of series.
+	Discover []availmon.DiscoveryRule
 	// HMAC is nil when authentication is off.
 	HMAC *HMAC
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
@@ -130,6 +132,7 @@ type fileConfig struct {
 	Prometheus     []fileBackend  `yaml:"prometheus"`
 	Locations      []fileLocation `yaml:"locations"`
 	Apps           []fileApp      `yaml:"apps"`
+	Discover       []fileDiscover `yaml:"discover"`
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
@@ -197,6 +200,7 @@ type fileLocation struct {
 	Name      string   `yaml:"name"`
 	Latitude  *float64 `yaml:"latitude"`
 	Longitude *float64 `yaml:"longitude"`
+	Match     []string `yaml:"match"`
 }
 
 type fileApp struct {
@@ -249,6 +253,8 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileDiscover", "a discovery rule",
+	"[]config.fileDiscover", "a list of discovery rules",
 	"config.fileService", "a service",
 	"config.fileMaintenance", "a maintenance window",
 	"[]config.fileService", "a list of services",
@@ -423,6 +429,8 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Prometheus = p.checkBackends(raw.Prometheus, dir)
 	cfg.Locations = p.checkLocations(raw.Locations)
 	cfg.Apps = p.checkApps(raw.Apps, cfg)
+	p.checkMatch(raw.Locations)
+	cfg.Discover = p.checkDiscover(raw.Discover, cfg)
 	p.checkControls(raw, cfg)
 	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
 		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
@@ -514,7 +522,7 @@ func (p *parser) checkLocations(raw []fileLocation) []availmon.Location {
 	for i, l := range raw {
 		path := fmt.Sprintf("locations[%d]", i)
 		p.uniqueName("location", path, i, l.Name, seen)
-		loc := availmon.Location{Name: l.Name}
+		loc := availmon.Location{Name: l.Name, Match: l.Match}
 		coordinate := func(key string, v *float64, limit float64) float64 {
 			if v == nil {
 				p.badAt(path, "location %q has no %s", l.Name, key)

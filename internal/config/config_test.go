@@ -317,7 +317,7 @@ func TestBad(t *testing.T) {
 		{
 			name: "unknown key in a location",
 			yaml: strings.Replace(base(), "    longitude: 34", "    longitude: 34\n    altitude: 5", 1),
-			want: []string{`bad.yaml:8: unknown key "altitude" in locations[0] (known keys: latitude, longitude, name)`},
+			want: []string{`bad.yaml:8: unknown key "altitude" in locations[0] (known keys: latitude, longitude, match, name)`},
 		},
 		{
 			name: "unknown key in a prometheus client setting",

@@ -23,6 +23,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		LogLevel:    c.LogLevel,
 		Logger:      logger,
 		Locations:   append([]availmon.Location(nil), c.Locations...),
+		Discover:    append([]availmon.DiscoveryRule(nil), c.Discover...),
 
 		WSOriginPatterns: c.WSOriginPatterns,
 	}

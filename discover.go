@@ -1,0 +1,223 @@
+package availmon
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"text/template"
+	"text/template/parse"
+	"time"
+
+	"github.com/prometheus/common/model"
+)
+
+// DiscoveryRule makes apps of the series a PromQL query returns, so that
+// apps already labelled in Prometheus need not be listed one by one. Each
+// cycle runs the query once, whatever the number of apps it yields: each
+// distinct name the AppName template makes from a series' labels is an app,
+// whose state comes from its series' values by the rules of App.Metric (all
+// non-zero: up; a zero: down; NaN: unavailable).
+type DiscoveryRule struct {
+	// Name identifies the rule in logs, metrics and errors.
+	Name string
+	// Backend names one of Options.Backends; its Source must be a
+	// *PrometheusSource (or another Source with an Instant method).
+	Backend string
+	// Query is the PromQL expression whose series become apps.
+	Query string
+	// AppName is a text/template over the series' labels, such as
+	// `{{ .service }}-{{ .region }}`. A series lacking a label the
+	// template uses is skipped and counted.
+	AppName string
+	// LocationLabel is the label whose value picks the app's location:
+	// the location whose Match lists the value, or else whose Name is
+	// the value. A series whose value maps to no location is skipped,
+	// counted and logged.
+	LocationLabel string
+	// ForgetAfter is how long an app whose series disappeared stays,
+	// unavailable with "no sample", before it is removed; default 1h.
+	ForgetAfter time.Duration
+	// MaxApps bounds the apps of the rule; default 10,000. Past it, new
+	// names are ignored with a warning.
+	MaxApps int
+}
+
+// Defaults of DiscoveryRule.
+const (
+	DefaultForgetAfter = time.Hour
+	DefaultMaxApps     = 10_000
+)
+
+// ruleState is a rule as the monitor runs it: compiled, with the apps it has
+// seen. It is only used under cycleMu.
+type ruleState struct {
+	rule    DiscoveryRule
+	backend int // index in the plan's backends
+	name    *template.Template
+	locOf   map[string]int // LocationLabel value -> location index
+	apps    map[string]*foundApp
+	// dupLogged holds names already logged as taken, so that a duplicate
+	// is logged once, not every cycle.
+	dupLogged map[string]bool
+}
+
+// foundApp is an app a rule made, and what its last answer said of it.
+type foundApp struct {
+	app      App
+	loc      int    // index of app.Location in the plan's locations
+	locValue string // the LocationLabel value it was found with
+	lastSeen time.Time
+	result   Result
+	at       time.Time
+}
+
+// compileRules validates the rules against plan p (its backends, locations
+// and listed apps) and compiles them. Every problem is returned.
+func compileRules(rules []DiscoveryRule, p *plan) ([]*ruleState, []error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	locOf, locErrs := matchIndex(p)
+	errs = append(errs, locErrs...)
+	seen := map[string]bool{}
+	constNames := map[string]string{} // a name no label can change -> rule
+	var out []*ruleState
+	for i, r := range rules {
+		r.ForgetAfter = cmpOr(r.ForgetAfter, DefaultForgetAfter)
+		r.MaxApps = cmpOr(r.MaxApps, DefaultMaxApps)
+		what := fmt.Sprintf("discovery rule %q", r.Name)
+		switch {
+		case strings.TrimSpace(r.Name) == "":
+			bad("discovery rule %d has no name", i+1)
+		case seen[r.Name]:
+			bad("%s is listed twice", what)
+		}
+		seen[r.Name] = true
+		rs := &ruleState{rule: r, locOf: locOf, apps: map[string]*foundApp{}, dupLogged: map[string]bool{}}
+		bi, ok := p.backendIndex(r.Backend)
+		switch {
+		case r.Backend == "" && len(p.backends) == 1:
+			rs.rule.Backend, bi = p.backends[0].Name, 0
+		case !ok:
+			bad("%s: unknown backend %q", what, r.Backend)
+		}
+		if ok || r.Backend == "" && len(p.backends) == 1 {
+			if _, q := p.backends[bi].Source.(instantQuerier); !q {
+				bad("%s: backend %q cannot run queries (it is not a Prometheus backend)", what, rs.rule.Backend)
+			}
+		}
+		rs.backend = bi
+		if strings.TrimSpace(r.Query) == "" {
+			bad("%s has no query", what)
+		}
+		if !model.UTF8Validation.IsValidLabelName(r.LocationLabel) {
+			bad("%s: location label %q is not a label name", what, r.LocationLabel)
+		}
+		if r.ForgetAfter < 0 || r.MaxApps < 0 {
+			bad("%s: forget_after and max_apps must not be negative", what)
+		}
+		t, err := template.New(r.Name).Option("missingkey=error").Parse(r.AppName)
+		switch {
+		case strings.TrimSpace(r.AppName) == "":
+			bad("%s has no app name template", what)
+		case err != nil:
+			bad("%s: app name template: %w", what, err)
+		default:
+			rs.name = t
+			if text, ok := constantText(t); ok {
+				// The same name for every series: a clash with a listed
+				// app or another such rule is certain, so it is an error now.
+				if hasKey(p.appIndex, text) {
+					bad("%s: every app it makes is named %q, which is a listed app", what, text)
+				}
+				if other, dup := constNames[text]; dup {
+					bad("%s: every app it makes is named %q, as are those of rule %q", what, text, other)
+				}
+				constNames[text] = r.Name
+			}
+		}
+		out = append(out, rs)
+	}
+	for i, a := range out {
+		for _, b := range out[:i] {
+			if a.rule.Query == b.rule.Query && a.rule.AppName == b.rule.AppName && a.rule.Backend == b.rule.Backend {
+				bad("discovery rules %q and %q make the same apps from the same query", b.rule.Name, a.rule.Name)
+			}
+		}
+	}
+	return out, errs
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// constantText reports whether t always renders the same text, and that text.
+func constantText(t *template.Template) (string, bool) {
+	if t.Tree == nil || t.Tree.Root == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, n := range t.Tree.Root.Nodes {
+		tn, ok := n.(*parse.TextNode)
+		if !ok {
+			return "", false
+		}
+		b.Write(tn.Text)
+	}
+	return b.String(), true
+}
+
+// matchIndex maps every value of a location's Match list, and every
+// location's name, to the location. A value listed by two locations is an
+// error; a name matched by another location's list goes to that list.
+func matchIndex(p *plan) (map[string]int, []error) {
+	var errs []error
+	idx := make(map[string]int, len(p.locations))
+	for i, l := range p.locations {
+		for _, v := range l.Match {
+			if j, dup := idx[v]; dup && j != i {
+				errs = append(errs, fmt.Errorf("location %q: match value %q is also matched by location %q", l.Name, v, p.locations[j].Name))
+				continue
+			}
+			idx[v] = i
+		}
+	}
+	for i, l := range p.locations {
+		if _, ok := idx[l.Name]; !ok {
+			idx[l.Name] = i
+		}
+	}
+	return idx, errs
+}
+
+// carryRules keeps the apps found by rules that did not change, so that a
+// reconfiguration neither forgets them nor makes them wait for the next
+// query; a changed rule starts afresh.
+func carryRules(old, next []*ruleState, p *plan) {
+	prev := make(map[string]*ruleState, len(old))
+	for _, rs := range old {
+		prev[rs.rule.Name] = rs
+	}
+	for _, rs := range next {
+		o, ok := prev[rs.rule.Name]
+		if !ok || !reflect.DeepEqual(o.rule, rs.rule) {
+			continue
+		}
+		for name, f := range o.apps {
+			li, ok := rs.locOf[f.locValue]
+			if !ok {
+				continue // its location is gone
+			}
+			g := *f
+			g.loc, g.app.Location = li, p.locations[li].Name
+			rs.apps[name] = &g
+		}
+	}
+}
+
+var errNoSample = errors.New("no sample")

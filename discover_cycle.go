@@ -1,0 +1,225 @@
+package availmon
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+)
+
+// defaultEventBuffer holds two events per app, those the rules may make
+// included, so that a cycle where every app changes loses no client; the
+// bound keeps a large max_apps from reserving a huge ring.
+func defaultEventBuffer(p *plan, rules []*ruleState) int {
+	n := len(p.apps)
+	for _, rs := range rules {
+		n += rs.rule.MaxApps
+	}
+	return min(max(1024, 2*n), 1<<16)
+}
+
+// ruleAnswer is one rule's query in one cycle.
+type ruleAnswer struct {
+	vec model.Vector
+	rt  time.Duration
+	err error
+	at  time.Time
+}
+
+// queryRule runs a rule's query once, on the backend of plan p.
+func (m *Monitor) queryRule(ctx context.Context, p *plan, rs *ruleState) (a ruleAnswer) {
+	be := p.backends[rs.backend]
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			a.err = fmt.Errorf("source panicked: %v\n%s", r, debug.Stack())
+		}
+		m.exp.ObserveScrape(be.Name, time.Since(start), a.err)
+		if a.err == nil && ctx.Err() != nil {
+			a.err = fmt.Errorf("check timed out: answered after the cycle deadline: %w", ctx.Err())
+		}
+		a.at = m.clock.Now()
+	}()
+	a.vec, a.rt, a.err = be.Source.(instantQuerier).Instant(ctx, rs.rule.Query)
+	return a
+}
+
+// foldRules applies the cycle's answers to the rules, logs and counts what
+// they skipped, and notes which backends answered.
+func (m *Monitor) foldRules(p *plan, rules []*ruleState, answers []ruleAnswer, out *cycleResult) {
+	for i, rs := range rules {
+		a := answers[i]
+		st := rs.fold(a.vec, a.rt, a.err, a.at, p.locations)
+		out.tried[rs.backend] = true
+		name := rs.rule.Name
+		if a.err != nil {
+			m.log.Warn("discovery query failed; its apps are unavailable", "rule", name, "apps", len(rs.apps), "err", a.err)
+			continue
+		}
+		out.answered[rs.backend] = true
+		m.disc.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
+		m.disc.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
+		m.disc.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
+		m.disc.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
+		if st.unmapped > 0 {
+			m.log.Warn("discovery: series whose location label maps to no location were skipped", "rule", name,
+				"label", rs.rule.LocationLabel, "series", st.unmapped, "values", st.unmappedValues)
+		}
+		if st.badName > 0 {
+			m.log.Warn("discovery: series the app name template could not name were skipped", "rule", name, "series", st.badName)
+		}
+		if st.overMax > 0 {
+			m.log.Warn("discovery: the rule holds max_apps apps; new ones were ignored", "rule", name,
+				"max_apps", rs.rule.MaxApps, "ignored", st.overMax)
+		}
+		if st.forgotten > 0 {
+			m.log.Info("discovery: apps without a sample for forget_after were removed", "rule", name,
+				"removed", st.forgotten, "forget_after", rs.rule.ForgetAfter)
+		}
+	}
+}
+
+// applyDiscovery folds the rules' answers in, swaps in a plan with the apps
+// they found when that set changed, and fills out with their results. It
+// returns the plan the cycle commits. It runs under cycleMu.
+func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult) *plan {
+	m.foldRules(p, m.rules, answers, out)
+	found := m.discovered(p, m.rules)
+	if !sameDiscovered(p, found) {
+		np := m.withDiscovered(p, found, m.rules)
+		m.applyPlan(np, false)
+		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
+		out.at = append(out.at[:p.nListed:p.nListed], make([]time.Time, len(found))...)
+		p = np
+	}
+	for i, f := range found {
+		out.results[p.nListed+i], out.at[p.nListed+i] = f.result, f.at
+	}
+	return p
+}
+
+// discovered lists the apps the rules hold, rule by rule in name order,
+// leaving out names a listed app or an earlier rule has taken (logged the
+// first time, and counted as duplicate).
+func (m *Monitor) discovered(p *plan, rules []*ruleState) []*foundApp {
+	var out []*foundApp
+	taken := make(map[string]string)
+	for _, rs := range rules {
+		dups := 0
+		for _, f := range rs.sortedApps() {
+			name := f.app.Name
+			other, dup := taken[name]
+			_, listed := p.appIndex[name]
+			if listed && p.appIndex[name] < p.nListed {
+				dup, other = true, "a listed app"
+			}
+			if dup {
+				dups++
+				if !rs.dupLogged[name] {
+					rs.dupLogged[name] = true
+					m.log.Warn("discovery: app name already taken; skipped", "rule", rs.rule.Name, "app", name, "taken_by", other)
+				}
+				continue
+			}
+			taken[name] = fmt.Sprintf("rule %q", rs.rule.Name)
+			out = append(out, f)
+		}
+		m.disc.skipped.WithLabelValues(rs.rule.Name, "duplicate").Set(float64(dups))
+	}
+	return out
+}
+
+// sameDiscovered reports whether p already holds exactly the apps found.
+func sameDiscovered(p *plan, found []*foundApp) bool {
+	if len(p.apps)-p.nListed != len(found) {
+		return false
+	}
+	for i, f := range found {
+		a := &p.apps[p.nListed+i]
+		if a.Name != f.app.Name || a.Location != f.app.Location || a.Metric != f.app.Metric || a.Backend != f.app.Backend {
+			return false
+		}
+	}
+	return true
+}
+
+// withDiscovered returns a plan of p's listed apps followed by the apps
+// found, with the controls New was given resolved for them all. The found
+// apps are never batched: their rules' queries check them.
+func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState) *plan {
+	n := len(p.apps[:p.nListed]) + len(found)
+	np := &plan{
+		apps:      make([]App, 0, n),
+		appIndex:  make(map[string]int, n),
+		locations: p.locations,
+		locIndex:  p.locIndex,
+		appLocs:   make([]int, 0, n),
+		locApps:   make([][]int, len(p.locations)),
+		backends:  p.backends,
+		backendOf: make([]int, 0, n),
+		batches:   p.batches,
+		appBatch:  p.appBatch,
+		nListed:   p.nListed,
+	}
+	add := func(a App, loc, backend int) {
+		i := len(np.apps)
+		np.apps = append(np.apps, a)
+		np.appIndex[a.Name] = i
+		np.appLocs = append(np.appLocs, loc)
+		np.locApps[loc] = append(np.locApps[loc], i)
+		np.backendOf = append(np.backendOf, backend)
+	}
+	for i, a := range p.apps[:p.nListed] {
+		add(a, p.appLocs[i], p.backendOf[i])
+	}
+	backendOfRule := make(map[string]int, len(rules))
+	for _, rs := range rules {
+		backendOfRule[rs.rule.Backend] = rs.backend
+	}
+	for _, f := range found {
+		add(f.app, f.loc, backendOfRule[f.app.Backend])
+	}
+	var o Options
+	m.ctlOpts.into(&o)
+	ctl, errs := newControls(np, &o)
+	for _, err := range errs {
+		// The labels of series are label names and non-empty values, and
+		// the rest was checked with the listed apps: this is not expected.
+		m.log.Warn("discovery: controls of discovered apps", "err", err)
+	}
+	np.ctl = ctl
+	return np
+}
+
+// discoveryMetrics describe the rules: how many apps each holds, and how
+// many series its last answer skipped, and why.
+type discoveryMetrics struct {
+	apps    *prometheus.GaugeVec
+	skipped *prometheus.GaugeVec
+}
+
+func newDiscoveryMetrics() discoveryMetrics {
+	return discoveryMetrics{
+		apps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "availmon_discovery_apps",
+			Help: "Apps a discovery rule holds after its last query, those without a sample included.",
+		}, []string{"rule"}),
+		skipped: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "availmon_discovery_series_skipped",
+			Help: "Series or apps of a discovery rule's last query that were skipped, by reason (unmapped_location, name_template, max_apps, duplicate).",
+		}, []string{"rule", "reason"}),
+	}
+}
+
+func (d discoveryMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{d.apps, d.skipped}
+}
+
+// forget deletes the series of rules that are gone.
+func (d discoveryMetrics) forget(rule string) {
+	d.apps.DeletePartialMatch(prometheus.Labels{"rule": rule})
+	d.skipped.DeletePartialMatch(prometheus.Labels{"rule": rule})
+}

@@ -1,0 +1,187 @@
+package availmon_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// stepClock is a Clock the test moves, for forget_after on schedule while
+// the queries go to a real Prometheus.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *stepClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// A target whose series come and go, through a real Prometheus: apps appear
+// with their states, turn unavailable ("no sample") when their series goes,
+// are forgotten after forget_after, and each cycle is one request.
+func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
+	t.Parallel()
+	exp := promtest.NewExporter(t)
+	exp.Set("cart", 1)
+	exp.Set("search", 0)
+	exp.Set("billing", 1)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	backend, ct := promBackend(t, "main", prom)
+	clock := &stepClock{t: time.Now()}
+	m := newMonitor(t, availmon.Options{
+		Locations: []availmon.Location{{Name: "Demo land", Latitude: 1, Longitude: 2, Match: []string{"demo"}}},
+		Backends:  []availmon.Backend{backend},
+		Discover: []availmon.DiscoveryRule{{Name: "demo", Query: promtest.ExporterMetric, AppName: "svc-{{ .app }}",
+			LocationLabel: "job", ForgetAfter: time.Hour}},
+		Clock:   clock,
+		Timeout: time.Minute,
+	})
+	api := serveAPI(t, m)
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(3))
+
+	cycle := func(want map[string]string) {
+		t.Helper()
+		before := ct.requests.Load()
+		scrape(t, m)
+		if n := ct.requests.Load() - before; n != 1 {
+			t.Errorf("a cycle made %d requests, want 1", n)
+		}
+		if d := cmp.Diff(want, api.appStates()); d != "" {
+			t.Errorf("apps (-want +got):\n%s", d)
+		}
+	}
+	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-billing": "up"})
+
+	// billing's series goes (Prometheus marks it stale at its next scrape).
+	exp.Delete("billing")
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(2))
+	clock.Advance(time.Minute)
+	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-billing": "unavailable"})
+	var d struct{ Data wireAppDetail }
+	api.get("/api/apps/svc-billing", &d)
+	if d.Data.Error != "no sample" || len(d.Data.History) != 2 {
+		t.Errorf("svc-billing: error %q, %d checks; want no sample and 2", d.Data.Error, len(d.Data.History))
+	}
+	clock.Advance(58 * time.Minute) // 59m without a sample: kept
+	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-billing": "unavailable"})
+	clock.Advance(time.Minute) // 1h: forgotten
+	cycle(map[string]string{"svc-cart": "up", "svc-search": "down"})
+
+	// A new series is a new app.
+	exp.Set("payments", 0)
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(3))
+	clock.Advance(time.Minute)
+	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-payments": "down"})
+	var loc struct{ Data wireLocation }
+	api.get("/api/locations/Demo%20land", &loc)
+	if loc.Data.Summary.TotalApps != 3 || loc.Data.Summary.DownCount != 2 {
+		t.Errorf("location summary: %+v", loc.Data.Summary)
+	}
+}
+
+// discovery10k serves 10,000 series in three regions, scraped by a real
+// Prometheus, and returns a Monitor whose one rule makes them apps.
+func discovery10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promtest.Server) {
+	tb.Helper()
+	var text strings.Builder
+	fmt.Fprintf(&text, "# TYPE svc_up gauge\n")
+	for i := range manyApps {
+		v := 1
+		if i%7 == 0 {
+			v = 0
+		}
+		fmt.Fprintf(&text, "svc_up{service=%q,region=\"r%d\"} %d\n", fmtApp(i), i%3, v)
+	}
+	target := promtest.NewStaticTarget(tb, text.String())
+	prom := promtest.Start(tb, promtest.Job("svc", target.Target()))
+	backend, ct := promBackend(tb, "main", prom)
+	m := newMonitor(tb, availmon.Options{
+		Locations: []availmon.Location{
+			{Name: "north", Latitude: 60, Match: []string{"r0"}},
+			{Name: "south", Latitude: -30, Match: []string{"r1"}},
+			{Name: "east", Longitude: 90, Match: []string{"r2"}},
+		},
+		Backends: []availmon.Backend{backend},
+		Discover: []availmon.DiscoveryRule{{Name: "svc", Query: "svc_up", AppName: "{{ .service }}", LocationLabel: "region"}},
+		Timeout:  2 * time.Minute,
+	})
+	prom.WaitForQuery(tb, `count(svc_up)`, promtest.SampleEquals(manyApps))
+	return m, ct, prom
+}
+
+// 10,000 discovered apps cost one request per cycle.
+func TestDiscovery10kOneRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 series through a real Prometheus; not in -short")
+	}
+	t.Parallel()
+	m, ct, _ := discovery10k(t)
+	api := serveAPI(t, m)
+	for cycle := 1; cycle <= 2; cycle++ {
+		before := ct.requests.Load()
+		start := time.Now()
+		scrape(t, m)
+		t.Logf("cycle %d: %d requests, %s", cycle, ct.requests.Load()-before, time.Since(start))
+		if n := ct.requests.Load() - before; n != 1 {
+			t.Errorf("cycle %d: %d requests for %d discovered apps, want 1", cycle, n, manyApps)
+		}
+		states := api.appStates()
+		if len(states) != manyApps {
+			t.Fatalf("cycle %d: %d apps, want %d", cycle, len(states), manyApps)
+		}
+		for i := range manyApps {
+			want := "up"
+			if i%7 == 0 {
+				want = "down"
+			}
+			if got := states[fmtApp(i)]; got != want {
+				t.Fatalf("cycle %d: %s is %q, want %q", cycle, fmtApp(i), got, want)
+			}
+		}
+	}
+	var loc struct{ Data wireLocation }
+	api.get("/api/locations/south", &loc)
+	if loc.Data.Summary.TotalApps != manyApps/3 {
+		t.Errorf("south has %d apps, want %d", loc.Data.Summary.TotalApps, manyApps/3)
+	}
+}
+
+// BenchmarkDiscoveryCycle10k: one cycle of a rule yielding 10,000 apps from
+// a real Prometheus. ns/op is the cycle's wall time; requests/cycle the
+// backend requests; cpu-ns/cycle availmon's CPU (this process) per cycle.
+func BenchmarkDiscoveryCycle10k(b *testing.B) {
+	m, ct, prom := discovery10k(b)
+	scrape(b, m) // the first cycle adds the apps
+	before := ct.requests.Load()
+	cpu := cpuTime()
+	promCPU, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		scrape(b, m)
+	}
+	promCPUAfter, err := prom.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(ct.requests.Load()-before)/float64(b.N), "requests/cycle")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/cycle")
+	b.ReportMetric(float64(promCPUAfter-promCPU)/float64(b.N), "prom-cpu-ns/cycle")
+}
