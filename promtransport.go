@@ -56,6 +56,15 @@ func (t *backendTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	if res.ContentLength > t.maxBytes {
+		// Said up front: no need to read the first maxBytes to know.
+		res.Body.Close()
+		err := tooLarge(t.maxBytes)
+		if obs != nil {
+			obs(time.Since(start), err)
+		}
+		return nil, err
+	}
 	var failed error
 	if res.StatusCode/100 != 2 {
 		failed = fmt.Errorf("HTTP status %s", res.Status)
@@ -86,7 +95,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.rc.Read(one[:])
 		if n > 0 {
-			err = fmt.Errorf("%w: more than %d bytes (max_response_bytes)", ErrResponseTooLarge, b.limit)
+			err = tooLarge(b.limit)
 		}
 		b.ended(err)
 		return 0, err
@@ -98,6 +107,10 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	b.left -= int64(n)
 	b.ended(err)
 	return n, err
+}
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("%w: more than %d bytes (max_response_bytes)", ErrResponseTooLarge, limit)
 }
 
 // ended reports the request when err ends the body.

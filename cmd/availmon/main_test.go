@@ -27,7 +27,7 @@ import (
 
 // closedPort returns a loopback address nothing listens on, for a backend
 // that is down: its apps are unavailable, and availmon stays healthy.
-func closedPort(t *testing.T) string {
+func closedPort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -34,7 +34,7 @@ var (
 )
 
 // binary builds the availmon binary once per test run.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")

@@ -28,7 +28,7 @@ type proc struct {
 	logDone chan struct{}
 }
 
-func startStored(t *testing.T, bin string, args ...string) *proc {
+func startStored(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(bin, append(args, "-listen", "127.0.0.1:0")...), logDone: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
