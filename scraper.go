@@ -30,7 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
-	finishSaving := m.startSaving(ctx)
+	saver := m.startSaving(ctx)
 	stopBackfill := m.startBackfill(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -47,7 +47,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
 			stopBackfill()
-			finishSaving()
+			saver.finish()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -61,6 +61,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
+		saver.afterCycle()
 		// Drain a change that arrived during the cycle: the timer below
 		// already uses the latest interval.
 		select {
