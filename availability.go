@@ -278,9 +278,10 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex   // one cycle (or reconfiguration) at a time
-	plan     *plan        // under cycleMu; readers use the snapshot's plan
-	rules    []*ruleState // under cycleMu
+	cycleMu  sync.Mutex          // one cycle (or reconfiguration) at a time
+	plan     *plan               // under cycleMu; readers use the snapshot's plan
+	rules    []*ruleState        // under cycleMu
+	awaiting map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
 	disc     discoveryMetrics
 	ctlOpts  controlOptions
 	state    *cycleState

@@ -88,6 +88,7 @@ func (m *Monitor) foldRules(p *plan, rules []*ruleState, answers []ruleAnswer, o
 func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult) *plan {
 	m.foldRules(p, m.rules, answers, out)
 	found := m.discovered(p, m.rules)
+	defer m.stopAwaiting(answers)
 	if !sameDiscovered(p, found) {
 		np := m.withDiscovered(p, found, m.rules)
 		m.applyPlan(np, false)

@@ -348,3 +348,50 @@ func TestDiscoveryAcrossReconfigure(t *testing.T) {
 		t.Errorf("/metrics after removing the rule:\n%s", m)
 	}
 }
+
+// The state store keeps the history of discovered apps across a restart:
+// the saved state waits for the rule to find the app again.
+func TestDiscoveryRestoredAcrossRestart(t *testing.T) {
+	clock := newFakeClock(t0)
+	st := &memStore{}
+	withStore := func(o *Options) { o.Store, o.Clock = st, clock }
+	before, q := discoveryMonitor(t, withStore)
+	before.clock = clock
+	q.set(nil, sample(1, "service", "cart", "region", "il"), sample(0, "service", "gone", "region", "il"))
+	for range 3 {
+		before.scrape(t)
+		clock.Advance(time.Minute)
+	}
+	if err := before.save(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantHist := dataOf(t, before, "/api/apps/cart-il").(map[string]any)["history"].([]any)
+
+	after, q2 := discoveryMonitor(t, withStore)
+	after.clock = clock
+	if _, ok := states(t, after.h)["cart-il"]; ok {
+		t.Fatal("a discovered app is listed before its rule found it")
+	}
+	q2.set(nil, sample(1, "service", "cart", "region", "il"))
+	after.scrape(t)
+	d := dataOf(t, after, "/api/apps/cart-il").(map[string]any)
+	hist := d["history"].([]any)
+	if len(hist) != len(wantHist)+1 || !cmp.Equal(wantHist, hist[:len(wantHist)]) {
+		t.Errorf("history after the restart: %d entries, want the %d saved and one more", len(hist), len(wantHist))
+	}
+	_, body := get(t, after.h, "/api/metrics/summary")
+	for _, a := range body["data"].(map[string]any)["apps_summary"].([]any) {
+		if a := a.(map[string]any); a["name"] == "cart-il" && a["uptime_24h"] != 100.0 {
+			t.Errorf("cart-il's 24h counters after the restart: %v", a)
+		}
+	}
+	if after.awaiting != nil {
+		t.Errorf("apps no rule found are still awaited after a full answer: %v", after.awaiting)
+	}
+	// gone does not come back later with its old history.
+	q2.set(nil, sample(1, "service", "cart", "region", "il"), sample(1, "service", "gone", "region", "il"))
+	after.scrape(t)
+	if h := dataOf(t, after, "/api/apps/gone-il").(map[string]any)["history"].([]any); len(h) != 1 {
+		t.Errorf("gone-il came back with %d history entries, want a fresh start", len(h))
+	}
+}

@@ -97,6 +97,7 @@ func (m *Monitor) apply(s *savedState) int {
 	for _, a := range s.apps {
 		i, ok := m.plan.appIndex[a.name]
 		if !ok {
+			m.awaitDiscovery(a) // a discovered app, until its rule finds it
 			continue
 		}
 		kept++

@@ -22,6 +22,9 @@ func (c *Config) RestartNeeded(old *Config) []string {
 	differ("history_size", old.HistorySize, c.HistorySize)
 	differ("log_level", old.LogLevel, c.LogLevel)
 	differ("authentication", old.HMAC, c.HMAC)
+	differ("storage.path", old.Storage.Path, c.Storage.Path)
+	differ("storage.save_interval", old.Storage.SaveInterval, c.Storage.SaveInterval)
+	differ("storage.backfill", old.Storage.Backfill, c.Storage.Backfill)
 	out = append(out, c.Controls.restartNeeded(&old.Controls)...)
 	if !slices.Equal(old.WSOriginPatterns, c.WSOriginPatterns) {
 		out = append(out, "websocket.allowed_origins")

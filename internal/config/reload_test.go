@@ -31,6 +31,7 @@ apps: [{name: a, location: A, metric: up}]
 		{"max_parallel: 3\nhistory_size: 7\n", []string{"max_parallel", "history_size"}},
 		{"scrape_timeout: 2s\nlog_level: debug\n", []string{"scrape_timeout", "log_level"}},
 		{"websocket: {allowed_origins: [a.example.com]}\n", []string{"websocket.allowed_origins"}},
+		{"storage: {path: /var/lib/elsewhere}\n", []string{"storage.path"}},
 		{"authentication: {hmac: {enabled: true, secret: 0123456789abcdef0123456789abcdef}}\n", []string{"authentication"}},
 	}
 	for _, tc := range tests {

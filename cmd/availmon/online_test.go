@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// -check-config -online runs each discovery rule once against a real
+// Prometheus and prints its apps per location and what it skipped; a
+// failing query is exit 1.
+func TestCheckConfigOnline(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	for _, a := range []string{"cart", "search", "billing"} {
+		exp.Set(a, 1)
+	}
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(3))
+	cfg := fmt.Sprintf(`prometheus:
+  - {name: main, url: %s}
+  - {name: down, url: http://%s}
+locations:
+  - {name: Demo land, latitude: 1, longitude: 2, match: [demo]}
+  - {name: Elsewhere, latitude: 3, longitude: 4}
+discover:
+  - {name: by-app, prometheus: main, query: demo_up, app: 'svc-{{ .app }}', location_label: job}
+  - {name: nowhere, prometheus: main, query: demo_up, app: '{{ .app }}', location_label: instance}
+`, prom.URL(), closedPort(t))
+	path := filepath.Join(t.TempDir(), "online.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	code := run(t.Context(), []string{"-config", path, "-check-config", "-online"}, &out, &errOut, noEnv)
+	if code != exitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	for _, w := range []string{
+		"config OK: 0 apps, 2 locations, 2 backends\n",
+		"discover by-app (backend main): 3 apps (Demo land 3)\n",
+		"discover nowhere (backend main): 0 apps; skipped 3 unmapped_location; location values mapped to no location: [",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out.String())
+		}
+	}
+
+	failing := strings.Replace(cfg, "prometheus: main, query: demo_up, app: '{{ .app }}'", "prometheus: down, query: demo_up, app: '{{ .app }}'", 1)
+	if err := os.WriteFile(path, []byte(failing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(t.Context(), []string{"-config", path, "-check-config", "-online"}, &out, io.Discard, noEnv); code != exitError ||
+		!strings.Contains(out.String(), "discover nowhere (backend down): query failed: ") {
+		t.Errorf("a failing rule: exit %d, stdout:\n%s", code, out.String())
+	}
+	if code := run(t.Context(), []string{"-config", path, "-online"}, io.Discard, io.Discard, noEnv); code != exitUsage {
+		t.Errorf("-online without -check-config: exit %d, want %d", code, exitUsage)
+	}
+}
