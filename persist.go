@@ -3,6 +3,7 @@ package availmon
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
@@ -119,10 +120,10 @@ func (m *Monitor) apply(s *savedState) int {
 	return kept
 }
 
-// save writes a copy of the state to the store.
-func (m *Monitor) save(ctx context.Context) error {
+// save encodes s and writes it to the store.
+func (m *Monitor) save(ctx context.Context, s *savedState) error {
 	start := time.Now()
-	data := encodeState(m.copyState())
+	data := encodeState(s)
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
 	if err := m.store.Save(ctx, data); err != nil {
@@ -133,40 +134,78 @@ func (m *Monitor) save(ctx context.Context) error {
 	return nil
 }
 
-// saveLoop saves every saveInterval until ctx ends. Run owns it and makes
-// the last save itself, after the last cycle.
-func (m *Monitor) saveLoop(ctx context.Context) {
-	t := time.NewTicker(m.saveInterval)
+// saver saves a Run's state. The copy a save needs holds the cycle lock, so
+// Run takes it right after a cycle (afterCycle), an interval before the
+// next one is due: a save then never delays a cycle. The saver's own
+// goroutine encodes and writes it, and takes a copy itself only when no
+// cycle came for a whole save interval (a long scrape interval), so that
+// what changes between cycles (the interval, the replay cache) is still
+// saved in time.
+type saver struct {
+	m        *Monitor
+	copies   chan *savedState
+	lastCopy atomic.Int64 // unix nanoseconds, wall clock
+	stop     context.CancelFunc
+	done     chan struct{}
+	ctx      context.Context
+}
+
+// startSaving starts the saver when there is a store; nil otherwise (its
+// methods then do nothing).
+func (m *Monitor) startSaving(ctx context.Context) *saver {
+	if m.store == nil {
+		return nil
+	}
+	loopCtx, stop := context.WithCancel(ctx)
+	sv := &saver{m: m, copies: make(chan *savedState, 1), stop: stop, done: make(chan struct{}), ctx: ctx}
+	sv.lastCopy.Store(time.Now().UnixNano())
+	go func() {
+		defer close(sv.done)
+		sv.loop(loopCtx)
+	}()
+	return sv
+}
+
+// afterCycle takes a copy for the saver when a save is due.
+func (sv *saver) afterCycle() {
+	if sv == nil || time.Since(time.Unix(0, sv.lastCopy.Load())) < sv.m.saveInterval {
+		return
+	}
+	sv.lastCopy.Store(time.Now().UnixNano())
+	select {
+	case sv.copies <- sv.m.copyState():
+	default: // the last copy is still being written: this one can wait
+	}
+}
+
+func (sv *saver) loop(ctx context.Context) {
+	t := time.NewTicker(sv.m.saveInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case s := <-sv.copies:
+			_ = sv.m.save(ctx, s)
 		case <-t.C:
-			_ = m.save(ctx)
+			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval {
+				sv.lastCopy.Store(time.Now().UnixNano())
+				_ = sv.m.save(ctx, sv.m.copyState())
+			}
 		}
 	}
 }
 
-// startSaving starts saveLoop when there is a store and returns what Run
-// calls on its way out: wait for the loop, then save one last time.
-func (m *Monitor) startSaving(ctx context.Context) (finish func()) {
-	if m.store == nil {
-		return func() {}
+// finish stops the saver and saves one last time, after Run's last cycle.
+func (sv *saver) finish() {
+	if sv == nil {
+		return
 	}
-	loopCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m.saveLoop(loopCtx)
-	}()
-	return func() {
-		stop()
-		<-done
-		// ctx has ended: the last save must not be cut short by it.
-		if err := m.save(context.WithoutCancel(ctx)); err == nil {
-			m.log.Info("state saved for the next start")
-		}
+	sv.stop()
+	<-sv.done
+	// Run's ctx has ended: the last save must not be cut short by it.
+	if err := sv.m.save(context.WithoutCancel(sv.ctx), sv.m.copyState()); err == nil {
+		sv.m.log.Info("state saved for the next start")
 	}
 }
 

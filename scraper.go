@@ -30,7 +30,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
-	finishSaving := m.startSaving(ctx)
+	saver := m.startSaving(ctx)
 	stopBackfill := m.startBackfill(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -47,7 +47,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
 			stopBackfill()
-			finishSaving()
+			saver.finish()
 			m.log.Info("monitor stopped")
 			return nil
 		case <-m.intervalChanged:
@@ -61,6 +61,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
+		saver.afterCycle()
 		// Drain a change that arrived during the cycle: the timer below
 		// already uses the latest interval.
 		select {
@@ -205,6 +206,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st := m.state
 	var evs []Event
 	var up, down, unavail int
+	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	for i, r := range out.results {
 		prev := st.apps[i]
 		cur := appState{
@@ -228,10 +230,14 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			m.log.Info("status changed", "app", p.apps[i].Name, "location", p.apps[i].Location,
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
+		cur.maint = inMaint != nil && inMaint[i]
 		st.apps[i] = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
 		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		if cur.maint {
+			continue // counts neither for nor against availability
+		}
 		st.appDay[i].add(out.at[i], r.Status, cur.rt)
 		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
 		st.sysDay.add(out.at[i], r.Status, cur.rt)

@@ -80,6 +80,10 @@ func NewFaultProxy(tb testing.TB, target string) *FaultProxy {
 		tb.Fatalf("promtest: fault proxy target %q: %v", target, err)
 	}
 	p := &FaultProxy{proxy: httputil.NewSingleHostReverseProxy(u), done: make(chan struct{})}
+	// A transport of its own, not http.DefaultTransport shared with the
+	// rest of the test process.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	p.proxy.Transport = tr
 	// Errors reaching the backend are the test's business: answer 502
 	// without writing to the process's standard log.
 	p.proxy.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, err error) {
@@ -90,6 +94,7 @@ func NewFaultProxy(tb testing.TB, target string) *FaultProxy {
 		close(p.done) // hanging and trickling faults return first
 		p.srv.CloseClientConnections()
 		p.srv.Close()
+		tr.CloseIdleConnections()
 	})
 	return p
 }
