@@ -112,6 +112,7 @@ type locationSummaryJSON struct {
 	UpCount                int      `json:"up_count"`
 	DownCount              int      `json:"down_count"`
 	UnavailableCount       int      `json:"unavailable_count"`
+	MaintenanceCount       int      `json:"maintenance_count,omitempty"`
 	AvailabilityPercentage *float64 `json:"availability_percentage"`
 }
 
@@ -148,6 +149,7 @@ type statusJSON struct {
 	ApplicationsUp          int      `json:"applications_up"`
 	ApplicationsDown        int      `json:"applications_down"`
 	ApplicationsUnavailable int      `json:"applications_unavailable"`
+	ApplicationsMaintenance int      `json:"applications_maintenance,omitempty"`
 	TotalLocations          int      `json:"total_locations"`
 	LastUpdate              jsonTime `json:"last_update"`
 	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
@@ -188,6 +190,7 @@ type locationSummaryItemJSON struct {
 	AppsUp          int      `json:"apps_up"`
 	AppsDown        int      `json:"apps_down"`
 	AppsUnavailable int      `json:"apps_unavailable"`
+	AppsMaintenance int      `json:"apps_maintenance,omitempty"`
 	Availability    *float64 `json:"availability"`
 }
 

@@ -166,6 +166,9 @@ type Options struct {
 	// Services are rollups of the apps that match a label selector,
 	// served at /api/services.
 	Services []Service
+	// Maintenance windows known from the start; more can be added through
+	// POST /api/maintenance.
+	Maintenance []MaintenanceWindow
 
 	// Version is reported by /health and /api/config; default "dev".
 	Version string
@@ -284,6 +287,7 @@ type Monitor struct {
 	awaiting map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
 	disc     discoveryMetrics
 	ctlOpts  controlOptions
+	maint    *maintenance
 	state    *cycleState
 	snapGen  uint64 // under cycleMu: snapshots published so far
 	snap     atomic.Pointer[snapshot]
@@ -366,6 +370,7 @@ func New(opts Options) (*Monitor, error) {
 	m.ctlOpts = controlOptionsOf(&opts)
 	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
+	errs = append(errs, m.initMaintenance(p, opts.Maintenance)...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}

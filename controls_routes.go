@@ -14,6 +14,10 @@ func (m *Monitor) controlRoutes(r, reads chi.Router) {
 	reads.Get("/api/badges/apps/{name}", m.badgeHandler(badgeApp))
 	reads.Get("/api/badges/locations/{name}", m.badgeHandler(badgeLocation))
 	reads.Get("/api/badges/services/{name}", m.badgeHandler(badgeService))
+	reads.With(m.noParams).Get("/api/maintenance", m.listMaintenance)
+	reads.With(m.noParams).Get("/api/maintenance/{name}", m.getMaintenance)
+	r.With(m.requireAuth).Post("/api/maintenance", m.postMaintenance)
+	r.With(m.requireAuth).Delete("/api/maintenance/{name}", m.deleteMaintenance)
 }
 
 // noParams refuses a query string on endpoints that take no parameters,

@@ -292,6 +292,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		ApplicationsUp:          s.up,
 		ApplicationsDown:        s.down,
 		ApplicationsUnavailable: s.unavailable,
+		ApplicationsMaintenance: s.maintenance,
 		TotalLocations:          len(s.p.locations),
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,

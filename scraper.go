@@ -206,6 +206,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st := m.state
 	var evs []Event
 	var up, down, unavail int
+	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	for i, r := range out.results {
 		prev := st.apps[i]
 		cur := appState{
@@ -229,10 +230,14 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			m.log.Info("status changed", "app", p.apps[i].Name, "location", p.apps[i].Location,
 				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
 		}
+		cur.maint = inMaint != nil && inMaint[i]
 		st.apps[i] = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
 		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		if cur.maint {
+			continue // counts neither for nor against availability
+		}
 		st.appDay[i].add(out.at[i], r.Status, cur.rt)
 		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
 		st.sysDay.add(out.at[i], r.Status, cur.rt)

@@ -22,6 +22,7 @@ type snapshot struct {
 	locs          []locView
 	up, down      int
 	unavailable   int
+	maintenance   int // apps in a maintenance window, in none of the three
 	availability  *float64
 	backends      []bool // connected, per backend
 	backendSeen   []bool // asked by some cycle
@@ -44,6 +45,7 @@ type appView struct {
 
 type locView struct {
 	up, down, unavailable int
+	maintenance           int
 	availability          *float64
 	day                   counts
 }
@@ -73,6 +75,9 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		s.apps[i] = appView{appState: a, day: st.appDay[i].sum(now)}
 		l := &s.locs[p.appLocs[i]]
 		switch {
+		case a.maint:
+			l.maintenance++
+			s.maintenance++
 		case !a.checked || a.status == StatusUnavailable:
 			l.unavailable++
 			s.unavailable++
@@ -197,7 +202,8 @@ func (s *snapshot) locationData(li int) []byte {
 			AppsCount: len(apps), Apps: apps,
 			Summary: locationSummaryJSON{
 				TotalApps: len(apps), UpCount: v.up, DownCount: v.down,
-				UnavailableCount: v.unavailable, AvailabilityPercentage: v.availability,
+				UnavailableCount: v.unavailable, MaintenanceCount: v.maintenance,
+				AvailabilityPercentage: v.availability,
 			},
 		}
 	})
@@ -220,7 +226,7 @@ func (s *snapshot) summaryData() []byte {
 		}
 		for i, l := range s.locs {
 			out.Locations[i] = locationSummaryItemJSON{Name: p.locations[i].Name,
-				AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable,
+				AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
 				Availability: l.day.uptime()}
 		}
 		return out

@@ -19,14 +19,16 @@ type Controls struct {
 	FailThreshold, SuccessThreshold int // 0: availmon's default of 1
 	ExportLabels                    []string
 	Services                        []availmon.Service
+	Maintenance                     []availmon.MaintenanceWindow
 }
 
 // ControlKeys are the top-level keys of the controls.
 type ControlKeys struct {
-	FailThreshold    *int          `yaml:"fail_threshold"`
-	SuccessThreshold *int          `yaml:"success_threshold"`
-	ExportLabels     []string      `yaml:"export_labels"`
-	Services         []fileService `yaml:"services"`
+	FailThreshold    *int              `yaml:"fail_threshold"`
+	SuccessThreshold *int              `yaml:"success_threshold"`
+	ExportLabels     []string          `yaml:"export_labels"`
+	Services         []fileService     `yaml:"services"`
+	Maintenance      []fileMaintenance `yaml:"maintenance"`
 }
 
 // AppControlKeys are an app's keys of the controls.
@@ -82,6 +84,7 @@ func (p *parser) checkControls(raw *fileConfig, cfg *Config) {
 		}
 	}
 	c.Services = p.checkServices(raw.Services, cfg.Apps)
+	c.Maintenance = p.checkMaintenance(raw.Maintenance, cfg)
 }
 
 func (p *parser) threshold(path string, v *int) int {
@@ -186,6 +189,7 @@ func (c *Controls) apply(opts *availmon.Options) {
 	opts.FailThreshold, opts.SuccessThreshold = c.FailThreshold, c.SuccessThreshold
 	opts.ExportLabels = slices.Clone(c.ExportLabels)
 	opts.Services = slices.Clone(c.Services)
+	opts.Maintenance = slices.Clone(c.Maintenance)
 }
 
 // restartNeeded lists the controls that differ from old: the monitor fixes
@@ -203,6 +207,9 @@ func (c *Controls) restartNeeded(old *Controls) []string {
 	}
 	if !reflect.DeepEqual(c.Services, old.Services) {
 		out = append(out, "services")
+	}
+	if !reflect.DeepEqual(c.Maintenance, old.Maintenance) {
+		out = append(out, "maintenance")
 	}
 	return out
 }

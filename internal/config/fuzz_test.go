@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base()))
 	f.Add([]byte(base("  - name: web", "    location: Tel Aviv", "    http:", "      url: http://127.0.0.1:1/", "      expect_status: [301, 2xx]")))
 	f.Add([]byte("a: &x [1, *x]\n"))
+	f.Add([]byte(controlsBase("maintenance:", "  - {app: checkout, cron: '0 3 * * SUN', duration: 2h, time_zone: Europe/Berlin}", "  - {location: Tel Aviv, from: 2026-12-01T00:00:00Z, to: 2026-12-02T00:00:00Z}")))
 	f.Add([]byte(discoverBase + "discover:\n  - {name: r, query: up, app: '{{ .a }}-x', location_label: z, max_apps: 3, forget_after: 1m}\n"))
 	f.Add([]byte(controlsBase("fail_threshold: 2", "export_labels: [team]", "services:", "  - name: checkout", "    min_up: 50%")))
 	f.Add([]byte("apps: [{name: a, location: b, metric: ${X}}]\nlocations: [{name: b, latitude: .nan, longitude: 0}]\n"))

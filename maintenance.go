@@ -1,0 +1,326 @@
+package availmon
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// MaintenanceWindow is a span of time in which some apps are under planned
+// work. They are still checked and their state is shown, with maintenance
+// true, but their checks count neither for nor against availability: they
+// are left out of availability percentages, uptime_24h, the down counts and
+// the status history, and availmon_maintenance{app} is 1 so that alerts can
+// be silenced with "unless".
+type MaintenanceWindow struct {
+	// ID names the window in /api/maintenance/{id}. New names the
+	// windows of Options "config-1", "config-2", ... when it is empty;
+	// the API names its windows "api-1", "api-2", ...
+	ID string
+	// Which apps: every one of these that is set must hold, and at least
+	// one must be set. Service names one of Options.Services.
+	App, Location, Service string
+	Labels                 map[string]string
+	// A one-off window is [From, To).
+	From, To time.Time
+	// A recurring window starts at every time the cron expression Cron
+	// (five fields, minute first, or a descriptor such as @daily) gives in
+	// TimeZone (an IANA name such as Europe/Berlin; default UTC) and lasts
+	// Duration of elapsed time.
+	Cron     string
+	Duration time.Duration
+	TimeZone string
+	// Comment says why, for the people reading /api/maintenance.
+	Comment string
+}
+
+// Limits of maintenance windows.
+const (
+	MaxMaintenanceDuration = 31 * 24 * time.Hour // of a recurring window
+	maxAPIWindows          = 1000
+	maxCommentBytes        = 1024
+)
+
+// cronParser reads the standard five fields and the descriptors; seconds
+// are not accepted, as in crontab and Kubernetes CronJobs.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// Validate checks the window on its own: its timing and that it names some
+// apps. Whether the names exist is checked against the monitor.
+func (w *MaintenanceWindow) Validate() error {
+	_, _, err := w.compile()
+	return err
+}
+
+func (w *MaintenanceWindow) compile() (cron.Schedule, *time.Location, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if w.App == "" && w.Location == "" && w.Service == "" && len(w.Labels) == 0 {
+		bad("name the apps: set app, location, service or labels")
+	}
+	for k, v := range w.Labels {
+		if err := checkLabel(k, v); err != nil {
+			bad("labels: %w", err)
+		}
+	}
+	if len(w.Comment) > maxCommentBytes {
+		bad("the comment is longer than %d bytes", maxCommentBytes)
+	}
+	var sched cron.Schedule
+	var loc *time.Location
+	oneOff := !w.From.IsZero() || !w.To.IsZero()
+	switch {
+	case oneOff && (w.Cron != "" || w.Duration != 0 || w.TimeZone != ""):
+		bad("a window is either one-off (from, to) or recurring (cron, duration, time_zone), not both")
+	case oneOff:
+		if w.From.IsZero() || w.To.IsZero() || !w.From.Before(w.To) {
+			bad("a one-off window needs from before to")
+		}
+	case w.Cron == "":
+		bad("set from and to (one-off) or cron and duration (recurring)")
+	default:
+		var err error
+		if sched, err = cronParser.Parse(w.Cron); err != nil || strings.Contains(w.Cron, "TZ=") {
+			if err == nil {
+				err = errors.New("give the zone as time_zone")
+			}
+			bad("cron %q: %v", w.Cron, err)
+		}
+		if w.Duration <= 0 || w.Duration > MaxMaintenanceDuration {
+			bad("duration %s is outside (0s, %s]", w.Duration, formatDuration(MaxMaintenanceDuration))
+		}
+		if loc, err = time.LoadLocation(cmp.Or(w.TimeZone, "UTC")); err != nil || w.TimeZone == "Local" {
+			bad("time_zone %q is not an IANA zone name such as Europe/Berlin", w.TimeZone)
+		}
+	}
+	return sched, loc, errors.Join(errs...)
+}
+
+// maintWindow is a checked window.
+type maintWindow struct {
+	MaintenanceWindow
+	sched      cron.Schedule // nil: one-off
+	loc        *time.Location
+	fromConfig bool
+}
+
+// active reports whether t is in the window. A recurring window is active
+// when one of its starts s has s <= t < s+Duration, that is when the first
+// start after t-Duration is not after t.
+func (w *maintWindow) active(t time.Time) bool {
+	if w.sched == nil {
+		return !t.Before(w.From) && t.Before(w.To)
+	}
+	s := w.sched.Next(t.Add(-w.Duration).In(w.loc))
+	return !s.IsZero() && !s.After(t)
+}
+
+// next returns the start and end of the window now in or next after t;
+// zero when there is none (a one-off window in the past, a cron
+// expression that never fires).
+func (w *maintWindow) next(t time.Time) (start, end time.Time) {
+	if w.sched == nil {
+		if t.Before(w.To) {
+			return w.From, w.To
+		}
+		return time.Time{}, time.Time{}
+	}
+	s := w.sched.Next(t.Add(-w.Duration).In(w.loc))
+	if s.IsZero() {
+		return s, s
+	}
+	return s, s.Add(w.Duration)
+}
+
+// matches marks in into the apps of p the window covers.
+func (w *maintWindow) mark(p *plan, into []bool) {
+	cand := func(yield func(int) bool) {
+		switch {
+		case w.App != "":
+			if i, ok := p.appIndex[w.App]; ok {
+				yield(i)
+			}
+		case w.Service != "":
+			if si, ok := p.ctl.serviceIndex[w.Service]; ok {
+				for _, apps := range p.ctl.services[si].locApps {
+					for _, i := range apps {
+						if !yield(i) {
+							return
+						}
+					}
+				}
+			}
+		default:
+			for i := range p.apps {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
+	for i := range cand {
+		a := p.apps[i]
+		if w.App != "" && a.Name != w.App || w.Location != "" && a.Location != w.Location ||
+			!matches(p.ctl.appLabels[i], w.Labels) {
+			continue
+		}
+		into[i] = true
+	}
+}
+
+// maintenance holds the windows of Options and those added through the
+// API. Commit reads it once a cycle; the API writes it.
+type maintenance struct {
+	mu      sync.Mutex
+	windows []*maintWindow // Options' first, then the API's in order
+	nextID  int
+}
+
+func newMaintenance(ws []MaintenanceWindow) (*maintenance, []error) {
+	mt := &maintenance{}
+	var errs []error
+	seen := make(map[string]bool)
+	for i, w := range ws {
+		w.Labels = maps.Clone(w.Labels)
+		if reservedWindowID(w.ID) {
+			errs = append(errs, fmt.Errorf("maintenance window %q: ids config-N and api-N are given by availmon", w.ID))
+		}
+		if w.ID == "" {
+			w.ID = "config-" + strconv.Itoa(i+1)
+		}
+		sched, loc, err := w.compile()
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("maintenance window %q: %w", w.ID, err))
+		case seen[w.ID]:
+			errs = append(errs, fmt.Errorf("maintenance window %q is listed twice", w.ID))
+		}
+		seen[w.ID] = true
+		mt.windows = append(mt.windows, &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc, fromConfig: true})
+	}
+	return mt, errs
+}
+
+func reservedWindowID(id string) bool {
+	return strings.HasPrefix(id, "config-") || strings.HasPrefix(id, "api-")
+}
+
+// checkTargets reports the names a window gives that p does not have.
+func checkTargets(w *MaintenanceWindow, p *plan) error {
+	var errs []error
+	if w.App != "" && !hasKey(p.appIndex, w.App) {
+		errs = append(errs, fmt.Errorf("no app is named %q", w.App))
+	}
+	if w.Location != "" && !hasKey(p.locIndex, w.Location) {
+		errs = append(errs, fmt.Errorf("no location is named %q", w.Location))
+	}
+	if w.Service != "" && !hasKey(p.ctl.serviceIndex, w.Service) {
+		errs = append(errs, fmt.Errorf("no service is named %q", w.Service))
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.Labels)) {
+		if !p.ctl.labelKeys[k] {
+			errs = append(errs, fmt.Errorf("no app has a label %q", k))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// activeApps returns, per app of p, whether a window covers it at t; nil
+// when none does.
+func (mt *maintenance) activeApps(p *plan, t time.Time) []bool {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	var out []bool
+	for _, w := range mt.windows {
+		if !w.active(t) {
+			continue
+		}
+		if out == nil {
+			out = make([]bool, len(p.apps))
+		}
+		w.mark(p, out)
+	}
+	return out
+}
+
+var errTooManyWindows = fmt.Errorf("there are already %d maintenance windows from the API; delete some first", maxAPIWindows)
+
+// add checks w against p and adds it with a new ID.
+func (mt *maintenance) add(w MaintenanceWindow, p *plan) (*maintWindow, error) {
+	w.ID = ""
+	w.Labels = maps.Clone(w.Labels)
+	sched, loc, err := w.compile()
+	if err == nil {
+		err = checkTargets(&w, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	n := 0
+	for _, x := range mt.windows {
+		if !x.fromConfig {
+			n++
+		}
+	}
+	if n >= maxAPIWindows {
+		return nil, errTooManyWindows
+	}
+	mt.nextID++
+	w.ID = "api-" + strconv.Itoa(mt.nextID)
+	mw := &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc}
+	mt.windows = append(mt.windows, mw)
+	return mw, nil
+}
+
+var (
+	errNoWindow     = errors.New("no such maintenance window")
+	errConfigWindow = errors.New("the window is part of the configuration; change it there")
+)
+
+func (mt *maintenance) remove(id string) (*maintWindow, error) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	for i, w := range mt.windows {
+		if w.ID != id {
+			continue
+		}
+		if w.fromConfig {
+			return nil, errConfigWindow
+		}
+		mt.windows = slices.Delete(mt.windows, i, i+1)
+		return w, nil
+	}
+	return nil, errNoWindow
+}
+
+func (mt *maintenance) list() []*maintWindow {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	return slices.Clone(mt.windows)
+}
+
+// initMaintenance sets up the windows of Options, whose names must exist
+// in the first plan.
+func (m *Monitor) initMaintenance(p *plan, ws []MaintenanceWindow) []error {
+	mt, errs := newMaintenance(ws)
+	m.maint = mt
+	if p == nil {
+		return errs
+	}
+	for _, w := range mt.windows {
+		if err := checkTargets(&w.MaintenanceWindow, p); err != nil {
+			errs = append(errs, fmt.Errorf("maintenance window %q: %w", w.ID, err))
+		}
+	}
+	return errs
+}
