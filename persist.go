@@ -120,8 +120,11 @@ func (m *Monitor) apply(s *savedState) int {
 	return kept
 }
 
-// save encodes s and writes it to the store.
-func (m *Monitor) save(ctx context.Context, s *savedState) error {
+// save takes a copy of the state and writes it to the store.
+func (m *Monitor) save(ctx context.Context) error { return m.write(ctx, m.copyState()) }
+
+// write encodes s and writes it to the store.
+func (m *Monitor) write(ctx context.Context, s *savedState) error {
 	start := time.Now()
 	data := encodeState(s)
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
@@ -186,11 +189,11 @@ func (sv *saver) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case s := <-sv.copies:
-			_ = sv.m.save(ctx, s)
+			_ = sv.m.write(ctx, s)
 		case <-t.C:
 			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval {
 				sv.lastCopy.Store(time.Now().UnixNano())
-				_ = sv.m.save(ctx, sv.m.copyState())
+				_ = sv.m.save(ctx)
 			}
 		}
 	}
@@ -204,7 +207,7 @@ func (sv *saver) finish() {
 	sv.stop()
 	<-sv.done
 	// Run's ctx has ended: the last save must not be cut short by it.
-	if err := sv.m.save(context.WithoutCancel(sv.ctx), sv.m.copyState()); err == nil {
+	if err := sv.m.save(context.WithoutCancel(sv.ctx)); err == nil {
 		sv.m.log.Info("state saved for the next start")
 	}
 }

@@ -100,7 +100,7 @@ func TestRestoreAcrossRestart(t *testing.T) {
 	if err := before.SetInterval(45 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := before.save(t.Context(), before.copyState()); err != nil {
+	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -148,7 +148,7 @@ func TestRestoreThenCycle(t *testing.T) {
 	st := &memStore{}
 	before := newStoreMonitor(t, st, clock)
 	runCycles(t, before, 2) // billing: up, then unavailable
-	if err := before.save(t.Context(), before.copyState()); err != nil {
+	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	after := newStoreMonitor(t, st, clock)
@@ -182,7 +182,7 @@ func TestRestoreConfigChanged(t *testing.T) {
 	st := &memStore{}
 	before := newStoreMonitor(t, st, clock)
 	runCycles(t, before, 4)
-	if err := before.save(t.Context(), before.copyState()); err != nil {
+	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	beforeBilling := dataOf(t, before, "/api/apps/billing").(obj)
@@ -247,7 +247,7 @@ func TestRestoreUnreadable(t *testing.T) {
 	good := &memStore{}
 	tm := newStoreMonitor(t, good, clock)
 	runCycles(t, tm, 2)
-	if err := tm.save(t.Context(), tm.copyState()); err != nil {
+	if err := tm.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	future := append([]byte{stateEncoding + 1}, good.data[1:]...)
@@ -318,7 +318,7 @@ func TestRestoreReplayCache(t *testing.T) {
 	if rec := serve(before.h, req()); rec.Code != http.StatusOK {
 		t.Fatalf("first POST = %d %s", rec.Code, rec.Body)
 	}
-	if err := before.save(t.Context(), before.copyState()); err != nil {
+	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Minute) // still within the 5 minute window
