@@ -362,7 +362,7 @@ func TestDiscoveryRestoredAcrossRestart(t *testing.T) {
 		before.scrape(t)
 		clock.Advance(time.Minute)
 	}
-	if err := before.save(t.Context(), before.copyState()); err != nil {
+	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	wantHist := dataOf(t, before, "/api/apps/cart-il").(map[string]any)["history"].([]any)
