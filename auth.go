@@ -17,8 +17,12 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := m.auth.Verify(r); err != nil {
-			m.log.Info("request refused", "method", r.Method, "path", r.URL.Path,
-				"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)
+			logIt, dropped := m.refusals.note(m.clock.Now())
+			m.logUnloggedRefusals(dropped)
+			if logIt {
+				m.log.Info("request refused", "method", r.Method, "path", clientPath(r),
+					"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)
+			}
 			m.writeError(w, r, authError(err, m.clock.Now()))
 			return
 		}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -208,8 +207,10 @@ type Options struct {
 	WSWriteTimeout time.Duration
 	// WSOriginPatterns lets browser pages of other origins open /api/ws:
 	// host patterns in path.Match syntax, such as "status.example.com" or
-	// "*.example.com". By default only same-origin pages (and non-browser
-	// clients, which send no Origin) may connect.
+	// "*.example.com". A pattern without a port matches any port
+	// ("localhost" lets http://localhost:5555 in); "localhost:5555"
+	// matches that port only. By default only same-origin pages (and
+	// non-browser clients, which send no Origin) may connect.
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
@@ -266,6 +267,7 @@ type Monitor struct {
 	wsPingInterval time.Duration
 	wsWriteTimeout time.Duration
 	wsOrigins      []string
+	refusals       refusalLog // rate-limits the log of refused requests
 	protectReads   bool
 	version        string
 	logLevel       slog.Level
@@ -325,7 +327,7 @@ func New(opts Options) (*Monitor, error) {
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
 		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
-		wsOrigins:       slices.Clone(opts.WSOriginPatterns),
+		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
 		store:           opts.Store,
 		backfill:        opts.Backfill,
@@ -363,8 +365,13 @@ func New(opts Options) (*Monitor, error) {
 		bad("interval: %w", err)
 	}
 	m.interval.Store(&intervalSetting{d: interval, text: formatDuration(interval)})
-	if opts.Timeout < 0 {
+	switch {
+	case opts.Timeout < 0:
 		bad("timeout %s is negative", opts.Timeout)
+	case opts.Timeout > interval:
+		// The one rule, as the configuration file has it: a cycle's
+		// timeout is never longer than the interval.
+		bad("timeout %s is longer than the interval %s", formatDuration(opts.Timeout), formatDuration(interval))
 	}
 
 	m.ctlOpts = controlOptionsOf(&opts)
@@ -445,10 +452,13 @@ func checkInterval(d time.Duration) error {
 	return nil
 }
 
-// cycleTimeout is the deadline of one cycle for interval d.
+// cycleTimeout is the deadline of one cycle for interval d. It is never
+// longer than d: an interval set through the API below the configured
+// timeout lowers the timeout with it, so cycles cannot pile up behind one
+// another.
 func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
 	if m.timeout > 0 {
-		return m.timeout
+		return min(m.timeout, d)
 	}
 	return min(defaultMaxTimeout, d)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -119,54 +118,6 @@ func BenchmarkCycle(b *testing.B) {
 		clock.Advance(time.Second)
 		if err := m.Scrape(ctx); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// bytesPerRequest is the heap allocated per request, once the snapshot's
-// encodings are made.
-func bytesPerRequest(t *testing.T, h http.Handler, target string) float64 {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	w := &discardWriter{h: http.Header{}}
-	h.ServeHTTP(w, req)
-	if w.code != http.StatusOK {
-		t.Fatalf("GET %s: %d", target, w.code)
-	}
-	const n = 200
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for range n {
-		h.ServeHTTP(w, req)
-	}
-	runtime.ReadMemStats(&after)
-	return float64(after.TotalAlloc-before.TotalAlloc) / n
-}
-
-// /api/status and /api/locations/{name} cost the same per request with 100
-// apps as with 10,000 (the location has 100 apps both times): they read
-// figures made once per snapshot instead of walking every app.
-func TestStatusAndLocationNotPerApp(t *testing.T) {
-	small, _ := largeMonitor(t, 100, 1, 2)
-	large, _ := largeMonitor(t, 10_000, 100, 2)
-	hs, hl := small.Handler(), large.Handler()
-	for _, tt := range []struct{ small, large string }{
-		{"/api/status", "/api/status"},
-		{"/api/locations/location-000", "/api/locations/location-000"},
-	} {
-		s := bytesPerRequest(t, hs, tt.small)
-		l := bytesPerRequest(t, hl, tt.large)
-		allocS := testing.AllocsPerRun(100, func() {
-			hs.ServeHTTP(&discardWriter{h: http.Header{}}, httptest.NewRequest(http.MethodGet, tt.small, nil))
-		})
-		allocL := testing.AllocsPerRun(100, func() {
-			hl.ServeHTTP(&discardWriter{h: http.Header{}}, httptest.NewRequest(http.MethodGet, tt.large, nil))
-		})
-		t.Logf("%s: %.0f B and %.0f allocs per request with 100 apps, %.0f B and %.0f allocs with 10,000", tt.large, s, allocS, l, allocL)
-		if l > 1.5*s+1024 || allocL > allocS+2 {
-			t.Errorf("%s: %.0f B / %.0f allocs per request with 10,000 apps against %.0f B / %.0f allocs with 100: it grows with the app count",
-				tt.large, l, allocL, s, allocS)
 		}
 	}
 }

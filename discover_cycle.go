@@ -113,8 +113,7 @@ func (m *Monitor) discovered(p *plan, rules []*ruleState) []*foundApp {
 		for _, f := range rs.sortedApps() {
 			name := f.app.Name
 			other, dup := taken[name]
-			_, listed := p.appIndex[name]
-			if listed && p.appIndex[name] < p.nListed {
+			if i, ok := p.appIndex[name]; ok && i < p.nListed {
 				dup, other = true, "a listed app"
 			}
 			if dup {

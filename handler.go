@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,7 +28,7 @@ func (m *Monitor) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(withRequestID, m.countRequests, m.recoverer, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, req.URL.Path)))
+		m.writeError(w, req, notFoundError("no such endpoint", fmt.Sprintf("%s %s is not part of the API", req.Method, clientPath(req))))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowedMethods(r, req)
@@ -49,15 +50,9 @@ func (m *Monitor) Handler() http.Handler {
 	if m.protectReads {
 		reads = r.With(m.requireAuth)
 	}
-	reads.Get("/api/apps", m.listApps)
-	reads.Get("/api/apps/{name}", m.getApp)
-	reads.Get("/api/locations", m.listLocations)
-	reads.Get("/api/locations/{name}", m.getLocation)
-	reads.Get("/api/config", m.getConfig)
-	reads.Get("/api/status", m.getStatus)
-	reads.Get("/api/status/history", m.getHistory)
-	reads.Get("/api/metrics/summary", m.getSummary)
-	reads.Get("/api/ws", m.serveWS)
+	for _, rt := range m.readRoutes() {
+		reads.With(m.onlyParams(rt.params)).Get(rt.pattern, rt.handler)
+	}
 	m.controlRoutes(r, reads)
 	return r
 }
@@ -228,11 +223,70 @@ func (m *Monitor) postInterval(w http.ResponseWriter, r *http.Request) {
 var intervalAccepted = fmt.Sprintf("accepted: a Prometheus duration such as 500ms, 30s, 5m or 1h30m, between %s and %s",
 	formatDuration(MinInterval), formatDuration(MaxInterval))
 
+// bodyReadError is the API's error for a body that could not be read. Past
+// the size limit that is 413; anything else (a bad chunk size, fewer bytes
+// than the Content-Length, the server's read timeout, a client that went
+// away) is the client's doing: 400, not an internal error worth a log line.
+func bodyReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	why := err.Error()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		why = "the body did not arrive within the server's read timeout"
+	}
+	return validationError("the request body could not be read", why)
+}
+
+// intervalMember returns the value of the one member "interval" of the JSON
+// object raw. It reads the object token by token rather than into a map,
+// which would keep the last of two "interval" members and hide the first.
+func intervalMember(raw []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err == nil {
+			err = fmt.Errorf("it starts with %v", tok)
+		}
+		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	var value json.RawMessage
+	seen := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+		}
+		key := tok.(string) // inside an object the decoder yields only string keys
+		switch {
+		case key != "interval":
+			return nil, fmt.Errorf("unknown member %q", key)
+		case seen:
+			return nil, errors.New(`the member "interval" is given more than once`)
+		}
+		seen = true
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("the body has data after the JSON object")
+	}
+	if !seen {
+		return nil, errors.New(`the member "interval" is missing`)
+	}
+	return value, nil
+}
+
 // parseIntervalBody reads {"interval": "<duration>"} and nothing else.
 func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		return 0, "", err // *http.MaxBytesError, or the client went away
+		return 0, "", bodyReadError(err)
 	}
 	invalid := func(why string) error {
 		return validationError("invalid request body", why,
@@ -241,25 +295,9 @@ func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return 0, "", invalid("the body is empty")
 	}
-	var members map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&members); err != nil || members == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return 0, "", invalid("the body is not a JSON object: " + err.Error())
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return 0, "", invalid("the body has data after the JSON object")
-	}
-	for k := range members {
-		if k != "interval" {
-			return 0, "", invalid(fmt.Sprintf("unknown member %q", k))
-		}
-	}
-	rawInterval, ok := members["interval"]
-	if !ok {
-		return 0, "", invalid(`the member "interval" is missing`)
+	rawInterval, err := intervalMember(raw)
+	if err != nil {
+		return 0, "", invalid(err.Error())
 	}
 	var text string
 	if err := json.Unmarshal(rawInterval, &text); err != nil {

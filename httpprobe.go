@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -252,7 +253,13 @@ func (s *HTTPSource) probe(ctx context.Context, app *App) Result {
 	if err != nil {
 		return Result{Status: StatusUnavailable, Err: err}
 	}
+	// limit names what bounds the probe, for a timeout's error: its own
+	// timeout, or the cycle's deadline when that comes first.
+	limit := "the cycle's deadline"
 	if p.Timeout > 0 {
+		if dl, ok := ctx.Deadline(); !ok || time.Now().Add(p.Timeout).Before(dl) {
+			limit = "its timeout " + formatDuration(p.Timeout)
+		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
@@ -282,34 +289,74 @@ func (s *HTTPSource) probe(ctx context.Context, app *App) Result {
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{Status: StatusUnavailable, ResponseTime: time.Since(start), Err: err}
+		return Result{Status: StatusUnavailable, ResponseTime: time.Since(start), Err: probeTimeout(ctx, p, limit, "waiting for the response headers", err)}
 	}
 	defer resp.Body.Close()
-	res := Result{Status: StatusUp}
 	if !expect.match(resp.StatusCode) {
-		res = Result{Status: StatusDown, Err: fmt.Errorf("%s answered %s, expected %s",
+		// The status is the verdict; the body is read (bounded, errors
+		// ignored) only so that the connection can be reused.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, s.maxBody)) //nolint:errcheck
+		return Result{Status: StatusDown, ResponseTime: time.Since(start), Err: fmt.Errorf("%s answered %s, expected %s",
 			p.describe(), resp.Status, strings.Join(expectList(p.ExpectStatus), " or "))}
 	}
-	// Read a bounded part of the body: to match it, and so that the
-	// connection can be reused. A body larger than the bound is cut off
-	// and its connection closed, never read whole.
-	body, readErr := io.ReadAll(io.LimitReader(resp.Body, s.maxBody))
-	res.ResponseTime = time.Since(start)
-	if res.Status != StatusUp {
-		return res
+	// An expected status is up once the body the check needs has arrived:
+	// until BodyContains is found, else to its end (at most maxBody bytes,
+	// a larger body is cut off and its connection closed). A body that
+	// does not arrive within the timeout makes the app unavailable, so
+	// the verdict never depends on how long a trickling body was waited for.
+	found, n, readErr := readBody(resp.Body, s.maxBody, p.BodyContains)
+	rt := time.Since(start)
+	switch {
+	case found:
+		return Result{Status: StatusUp, ResponseTime: rt}
+	case readErr != nil:
+		return Result{Status: StatusUnavailable, ResponseTime: rt,
+			Err: probeTimeout(ctx, p, limit, fmt.Sprintf("reading the body (%d bytes read)", n), readErr)}
+	case p.BodyContains != "":
+		return Result{Status: StatusDown, ResponseTime: rt,
+			Err: fmt.Errorf("the body of %s (first %d bytes read) does not contain %q", p.describe(), n, p.BodyContains)}
 	}
-	if p.BodyContains != "" {
+	return Result{Status: StatusUp, ResponseTime: rt}
+}
+
+// readBody reads body until it has seen text (found), or to its end or
+// limit bytes; with text empty, reaching the end or the limit is found. n
+// is how many bytes were read; err is nil at the end or the limit.
+func readBody(body io.Reader, limit int64, text string) (found bool, n int64, err error) {
+	r := io.LimitReader(body, limit)
+	if text == "" {
+		n, err = io.Copy(io.Discard, r) // io.Discard reads through a pooled buffer
+		return err == nil, n, err
+	}
+	seen := make([]byte, 0, 512)
+	for {
+		if len(seen) == cap(seen) {
+			seen = append(seen, 0)[:len(seen)]
+		}
+		from := max(0, len(seen)-len(text)+1) // text may span two reads
+		k, err := r.Read(seen[len(seen):cap(seen)])
+		seen = seen[:len(seen)+k]
 		switch {
-		case bytes.Contains(body, []byte(p.BodyContains)):
-		case readErr != nil:
-			return Result{Status: StatusUnavailable, ResponseTime: res.ResponseTime,
-				Err: fmt.Errorf("reading the body of %s: %w", p.describe(), readErr)}
-		default:
-			return Result{Status: StatusDown, ResponseTime: res.ResponseTime,
-				Err: fmt.Errorf("the body of %s (first %d bytes read) does not contain %q", p.describe(), len(body), p.BodyContains)}
+		case bytes.Contains(seen[from:], []byte(text)):
+			return true, int64(len(seen)), nil
+		case err == io.EOF:
+			return false, int64(len(seen)), nil
+		case err != nil:
+			return false, int64(len(seen)), err
 		}
 	}
-	return res
+}
+
+// probeTimeout says which part of the probe ran out of time when err is
+// the probe's deadline passing, and wraps err as it is otherwise.
+func probeTimeout(ctx context.Context, p *HTTPProbe, limit, part string, err error) error {
+	if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, os.ErrDeadlineExceeded) {
+		if strings.HasPrefix(part, "reading") {
+			return fmt.Errorf("%s: %s: %w", p.describe(), part, err)
+		}
+		return err
+	}
+	return fmt.Errorf("%s: timed out %s: the check must complete within %s: %w", p.describe(), part, limit, context.DeadlineExceeded)
 }
 
 func expectList(l []string) []string {

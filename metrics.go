@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -73,17 +72,13 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 const routeUnmatched = "unmatched"
 
 // countRequests feeds http_requests_total with the route pattern that
-// served the request.
+// served the request, relative to where the handler is mounted.
 func (m *Monitor) countRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		mark := routeMark(r)
 		next.ServeHTTP(ww, r)
-		route := routeUnmatched
-		if rctx := chi.RouteContext(r.Context()); rctx != nil {
-			if p := rctx.RoutePattern(); p != "" && p != "/*" {
-				route = p
-			}
-		}
+		route := routeLabel(r, mark)
 		status := ww.Status()
 		if status == 0 {
 			status = http.StatusOK

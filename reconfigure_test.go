@@ -332,3 +332,41 @@ func TestReconfigureWS(t *testing.T) {
 		t.Errorf("snapshot after the change (-want +got):\n%s", d)
 	}
 }
+
+// Subscribe, the Go event API, delivers the same config_update with what
+// changed, after the snapshot of the old set.
+func TestReconfigureSubscribe(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.scrape(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan Event, 10)
+	snapshotTaken := make(chan struct{})
+	go func() {
+		n := 0
+		for ev, err := range tm.Subscribe(ctx, EventFilter{}) {
+			if err != nil {
+				return
+			}
+			if n++; n == 1 {
+				close(snapshotTaken) // the old set's snapshot is being delivered
+			}
+			if n > 3 { // after the snapshot of three apps
+				got <- ev
+				return
+			}
+		}
+	}()
+	<-snapshotTaken
+	if _, err := tm.Reconfigure(reconfigured(tm)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-got:
+		if ev.Type != EventConfigUpdate || ev.Change == nil || !cmp.Equal(ev.Change.AppsAdded, []string{"payments"}) {
+			t.Errorf("event after the snapshot: %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no config_update from Subscribe")
+	}
+}

@@ -164,7 +164,7 @@ func marshal(v any) ([]byte, error) {
 func (m *Monitor) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	if ae.status >= 500 {
-		m.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err,
+		m.log.Error("request failed", "method", r.Method, "path", clientPath(r), "err", err,
 			"request_id", requestID(r.Context()))
 	}
 	details := ae.details

@@ -147,11 +147,11 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 	}
 	ctx, perRequest := m.observeRequests(ctx, p, b)
 	start := time.Now()
-	res, err := callSource(ctx, p.backends[b].Source, apps)
+	res, err := m.callSource(ctx, p.backends[b], apps)
 	if !perRequest {
 		m.exp.ObserveScrape(p.backends[b].Name, time.Since(start), err)
 	}
-	if err == nil && ctx.Err() != nil {
+	if err == nil && ctx.Err() != nil && claimsState(res) {
 		// An answer after the cycle's deadline is not one this cycle waited
 		// for: the check timed out, whatever the late answer says.
 		err = fmt.Errorf("check timed out: answered after the cycle deadline: %w", ctx.Err())
@@ -190,14 +190,32 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 
 var errNoAnswer = errors.New("no answer")
 
-// callSource keeps a panicking Source from taking the process down.
-func callSource(ctx context.Context, s Source, apps []App) (res []Result, err error) {
+// claimsState reports whether some result says an app is up or down (or
+// unavailable without saying why). A Source that answers after the
+// cycle's deadline with only unavailable results and their errors (an
+// HTTP probe that says which part of it timed out) has not answered late:
+// it reports its own timeout, which is more precise than "answered after
+// the cycle deadline".
+func claimsState(res []Result) bool {
+	for _, r := range res {
+		if r.Status != StatusUnavailable || r.Err == nil {
+			return true
+		}
+	}
+	return len(res) == 0
+}
+
+// callSource keeps a panicking Source from taking the process down. The
+// apps' error says only that it panicked and with what: the stack names
+// the code and goes to the operator's log, not into the public JSON.
+func (m *Monitor) callSource(ctx context.Context, be Backend, apps []App) (res []Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("source panicked: %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("source panicked: %v", p)
+			m.log.Error("source panicked", "backend", be.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	return s.Check(ctx, apps)
+	return be.Source.Check(ctx, apps)
 }
 
 // commit folds one cycle into the monitor's state and publishes a new
@@ -227,8 +245,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				ev.PreviousStatus = prev.status
 			}
 			evs = append(evs, ev)
-			m.log.Info("status changed", "app", p.apps[i].Name, "location", p.apps[i].Location,
-				"status", cur.status, "previous_status", ev.PreviousStatus, "err", cur.err)
+			m.logAppChange(&p.apps[i], &ev, cur.err)
 		}
 		cur.maint = inMaint != nil && inMaint[i]
 		st.apps[i] = cur
@@ -260,6 +277,9 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if st.backendSeen[b] && was == now {
 			continue
 		}
+		if st.backendSeen[b] && now {
+			m.log.Info("backend answering again", "backend", be.Name)
+		}
 		st.backendSeen[b] = true
 		name := "backend_connected"
 		if !now {
@@ -271,6 +291,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastCycle = end
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
+	m.logChangeSummary(evs)
+	m.logUnloggedRefusals(m.refusals.flush(end))
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.

@@ -27,6 +27,9 @@ type recorder struct {
 	starts   []time.Duration
 	inFlight int
 	maxIn    int
+	// ignoreCtx answers after delay even past ctx's end, as a misbehaving
+	// Source may.
+	ignoreCtx bool
 }
 
 func newRecorder(delay time.Duration) *recorder {
@@ -50,6 +53,10 @@ func (r *recorder) Check(ctx context.Context, apps []App) ([]Result, error) {
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+			if r.ignoreCtx {
+				<-t.C
+				break
+			}
 			return nil, ctx.Err()
 		}
 	}
@@ -139,7 +146,9 @@ func TestRunSetInterval(t *testing.T) {
 		{"shorter, next due already", 0, 3 * time.Second, 2 * time.Second, 8 * time.Second, secs(0, 3, 5, 7)},
 		{"shorter, next not due yet", 0, 3 * time.Second, 5 * time.Second, 16 * time.Second, secs(0, 5, 10, 15)},
 		{"during a cycle", 4 * time.Second, 2 * time.Second, 30 * time.Second, 65 * time.Second, secs(0, 30, 60)},
-		{"during a cycle, shorter", 4 * time.Second, 2 * time.Second, 3 * time.Second, 13 * time.Second, secs(0, 4, 8, 12)},
+		// The next cycle starts as soon as the one in progress ends; it then
+		// runs with a 3s timeout (never longer than the interval).
+		{"during a cycle, shorter", 4 * time.Second, 2 * time.Second, 3 * time.Second, 6 * time.Second, secs(0, 4)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,8 +180,11 @@ func TestRunSetInterval(t *testing.T) {
 // than overlapping it.
 func TestRunSlowCycleNeverOverlaps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		// The timeout is never longer than the interval, so only a Source
+		// that ignores ctx makes a cycle longer than the interval.
 		src := newRecorder(2500 * time.Millisecond)
-		m := bubbleMonitor(t, src, time.Second, 5*time.Second)
+		src.ignoreCtx = true
+		m := bubbleMonitor(t, src, time.Second, time.Second)
 		stop := runInBubble(t, m)
 		time.Sleep(9 * time.Second)
 		synctest.Wait()
@@ -216,7 +228,7 @@ func TestRunAlreadyRunning(t *testing.T) {
 func TestRunCancelDuringCycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newRecorder(time.Hour) // until ctx ends
-		m := bubbleMonitor(t, src, 10*time.Second, 30*time.Second)
+		m := bubbleMonitor(t, src, 30*time.Second, 30*time.Second)
 		h := m.Handler()
 		start := time.Now()
 		stop := runInBubble(t, m)

@@ -111,12 +111,7 @@ func eventMessage(e Event) []byte {
 // parseWSFilter reads ?apps=a,b&locations=x,y (each may repeat).
 func (m *Monitor) parseWSFilter(r *http.Request) (eventFilter, error) {
 	var f eventFilter
-	q := r.URL.Query()
-	for key := range q {
-		if key != "apps" && key != "locations" {
-			return f, validationError(fmt.Sprintf("unknown query parameter %q", key), "accepted: apps, locations (comma-separated names)")
-		}
-	}
+	q := r.URL.Query() // onlyParams has refused other parameters
 	list := func(key string, known func(string) bool) (map[string]bool, error) {
 		vals, ok := q[key]
 		if !ok {

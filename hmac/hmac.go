@@ -4,8 +4,10 @@
 // availmon.
 //
 // The canonical request is METHOD, PATH, BODY and TIMESTAMP joined by line
-// feeds, where PATH is the request's decoded URL path without the query
-// string and TIMESTAMP the decimal Unix time in seconds sent in X-Timestamp.
+// feeds, where PATH is the decoded path the client asked for, without the
+// query string (on the server: the path of the request URI, whatever a
+// router such as http.StripPrefix or chi's Mount stripped before the
+// verifier ran) and TIMESTAMP the decimal Unix time in seconds sent in X-Timestamp.
 // The signature is the lowercase hex HMAC-SHA256 of it, keyed with the shared
 // secret, sent as "Authorization: HMAC-SHA256 <signature>".
 package hmac
@@ -20,7 +22,9 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -125,18 +129,31 @@ func SignRequest(r *http.Request, secret []byte, now time.Time) error {
 	return nil
 }
 
-// requestPath is the path a server sees for r: the decoded path, "/" when
-// the URL has none.
+// requestPath is the decoded path the client asked for, "/" when there is
+// none. On a server that is the path of r.RequestURI, not r.URL.Path, which a
+// router mounting the handler under a prefix may have shortened: the client
+// signed the URL it called, prefix included.
 func requestPath(r *http.Request) string {
-	if r.URL.Path == "" {
+	p := r.URL.Path
+	if uri := r.RequestURI; uri != "" {
+		if uri[0] == '/' && strings.IndexAny(uri, "%?") < 0 {
+			p = uri // the common case, without parsing
+		} else if u, err := url.ParseRequestURI(uri); err == nil {
+			p = u.Path
+		}
+	}
+	if p == "" {
 		return "/"
 	}
-	return r.URL.Path
+	return p
 }
 
 // Transport signs every request it sends with Secret. The caller's request
 // is not modified.
 type Transport struct {
+	// Secret is the shared secret the server verifies with (at least
+	// MinSecretLen random bytes, see CheckSecret). It is read, never
+	// modified, and must not change while requests are in flight.
 	Secret []byte
 	// Base sends the signed request; nil means http.DefaultTransport.
 	Base http.RoundTripper

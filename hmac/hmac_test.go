@@ -168,6 +168,7 @@ func TestVerifyRules(t *testing.T) {
 		{"tampered path", func() *http.Request {
 			r := signed(t, "POST", "/api/scrape-interval", body, secret, t0)
 			r.URL.Path = "/api/scrape-intervaL"
+			r.RequestURI = r.URL.Path // what the server received
 			return r
 		}, hmac.ErrInvalidSignature, "does not match"},
 		{"tampered method", func() *http.Request {
@@ -227,6 +228,7 @@ func TestVerifyRules(t *testing.T) {
 		{"line feed in path", func() *http.Request {
 			r := signed(t, "POST", "/api/scrape-interval", body, secret, t0)
 			r.URL.Path = "/api/scrape-interval\n1700000000"
+			r.RequestURI = "/api/scrape-interval%0A1700000000" // what the server received
 			return r
 		}, hmac.ErrBadRequest, "line feed"},
 		{"body too large by Content-Length", func() *http.Request {

@@ -81,8 +81,9 @@ type Exporter struct {
 	methods                                     map[string]bool
 }
 
-// Metric names. The availmon_ families are the interface's svc_ families
-// under the product word.
+// Metric names. availmon_up, availmon_scrape_duration_seconds and
+// availmon_scrape_errors_total are the per-app state and the cost of asking
+// each backend; http_requests_total counts the API's own requests.
 const (
 	NameUp             = "availmon_up"
 	NameScrapeDuration = "availmon_scrape_duration_seconds"

@@ -82,7 +82,7 @@ func TestCheckConfig(t *testing.T) {
 		{
 			name:       "good",
 			args:       []string{"-config", good, "-check-config"},
-			wantStdout: "config OK: 2 apps, 1 locations, 2 backends\n",
+			wantStdout: "config OK: 2 apps (1 HTTP probe), 1 location, 1 Prometheus backend\n",
 		},
 		{
 			name:       "unknown key",
@@ -109,7 +109,7 @@ func TestCheckConfig(t *testing.T) {
 			name:       "variable set",
 			args:       []string{"-config", writeConfig(t, "log_level: ${LEVEL}"), "-check-config"},
 			lookup:     func(k string) (string, bool) { return "debug", k == "LEVEL" },
-			wantStdout: "config OK: 2 apps, 1 locations, 2 backends\n",
+			wantStdout: "config OK: 2 apps (1 HTTP probe), 1 location, 1 Prometheus backend\n",
 		},
 		{
 			name:       "short secret",

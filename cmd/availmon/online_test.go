@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/availmon/availmon/internal/promtest"
 )
@@ -41,7 +42,7 @@ discover:
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	for _, w := range []string{
-		"config OK: 0 apps, 2 locations, 2 backends\n",
+		"config OK: 0 apps, 2 locations, 2 Prometheus backends\n",
 		"discover by-app (backend main): 3 apps (Demo land 3)\n",
 		"discover nowhere (backend main): 0 apps; skipped 3 unmapped_location; location values mapped to no location: [",
 	} {
@@ -61,5 +62,42 @@ discover:
 	}
 	if code := run(t.Context(), []string{"-config", path, "-online"}, io.Discard, io.Discard, noEnv); code != exitUsage {
 		t.Errorf("-online without -check-config: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// The real binary with a discovery rule and a state directory: after a
+// SIGTERM and a new start, a discovered app has the history it had, and
+// goes on from it.
+func TestDiscoveredAppsSurviveRestart(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("cart", 1)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(1))
+	cfg := fmt.Sprintf(`scrape_interval: 1s
+prometheus:
+  - {name: main, url: %s}
+locations:
+  - {name: Demo land, latitude: 1, longitude: 2, match: [demo]}
+discover:
+  - {name: by-app, query: demo_up, app: 'svc-{{ .app }}', location_label: job}
+`, prom.URL())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "availmon.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-config", path, "-storage.path", filepath.Join(dir, "data")}
+	first := startBinary(t, args...)
+	waitFor(t, "three checks of svc-cart", 30*time.Second, func() bool { return historyLen(t, first.base, "svc-cart") >= 3 })
+	saved := historyLen(t, first.base, "svc-cart")
+	if err := first.stop(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, first.log.String())
+	}
+
+	second := startBinary(t, args...)
+	waitFor(t, "svc-cart found again", 30*time.Second, func() bool { return apps(t, second.base)["svc-cart"] == "up" })
+	// What was saved (at least what we saw) and the new check.
+	if n := historyLen(t, second.base, "svc-cart"); n < saved+1 {
+		t.Errorf("svc-cart has %d checks after the restart, want at least the %d seen before and one more; log:\n%s", n, saved, second.log.String())
 	}
 }

@@ -62,9 +62,24 @@ func binary(t testing.TB) string {
 
 // running is the real binary, started by startBinary.
 type running struct {
-	cmd  *exec.Cmd
-	base string
-	log  *promtest.SyncBuffer
+	cmd     *exec.Cmd
+	base    string
+	log     *promtest.SyncBuffer
+	logDone chan struct{}
+}
+
+// stop sends SIGTERM and waits for the exit, its log read to the end.
+func (r *running) stop() error {
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case <-r.logDone:
+	case <-time.After(20 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.logDone
+	}
+	return r.cmd.Wait()
 }
 
 func startBinary(t *testing.T, args ...string) *running {
@@ -80,8 +95,8 @@ func startBinary(t *testing.T, args ...string) *running {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &running{cmd: cmd, log: new(promtest.SyncBuffer)}
 	logDone := make(chan struct{})
+	r := &running{cmd: cmd, log: new(promtest.SyncBuffer), logDone: logDone}
 	addrCh := make(chan string, 1)
 	go func() {
 		defer close(logDone)
@@ -94,14 +109,9 @@ func startBinary(t *testing.T, args ...string) *running {
 		}
 	}()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-logDone:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-logDone
+		if cmd.ProcessState == nil {
+			_ = r.stop()
 		}
-		_ = cmd.Wait()
 	})
 	select {
 	case addr := <-addrCh:

@@ -38,11 +38,11 @@ const (
 // when a handler hijacks it, and the stream has its own write timeout and
 // pings (TestWSOutlivesServerTimeouts).
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 30 * time.Second
-	writeTimeout      = 60 * time.Second
-	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 10 * time.Second
+	readHeaderTimeout      = 10 * time.Second
+	readTimeout            = 30 * time.Second
+	writeTimeout           = 60 * time.Second
+	idleTimeout            = 2 * time.Minute
+	defaultShutdownTimeout = 10 * time.Second
 )
 
 // run is the whole program; main only wires it to the process, so that
@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	checkOnly := fs.Bool("check-config", false, "check the configuration, print a summary and exit")
 	online := fs.Bool("online", false, "with -check-config: also run each discovery rule's query once and print the apps it yields per location")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	shutdownWait := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long a SIGTERM waits for requests in progress before closing their connections")
 	page := fs.Bool("web.page", true, "serve the web page (a live map of the locations) at /; -web.page=false serves only the API")
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
@@ -76,6 +77,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		fs.Usage()
 		return exitUsage
 	}
+	if *shutdownWait <= 0 {
+		fmt.Fprintf(stderr, "availmon: -shutdown-timeout must be more than 0, not %s\n", *shutdownWait)
+		return exitUsage
+	}
 	if *showVersion {
 		fmt.Fprintln(stdout, versionText())
 		return exitOK
@@ -90,6 +95,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		fs.Usage()
 		return exitUsage
 	}
+
+	// Listen before the configuration is read, so that it can name the
+	// address actually bound (${AVAILMON_LISTEN_ADDR}), and so that a port
+	// already taken is an error at once rather than a monitor probing
+	// somebody else's server.
+	listenAddr := dialAddr(*listen)
+	var ln net.Listener
+	if !*checkOnly {
+		var err error
+		if ln, err = net.Listen("tcp", *listen); err != nil {
+			fmt.Fprintf(stderr, "availmon: cannot listen on %s: %v (choose another address with -listen)\n", *listen, err)
+			return exitError
+		}
+		defer ln.Close() // serve closes it too; this is for the early returns
+		listenAddr = dialAddr(ln.Addr().String())
+	}
+	lookup = withListenAddr(lookup, listenAddr)
 
 	cfg, err := config.Load(*configPath, lookup)
 	if err != nil {
@@ -134,7 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	}
 	reload.m = m
 	if *checkOnly {
-		fmt.Fprintf(stdout, "config OK: %d apps, %d locations, %d backends\n", len(opts.Apps), len(opts.Locations), len(opts.Backends))
+		fmt.Fprintln(stdout, checkSummary(cfg))
 		if *online {
 			return checkOnline(ctx, m, stdout)
 		}
@@ -144,19 +166,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if *page {
 		h = web.Handler(h)
 	}
-	return serve(ctx, m, h, *listen, logger, reload)
+	return serve(ctx, m, h, ln, logger, reload, *shutdownWait)
 }
 
 // serve runs the monitor and serves h (its API, with or without the web
-// page) until ctx ends, then shuts both down. SIGHUP reloads the
+// page) on ln until ctx ends, then shuts both down. SIGHUP reloads the
 // configuration meanwhile.
-func serve(ctx context.Context, m *availmon.Monitor, h http.Handler, listen string, logger *slog.Logger, reload *reloader) int {
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		logger.Error("cannot listen", "addr", listen, "err", err)
-		return exitError
-	}
+func serve(ctx context.Context, m *availmon.Monitor, h http.Handler, ln net.Listener, logger *slog.Logger, reload *reloader, shutdownTimeout time.Duration) int {
 	srv := newServer(h, logger)
+	var conns connCounter
+	srv.ConnState = conns.track
 
 	var reloads sync.WaitGroup
 	defer reloads.Wait() // after stopRun, deferred below, ends it
@@ -194,9 +213,12 @@ func serve(ctx context.Context, m *availmon.Monitor, h http.Handler, listen stri
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
-		logger.Error("requests still running after the shutdown timeout; closing them", "timeout", shutdownTimeout, "err", err)
+		// Clients that hold a request open past the drain (one trickling
+		// a body) are cut: that is the shutdown working as designed, not
+		// a failure, so the exit status stays 0.
+		logger.Warn("connections still busy after the shutdown timeout: closed them", "connections", conns.open(),
+			"timeout", shutdownTimeout)
 		srv.Close()
-		code = exitError
 	}
 	logger.Info("shutdown complete")
 	return code
@@ -213,6 +235,32 @@ func newServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+}
+
+// checkSummary is what -check-config prints for a good configuration. It
+// counts the Prometheus backends the file names, not the backend the
+// library is given for HTTP probes, which the user never wrote.
+func checkSummary(cfg *config.Config) string {
+	probes := 0
+	for _, a := range cfg.Apps {
+		if a.HTTP != nil {
+			probes++
+		}
+	}
+	apps := count(len(cfg.Apps), "app", "apps")
+	if probes > 0 {
+		apps += fmt.Sprintf(" (%s)", count(probes, "HTTP probe", "HTTP probes"))
+	}
+	return fmt.Sprintf("config OK: %s, %s, %s", apps, count(len(cfg.Locations), "location", "locations"),
+		count(len(cfg.Prometheus), "Prometheus backend", "Prometheus backends"))
+}
+
+// count says "1 app" or "2 apps".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // versionText is the -version output: the linked-in version and what the Go

@@ -539,10 +539,8 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 		locs[l.Name] = true
 	}
 	backends := make(map[string]bool, len(cfg.Prometheus))
-	names := make([]string, 0, len(cfg.Prometheus))
 	for _, b := range cfg.Prometheus {
 		backends[b.Name] = true
-		names = append(names, b.Name)
 	}
 	out := make([]App, 0, len(raw))
 	seen := make(map[string]int)
@@ -581,7 +579,7 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 			case len(cfg.Prometheus) == 0:
 				p.badAt(path+".metric", "app %q has a metric but no prometheus backend is configured", a.Name)
 			default:
-				p.badAt(path, "app %q: name its backend with prometheus: (one of %s)", a.Name, strings.Join(names, ", "))
+				p.badAt(path, "app %q: name its backend with prometheus: (one of %s)", a.Name, listNames(backends))
 			}
 		case hasHTTP:
 			for _, key := range []string{"prometheus", "response_time_metric"} {

@@ -506,6 +506,13 @@ func TestBad(t *testing.T) {
 			want: []string{`bad.yaml:2: the backend name "http" is reserved`},
 		},
 		{
+			// The backend list names each backend once, even when the file
+			// repeats one.
+			name: "app without backend, backend listed twice",
+			yaml: strings.Replace(base(), "locations:", "  - name: main\n    url: http://127.0.0.1:9091\n  - name: other\n    url: http://127.0.0.1:9092\nlocations:", 1),
+			want: []string{`(one of main, other)`},
+		},
+		{
 			name: "wrong shape",
 			yaml: strings.Replace(base(), "locations:\n  - name: Tel Aviv", "locations:\n  - [Tel Aviv]\n  - name: Tel Aviv", 1),
 			want: []string{"bad.yaml:5: cannot unmarshal !!seq into a location"},
