@@ -141,6 +141,12 @@ const maxQueryRead = 16 << 20
 
 func (p *FaultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	p.requests.Add(1)
+	// The request body is read in full first: the server may close an
+	// unread request body once the answer's header is written, and a
+	// backend that answers the moment the last byte arrives
+	// (VictoriaMetrics) would then race the proxy's transport still
+	// reading it, cutting the answer short.
+	bufferBody(r)
 	if f, ok := p.faultFor(r); ok {
 		p.faulted.Add(1)
 		f.serve(w, r, p.done, &p.sent)
@@ -179,17 +185,27 @@ func (p *FaultProxy) faultFor(r *http.Request) (Fault, bool) {
 	return a.Fault, true
 }
 
-// queryOf reads the query parameter from the URL or the form body, and puts
-// the body back for the backend.
+// bufferBody replaces r's body by a copy in memory.
+func bufferBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, maxQueryRead))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+}
+
+// queryOf reads the query parameter from the URL or the form body (which
+// serve buffered), and puts the body back for the backend.
 func queryOf(r *http.Request) string {
 	if q := r.URL.Query().Get("query"); q != "" {
 		return q
 	}
-	if r.Body == nil {
+	if r.Body == nil || r.Body == http.NoBody {
 		return ""
 	}
-	body, _ := io.ReadAll(io.LimitReader(r.Body, maxQueryRead))
-	r.Body.Close()
+	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	form, err := url.ParseQuery(string(body))
 	if err != nil {

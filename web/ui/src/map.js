@@ -9,6 +9,7 @@ import { shapePath, stateInfo } from './states.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const R = 6;
+const SCREEN_RADIUS = 6.5; // px
 
 function el(name, attrs) {
   const e = document.createElementNS(SVG, name);
@@ -42,6 +43,13 @@ export class WorldMap {
     svg.append(this.layer);
     this.svg = svg;
     root.append(world, svg);
+    // Markers keep about the same size on screen whatever the map's width
+    // (a phone shrinks the map to a third), so that they stay visible and
+    // can be tapped: their shapes are scaled by CSS, their places are not.
+    new ResizeObserver(([entry]) => {
+      const width = entry.contentRect.width || WIDTH;
+      svg.style.setProperty('--marker-scale', Math.min(4, Math.max(1, (SCREEN_RADIUS * WIDTH) / (R * width))).toFixed(3));
+    }).observe(svg);
 
     this.layer.addEventListener('click', (ev) => this.pick(ev));
     this.layer.addEventListener('keydown', (ev) => {
