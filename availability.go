@@ -115,6 +115,9 @@ type Backend struct {
 	Source Source
 	// BatchSize is the most apps handed to one Source.Check call. Zero
 	// means 1: one app per call, each call running in parallel with others.
+	// A PrometheusSource batches its apps itself, one call per query: there
+	// BatchSize bounds the expressions combined into one query, the apps of
+	// one fused selector counting as one.
 	BatchSize int
 }
 

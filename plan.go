@@ -122,11 +122,16 @@ func buildPlan(opts *Options) (*plan, []error) {
 		default:
 			bad("app %q: unknown backend %q", a.Name, a.Backend)
 		}
+		if len(p.backends) > 0 && p.apps[i].Backend == p.backends[p.backendOf[i]].Name {
+			if err := validateApp(p.backends[p.backendOf[i]].Source, a); err != nil {
+				bad("app %q: %w", a.Name, err)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	p.batches, p.appBatch = planBatches(p.backendOf[:p.nListed], p.backends)
+	p.batches, p.appBatch = planBatches(p.apps[:p.nListed], p.backendOf[:p.nListed], p.backends)
 	if p.ctl, errs = newControls(p, opts); len(errs) > 0 {
 		return nil, errs
 	}
@@ -144,14 +149,24 @@ func (p *plan) backendIndex(name string) (int, bool) {
 }
 
 // planBatches groups app indexes by backend, in order, into chunks of at most
-// the backend's batch size.
-func planBatches(backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
+// the backend's batch size, unless the backend's source groups them itself
+// (batchPlanner).
+func planBatches(apps []App, backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
 	per := make([][]int, len(backends))
 	for i, b := range backendOf {
 		per[b] = append(per[b], i)
 	}
 	appBatch = make([]int, len(backendOf))
 	for b, idx := range per {
+		if bp, ok := backends[b].Source.(batchPlanner); ok && len(idx) > 0 {
+			for _, batch := range planSourceBatches(bp, apps, idx, backends[b].BatchSize) {
+				for _, i := range batch {
+					appBatch[i] = len(batches)
+				}
+				batches = append(batches, batch)
+			}
+			continue
+		}
 		size := backends[b].BatchSize
 		for len(idx) > 0 {
 			n := min(size, len(idx))

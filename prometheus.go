@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -46,6 +44,9 @@ type PrometheusOptions struct {
 	// Clock tells when verdicts on expressions expire; nil means the
 	// system clock.
 	Clock Clock
+	// MaxQueryLength is the longest query sent, in bytes; zero means
+	// DefaultMaxQueryLength. Fused selectors are split to stay within it.
+	MaxQueryLength int
 }
 
 // promQuerier is the one call of the v1 API we use.
@@ -64,6 +65,10 @@ type PrometheusSource struct {
 	log     *slog.Logger
 	clock   Clock
 	solo    *soloVerdicts // expressions asked on their own for a while
+
+	exprs       exprCache
+	plans       planCache
+	maxQueryLen int
 }
 
 // NewPrometheusSource returns a source that queries o.URL. It makes no
@@ -96,22 +101,21 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if clock == nil {
 		clock = systemClock{}
 	}
+	if o.MaxQueryLength < 0 {
+		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
+	}
 	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), timeout: o.QueryTimeout, log: log,
-		clock: clock, solo: newSoloVerdicts()}, nil
+		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
 
 // observesRequests: every request goes through backendTransport, which
 // reports it to the Monitor.
 func (s *PrometheusSource) observesRequests() {}
 
-// Labels that tell the apps of a combined query apart.
-const (
-	batchAppLabel = "availmon_app"
-	batchRTLabel  = "availmon_rt"
-)
-
-// Check evaluates the apps' expressions, combined into one query where it
-// can. It returns an error when the server could not be reached or failed
+// Check evaluates the apps' expressions with as few queries as it can:
+// expressions that differ only in one label's value are fused into one
+// selector, the others combined into one query (see internal/promql). It
+// returns an error when the server could not be reached or failed
 // as a whole, or answered a combined query with something other than an
 // instant vector: the batch's apps are then unavailable for this cycle,
 // and nothing is remembered against their expressions.
@@ -119,14 +123,14 @@ func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, err
 	c := &checkRun{s: s, apps: apps, out: make([]Result, len(apps)), now: s.clock.Now()}
 	var batch, solo []int
 	for i, a := range apps {
-		if len(apps) > 1 && !s.solo.solo(c.now, a.Metric, a.ResponseTimeMetric) {
+		if !s.solo.solo(c.now, a.Metric, a.ResponseTimeMetric) {
 			batch = append(batch, i)
 		} else {
 			solo = append(solo, i)
 		}
 	}
 	if len(batch) > 0 {
-		fallback, err := c.combined(ctx, batch)
+		fallback, err := c.planned(ctx, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -173,107 +177,11 @@ func (c *checkRun) serverAnswers(ctx context.Context) error {
 	return nil
 }
 
-// combined runs one query for the apps at idx. When the server refuses the
-// combined expression (and answers a trivial query), it tries each half of
-// idx in turn, and returns the apps left alone by the halving so that each
-// is asked on its own: one bad expression among n then costs about
-// 2·log2(n) queries rather than n.
-func (c *checkRun) combined(ctx context.Context, idx []int) (fallback []int, err error) {
-	if len(idx) == 1 {
-		return idx, nil
-	}
-	terms := make([]labelled, 0, len(idx))
-	for _, i := range idx {
-		terms = append(terms, labelled{c.apps[i].Metric, batchAppLabel, i})
-		if c.apps[i].ResponseTimeMetric != "" {
-			terms = append(terms, labelled{c.apps[i].ResponseTimeMetric, batchRTLabel, i})
-		}
-	}
-	var q strings.Builder
-	writeOr(&q, terms)
-	v, rt, err := c.s.query(ctx, q.String())
-	if err != nil {
-		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
-			return nil, newQueryError(c.s.name, fmt.Sprintf("a combined query of %d apps", len(idx)), q.String(), err)
-		}
-		half := len(idx) / 2
-		first, err := c.combined(ctx, idx[:half])
-		if err != nil {
-			return nil, err
-		}
-		second, err := c.combined(ctx, idx[half:])
-		if err != nil {
-			return nil, err
-		}
-		return append(first, second...), nil
-	}
-	c.answered = true
-	vec, ok := v.(model.Vector)
-	if !ok {
-		// label_replace and "or" only ever make an instant vector: the
-		// server, or a proxy before it, is at fault, not an expression.
-		return nil, fmt.Errorf("prometheus %s: a combined query of %d apps was answered with a %s, not an instant vector",
-			c.s.name, len(idx), v.Type())
-	}
-	status := make(map[int]model.Vector, len(idx))
-	rtv := make(map[int]model.Vector)
-	for _, smp := range vec {
-		if i, ok := labelIndex(smp.Metric, batchAppLabel); ok {
-			status[i] = append(status[i], smp)
-		} else if i, ok := labelIndex(smp.Metric, batchRTLabel); ok {
-			rtv[i] = append(rtv[i], smp)
-		}
-	}
-	for _, i := range idx {
-		c.out[i] = result(status[i], rtv[i], rt)
-	}
-	return nil, nil
-}
-
-// labelled is one term of a combined query: expr, with label set to i.
-type labelled struct {
-	expr  string
-	label string
-	i     int
-}
-
-// writeOr joins terms with "or" as a balanced tree. Prometheus evaluates
-// a chain "a or b or c ..." left to right, copying and hashing the growing
-// left side at every step: quadratic in the batch size, and most of a
-// 10,000-app cycle. A balanced tree does n log n of that work.
-func writeOr(q *strings.Builder, terms []labelled) {
-	if len(terms) == 1 {
-		writeLabelled(q, terms[0].expr, terms[0].label, terms[0].i)
-		return
-	}
-	half := len(terms) / 2
-	q.WriteByte('(')
-	writeOr(q, terms[:half])
-	q.WriteString(" or ")
-	writeOr(q, terms[half:])
-	q.WriteByte(')')
-}
-
-// writeLabelled writes expr with the label set to i. The line feed after
-// expr ends a trailing "# comment" in it, which would otherwise swallow the
-// rest of the combined query.
-func writeLabelled(q *strings.Builder, expr, label string, i int) {
-	fmt.Fprintf(q, "label_replace((%s\n), %q, \"%d\", \"\", \"\")", expr, label, i)
-}
-
-func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
-	v, ok := m[label]
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.Atoi(string(v))
-	return i, err == nil
-}
-
 // one asks for app i with its own queries. An expression the server
 // refuses, or whose answer is not an instant vector, is then asked on its
 // own for soloVerdictTTL: that error names it, since the server answers
-// other queries.
+// other queries. (A scalar is no reason: combined queries wrap it in
+// vector().)
 func (c *checkRun) one(ctx context.Context, i int) error {
 	a := c.apps[i]
 	v, rt, err := c.s.query(ctx, a.Metric)
@@ -287,10 +195,8 @@ func (c *checkRun) one(ctx context.Context, i int) error {
 	}
 	c.answered = true
 	samples, err := samplesOf(v)
-	if err != nil || isScalar(v) {
-		c.s.solo.mark(c.now, a.Metric)
-	}
 	if err != nil {
+		c.s.solo.mark(c.now, a.Metric)
 		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}
 		return nil
 	}
@@ -309,18 +215,13 @@ func (c *checkRun) one(ctx context.Context, i int) error {
 					"err", truncateText(err.Error(), maxErrorText))
 			}
 		default:
-			if rtSamples, err = samplesOf(v); err != nil || isScalar(v) {
+			if rtSamples, err = samplesOf(v); err != nil {
 				c.s.solo.mark(c.now, a.ResponseTimeMetric)
 			}
 		}
 	}
 	c.out[i] = result(samples, rtSamples, rt)
 	return nil
-}
-
-func isScalar(v model.Value) bool {
-	_, ok := v.(*model.Scalar)
-	return ok
 }
 
 func samplesOf(v model.Value) (model.Vector, error) {

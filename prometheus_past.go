@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promql"
 )
 
 // pastSource is a Source that can tell what its apps' states were in the
@@ -34,26 +35,19 @@ type rangeQuerier interface {
 	QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error)
 }
 
-// pastTerm is one app's state as a single series, labelled with its index:
-// the smallest value of its expression, so that a zero anywhere is down, as
-// in a cycle (a NaN is ignored beside other values, unlike a cycle's check).
-func pastTerm(q *strings.Builder, expr string, i int) {
-	fmt.Fprintf(q, "label_replace(min((%s\n)), %q, \"%d\", \"\", \"\")", expr, batchAppLabel, i)
-}
-
-// pastTree joins the terms of apps with "or" as a balanced tree, for the
-// reason writeOr gives.
-func pastTree(q *strings.Builder, apps []App, idx []int) {
-	if len(idx) == 1 {
-		pastTerm(q, apps[idx[0]].Metric, idx[0])
-		return
+// pastQuery asks for the apps at idx, each as one series, the smallest
+// value of its expression, labelled with its index: a zero anywhere is
+// down, as in a cycle (a NaN is ignored beside other values, unlike a
+// cycle's check). It is built as a syntax tree (internal/promql.MinTree);
+// "" when no expression parses.
+func (s *PrometheusSource) pastQuery(apps []App, idx []int) string {
+	exprs := make([]*promql.Expr, len(apps))
+	for _, i := range idx {
+		if e, err := s.exprs.get(apps[i].Metric); err == nil {
+			exprs[i] = e
+		}
 	}
-	half := len(idx) / 2
-	q.WriteByte('(')
-	pastTree(q, apps, idx[:half])
-	q.WriteString(" or ")
-	pastTree(q, apps, idx[half:])
-	q.WriteByte(')')
+	return promql.MinTree(exprs, batchAppLabel)
 }
 
 func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
@@ -85,9 +79,11 @@ func (s *PrometheusSource) pastStates(ctx context.Context, apps []App, r v1.Rang
 		idx[i] = i
 	}
 	err := s.halving(ctx, apps, idx, func(idx []int) error {
-		var q strings.Builder
-		pastTree(&q, apps, idx)
-		mat, err := s.queryRange(ctx, q.String(), r)
+		q := s.pastQuery(apps, idx)
+		if q == "" {
+			return nil
+		}
+		mat, err := s.queryRange(ctx, q, r)
 		if err != nil {
 			return err
 		}
@@ -118,11 +114,11 @@ func (s *PrometheusSource) pastCounts(ctx context.Context, apps []App, r v1.Rang
 		idx[i] = i
 	}
 	err := s.halving(ctx, apps, idx, func(idx []int) error {
-		var q strings.Builder
-		q.WriteString(`count_values("availmon_up", (`)
-		pastTree(&q, apps, idx)
-		q.WriteString(`) != bool 0)`)
-		mat, err := s.queryRange(ctx, q.String(), r)
+		tree := s.pastQuery(apps, idx)
+		if tree == "" {
+			return nil
+		}
+		mat, err := s.queryRange(ctx, `count_values("availmon_up", (`+tree+`) != bool 0)`, r)
 		if err != nil {
 			return err
 		}
@@ -161,16 +157,18 @@ func (s *PrometheusSource) halving(ctx context.Context, apps []App, idx []int, a
 	return s.halving(ctx, apps, idx[half:], ask)
 }
 
-// Prometheus refuses a range query of more than 11,000 points per series;
-// a chunk stays well under it.
+// Prometheus refuses a range query of more than 11,000 points per series.
 const maxStepsPerQuery = 10_000
 
-// chunks splits [start, end) into ranges of at most maxStepsPerQuery steps.
-// Each range's End is its last step (a range query includes both ends).
-func chunks(start, end time.Time, step time.Duration) []v1.Range {
+// chunks splits [start, end) into ranges of at most steps steps (capped at
+// maxStepsPerQuery). Each range's End is its last step (a range query
+// includes both ends).
+func chunks(start, end time.Time, step time.Duration, steps int) []v1.Range {
+	steps = min(steps, maxStepsPerQuery)
+	span := time.Duration(steps) * step
 	var out []v1.Range
-	for from := start; from.Before(end); from = from.Add(maxStepsPerQuery * step) {
-		to := timeMin(end, from.Add(maxStepsPerQuery*step)).Add(-step)
+	for from := start; from.Before(end); from = from.Add(span) {
+		to := timeMin(end, from.Add(span)).Add(-step)
 		if to.Before(from) {
 			break
 		}

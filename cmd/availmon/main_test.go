@@ -100,6 +100,18 @@ func TestCheckConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "three bad expressions, together",
+			args: []string{"-config", writeConfig(t, "  - name: a\n    location: Tel Aviv\n    metric: 'up{'\n"+
+				"  - name: b\n    location: Tel Aviv\n    metric: up\n    response_time_metric: rate(x[5m]\n"+
+				"  - name: c\n    location: Tel Aviv\n    metric: x[5m]"), "-check-config"},
+			wantCode: 1,
+			wantStderr: []string{
+				`availmon.yaml:20: app "a": metric: 1:4: parse error: unexpected end of input inside braces`,
+				`availmon.yaml:24: app "b": response_time_metric: 1:11: parse error: unclosed left parenthesis`,
+				`availmon.yaml:27: app "c": metric: 1:1: the expression returns a range vector`,
+			},
+		},
+		{
 			name:       "unset variable",
 			args:       []string{"-config", writeConfig(t, "log_level: ${LEVEL}"), "-check-config"},
 			wantCode:   1,

@@ -57,6 +57,9 @@ type Prometheus struct {
 	// MaxResponseBytes is max_response_bytes: the most read of one answer
 	// (availmon.PrometheusOptions.MaxResponseBytes); 0 means the default.
 	MaxResponseBytes int64
+	// MaxQueryLength is max_query_length: the longest query sent
+	// (availmon.PrometheusOptions.MaxQueryLength); 0 means the default.
+	MaxQueryLength int
 }
 
 // App is one app as configured: exactly one of Metric and HTTP is set.
@@ -144,6 +147,7 @@ type fileBackend struct {
 	Name             string `yaml:"name"`
 	URL              string `yaml:"url"`
 	MaxResponseBytes *int64 `yaml:"max_response_bytes"`
+	MaxQueryLength   *int   `yaml:"max_query_length"`
 	// HTTPClientConfig takes every other key; UnmarshalYAML decodes it
 	// with its own defaults and validation.
 	HTTPClientConfig promconfig.HTTPClientConfig `yaml:",inline"`
@@ -163,7 +167,7 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 	own.Kind = yaml.MappingNode
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch n.Content[i].Value {
-		case "name", "url", "max_response_bytes":
+		case "name", "url", "max_response_bytes", "max_query_length":
 			own.Content = append(own.Content, n.Content[i], n.Content[i+1])
 		default:
 			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
@@ -173,11 +177,12 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 		Name             string `yaml:"name"`
 		URL              string `yaml:"url"`
 		MaxResponseBytes *int64 `yaml:"max_response_bytes"`
+		MaxQueryLength   *int   `yaml:"max_query_length"`
 	}
 	if err := own.Decode(&id); err != nil {
 		return err
 	}
-	b.Name, b.URL, b.MaxResponseBytes = id.Name, id.URL, id.MaxResponseBytes
+	b.Name, b.URL, b.MaxResponseBytes, b.MaxQueryLength = id.Name, id.URL, id.MaxResponseBytes, id.MaxQueryLength
 	b.HTTPClientConfig = promconfig.DefaultHTTPClientConfig
 	if err := rest.Decode(&b.HTTPClientConfig); err != nil {
 		var te *yaml.TypeError
@@ -488,9 +493,11 @@ func (p *parser) checkBackends(raw []fileBackend, dir string) []Prometheus {
 				p.badAt(path+".max_response_bytes", "prometheus backend %q: max_response_bytes must be at least 1, not %d", b.Name, maxBytes)
 			}
 		}
+		maxQuery := p.maxQueryLength(path, b)
 		hc := b.HTTPClientConfig
 		hc.SetDirectory(dir)
-		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc, MaxResponseBytes: maxBytes})
+		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc, MaxResponseBytes: maxBytes,
+			MaxQueryLength: maxQuery})
 	}
 	return out
 }
@@ -564,9 +571,15 @@ func (p *parser) checkApps(raw []fileApp, cfg *Config) []App {
 			app.Metric, app.ResponseTimeMetric = a.Metric, a.ResponseTimeMetric
 			if strings.TrimSpace(a.Metric) == "" {
 				p.badAt(path+".metric", "app %q: metric is empty", a.Name)
+			} else {
+				p.checkExpr(path+".metric", a.Name, a.Metric)
 			}
-			if p.has(path+".response_time_metric") && strings.TrimSpace(a.ResponseTimeMetric) == "" {
-				p.badAt(path+".response_time_metric", "app %q: response_time_metric is empty", a.Name)
+			if p.has(path + ".response_time_metric") {
+				if strings.TrimSpace(a.ResponseTimeMetric) == "" {
+					p.badAt(path+".response_time_metric", "app %q: response_time_metric is empty", a.Name)
+				} else {
+					p.checkExpr(path+".response_time_metric", a.Name, a.ResponseTimeMetric)
+				}
 			}
 			switch {
 			case a.Prometheus != "":

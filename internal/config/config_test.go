@@ -435,6 +435,19 @@ func TestBad(t *testing.T) {
 			want: []string{`bad.yaml:9: app "checkout" has neither metric nor http; give it exactly one of them`},
 		},
 		{
+			name: "three bad expressions, all reported",
+			yaml: base(
+				"  - name: unclosed", "    location: Tel Aviv", `    metric: 'up{job="a"'`, // 14
+				"  - name: range", "    location: Tel Aviv", "    metric: rate(x[5m])", "    response_time_metric: x[5m]", // 18
+				"  - name: multi-line", "    location: Tel Aviv", "    metric: |", "      sum(", `        up) + "x"`, // 21
+			),
+			want: []string{
+				`bad.yaml:14: app "unclosed": metric: 1:11: parse error: unexpected end of input inside braces`,
+				`bad.yaml:18: app "range": response_time_metric: 1:1: the expression returns a range vector; it must return an instant vector or a scalar`,
+				`bad.yaml:21: app "multi-line": metric: 2:9: parse error: binary expression must contain only scalar and instant vector types`,
+			},
+		},
+		{
 			name: "bad expect_status",
 			yaml: base("  - name: web", "    location: Tel Aviv", "    http:", "      url: http://127.0.0.1:8081/",
 				`      expect_status: [200, "2xx", 600, "6xx", ok]`),

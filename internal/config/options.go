@@ -34,6 +34,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			HTTPClientConfig: b.HTTPClientConfig,
 			QueryTimeout:     c.Timeout,
 			MaxResponseBytes: b.MaxResponseBytes,
+			MaxQueryLength:   b.MaxQueryLength,
 			Logger:           logger,
 		})
 		if err != nil {

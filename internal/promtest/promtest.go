@@ -92,6 +92,11 @@ type Server struct {
 	cfgFile string
 	addr    string // 127.0.0.1:port, kept across Restart
 	api     v1.API
+	// kind names the product in messages; args and readyPath say how to
+	// run it (Prometheus unless StartVictoriaMetrics set them).
+	kind      string
+	args      func() []string
+	readyPath string
 
 	proc *process // nil while stopped
 }
@@ -127,25 +132,37 @@ func (b *SyncBuffer) String() string {
 // The server is stopped, and its process waited for, when the test ends.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	bin, err := exec.LookPath(Binary)
-	if err != nil {
-		msg := fmt.Sprintf("promtest: the %q binary is not installed (apt-get install -y prometheus): %v", Binary, err)
-		if os.Getenv("CI") != "" {
-			tb.Fatal(msg + "; CI is set, so the integration tests must run")
-		}
-		tb.Skip(msg)
-	}
+	bin := lookBinary(tb, Binary, "prometheus")
 	var c config
 	for _, o := range opts {
 		o(&c)
 	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
-	s.cfgFile = filepath.Join(s.dir, "prometheus.yml")
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "prometheus", readyPath: "/-/ready"}
+	s.args = func() []string {
+		return []string{
+			"--config.file=" + s.cfgFile,
+			"--storage.tsdb.path=" + filepath.Join(s.dir, "data"),
+			"--web.listen-address=" + s.addr,
+			"--web.enable-lifecycle",
+			"--log.level=warn",
+		}
+	}
+	c.writePast(tb, filepath.Join(s.dir, "data"))
+	s.start(c)
+	return s
+}
+
+// start writes the scrape configuration, launches the server on a free
+// port and makes its API client.
+func (s *Server) start(c config) {
+	tb := s.tb
+	tb.Helper()
+	s.cfgFile = filepath.Join(s.dir, "scrape.yml")
 	if err := os.WriteFile(s.cfgFile, []byte(c.yaml()), 0o644); err != nil {
 		tb.Fatalf("promtest: writing config: %v", err)
 	}
 	tb.Cleanup(s.stop)
-	c.writePast(tb, filepath.Join(s.dir, "data"))
+	var err error
 
 	// Another process may take the port between our probe and Prometheus's
 	// bind; try a few fresh ports before giving up.
@@ -157,7 +174,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 			break
 		}
 		if !errors.Is(err, errAddrInUse) || i == attempts-1 {
-			tb.Fatalf("promtest: starting prometheus: %v", err)
+			tb.Fatalf("promtest: starting %s: %v", s.kind, err)
 		}
 	}
 	client, err := api.NewClient(api.Config{Address: s.URL()})
@@ -165,7 +182,6 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("promtest: %v", err)
 	}
 	s.api = v1.NewAPI(client)
-	return s
 }
 
 func (c config) yaml() string {
@@ -186,6 +202,21 @@ func (c config) yaml() string {
 	return b.String()
 }
 
+// lookBinary finds name in PATH; without it the test is skipped, or fails
+// when CI is set, since there the integration tests must run.
+func lookBinary(tb testing.TB, name, debianPackage string) string {
+	tb.Helper()
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		msg := fmt.Sprintf("promtest: the %q binary is not installed (apt-get install -y %s): %v", name, debianPackage, err)
+		if os.Getenv("CI") != "" {
+			tb.Fatal(msg + "; CI is set, so the integration tests must run")
+		}
+		tb.Skip(msg)
+	}
+	return bin
+}
+
 // freeAddr returns a loopback address with a port nobody listened on a moment ago.
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
@@ -203,13 +234,7 @@ var errAddrInUse = errors.New("address already in use")
 // launch starts the binary on s.addr and waits for /-/ready.
 func (s *Server) launch() error {
 	p := &process{done: make(chan struct{}), out: &SyncBuffer{}}
-	p.cmd = exec.Command(s.bin,
-		"--config.file="+s.cfgFile,
-		"--storage.tsdb.path="+filepath.Join(s.dir, "data"),
-		"--web.listen-address="+s.addr,
-		"--web.enable-lifecycle",
-		"--log.level=warn",
-	)
+	p.cmd = exec.Command(s.bin, s.args()...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		return err
@@ -225,7 +250,7 @@ func (s *Server) launch() error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		res, err := client.Get(s.URL() + "/-/ready")
+		res, err := client.Get(s.URL() + s.readyPath)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
@@ -239,12 +264,12 @@ func (s *Server) launch() error {
 			if strings.Contains(out, "address already in use") {
 				return fmt.Errorf("%w: %s", errAddrInUse, s.addr)
 			}
-			return fmt.Errorf("prometheus exited before it was ready (%v):\n%s", p.err, out)
+			return fmt.Errorf("%s exited before it was ready (%v):\n%s", s.kind, p.err, out)
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return fmt.Errorf("prometheus not ready after %s:\n%s", readyTimeout, p.out.String())
+			return fmt.Errorf("%s not ready after %s:\n%s", s.kind, readyTimeout, p.out.String())
 		}
 	}
 }
@@ -282,7 +307,7 @@ func (s *Server) stop() {
 	case <-time.After(stopTimeout):
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		s.tb.Errorf("promtest: prometheus ignored SIGTERM for %s and was killed:\n%s", stopTimeout, p.out.String())
+		s.tb.Errorf("promtest: %s ignored SIGTERM for %s and was killed:\n%s", s.kind, stopTimeout, p.out.String())
 	}
 }
 
@@ -317,7 +342,7 @@ func (s *Server) Restart() {
 		s.stop()
 	}
 	if err := s.launch(); err != nil {
-		s.tb.Fatalf("promtest: restarting prometheus on %s: %v", s.addr, err)
+		s.tb.Fatalf("promtest: restarting %s on %s: %v", s.kind, s.addr, err)
 	}
 }
 

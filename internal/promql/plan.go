@@ -1,0 +1,402 @@
+package promql
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// TagLabel is the label a combined query sets, with label_replace, on the
+// series of each of its terms, so that the answer can be split by term.
+const TagLabel = "availmon_term"
+
+// termOverhead bounds what combining adds to a term's length:
+// label_replace( ..., "availmon_term", "199", "", ""), vector( ) around a
+// scalar, the parentheses and " or " of the tree.
+const termOverhead = 64
+
+// Query is one request that answers some items of a plan.
+type Query struct {
+	terms []*term
+
+	once sync.Once
+	text string
+}
+
+// term is one part of a query: either one expression asked for its items
+// (plain), or a fused selector whose series are told apart by label.
+type term struct {
+	expr  *Expr // plain: the expression; fused: one of the group's
+	items []int // plain: the items asking for expr
+
+	// fused only (label != ""):
+	label   string
+	values  []string         // sorted, distinct
+	byValue map[string][]int // value -> items
+	f       fusion
+	src     []*Expr // the plan's items, for the parts of one value
+}
+
+// Plan returns the queries that ask for every non-nil item: expressions
+// that can be fused by one label are fused, equal expressions asked once,
+// and the rest combined, at most maxTerms terms and maxLen bytes to a query
+// (an expression longer than maxLen on its own is asked alone). Plan is
+// deterministic: the same items give the same queries.
+func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
+	maxTerms = max(1, maxTerms)
+	count := make(map[string]int)
+	for _, e := range items {
+		if e == nil {
+			continue
+		}
+		for _, f := range e.fusions() {
+			count[f.key]++
+		}
+	}
+	groups := make(map[string]*term)
+	plain := make(map[string]*term)
+	var terms []*term
+	addPlain := func(e *Expr, idx ...int) {
+		t := plain[e.printed]
+		if t == nil {
+			t = &term{expr: e}
+			plain[e.printed] = t
+			terms = append(terms, t)
+		}
+		t.items = append(t.items, idx...)
+	}
+	for i, e := range items {
+		if e == nil {
+			continue
+		}
+		best := -1
+		for k, f := range e.fusions() {
+			if count[f.key] >= 2 && (best < 0 || count[f.key] > count[e.fuse[best].key]) {
+				best = k
+			}
+		}
+		if best < 0 {
+			addPlain(e, i)
+			continue
+		}
+		f := e.fuse[best]
+		g := groups[f.key]
+		if g == nil {
+			g = &term{expr: e, label: f.label, byValue: make(map[string][]int), f: f, src: items}
+			groups[f.key] = g
+			terms = append(terms, g)
+		}
+		if _, seen := g.byValue[f.value]; !seen {
+			g.values = append(g.values, f.value)
+		}
+		g.byValue[f.value] = append(g.byValue[f.value], i)
+	}
+	var split []*term
+	for _, t := range terms {
+		if t.label == "" {
+			split = append(split, t)
+			continue
+		}
+		slices.Sort(t.values)
+		split = append(split, t.chunks(maxLen)...)
+	}
+	// A group whose values all were one value became a plain term that may
+	// equal another: merge them, keeping the order of first items.
+	terms = terms[:0]
+	plain = make(map[string]*term)
+	for _, t := range split {
+		if t.label != "" {
+			terms = append(terms, t)
+			continue
+		}
+		addPlain(t.expr, t.items...)
+	}
+	slices.SortFunc(terms, func(a, b *term) int { return cmp.Compare(a.first(), b.first()) })
+	return pack(terms, maxLen, maxTerms)
+}
+
+// chunks splits a fused group so that each part stays within maxLen; a
+// part of one value is a plain term.
+func (t *term) chunks(maxLen int) []*term {
+	base := t.fused("").lenTagged()
+	var out []*term
+	start, size := 0, base
+	for i, v := range t.values {
+		c := valueCost(v, t.f.matchers)
+		if i > start && size+c > maxLen {
+			out = append(out, t.part(t.values[start:i]))
+			start, size = i, base
+		}
+		size += c
+	}
+	return append(out, t.part(t.values[start:]))
+}
+
+// valueCost is what one more value adds to the printed regular expression:
+// its escaped, quoted form and a "|", once per matcher.
+func valueCost(v string, matchers int) int {
+	return (len(strconv.Quote(regexp.QuoteMeta(v))) - 2 + 1) * matchers
+}
+
+// part is the group narrowed to values.
+func (t *term) part(values []string) *term {
+	if len(values) == 1 {
+		idx := t.byValue[values[0]]
+		return &term{expr: t.src[idx[0]], items: slices.Clone(idx)}
+	}
+	p := &term{expr: t.expr, label: t.label, f: t.f, src: t.src, values: values, byValue: make(map[string][]int, len(values))}
+	for _, v := range values {
+		p.byValue[v] = t.byValue[v]
+	}
+	return p
+}
+
+func (t *term) first() int {
+	if t.label == "" {
+		return t.items[0]
+	}
+	m := -1
+	for _, idx := range t.byValue {
+		if m < 0 || idx[0] < m {
+			m = idx[0]
+		}
+	}
+	return m
+}
+
+// fused is the group's expression with label=~"v1|v2|..." in place of
+// label="value", built on a fresh syntax tree.
+func (t *term) fused(regex string) fusedExpr {
+	return fusedExpr{substitute(t.expr.text, t.label, &labels.Matcher{Type: labels.MatchRegexp, Name: t.label, Value: regex})}
+}
+
+type fusedExpr struct{ parser.Expr }
+
+func (f fusedExpr) lenTagged() int { return len(f.String()) + termOverhead }
+
+// regex matches exactly the values: each is quoted (Prometheus anchors
+// the whole expression, as ^(?:...)$).
+func regex(values []string) string {
+	var b strings.Builder
+	for i, v := range values {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(regexp.QuoteMeta(v))
+	}
+	return b.String()
+}
+
+// length bounds the term's printed length within a combined query.
+func (t *term) length() int {
+	if t.label == "" {
+		return len(t.expr.printed) + termOverhead
+	}
+	n := t.fused("").lenTagged()
+	for _, v := range t.values {
+		n += valueCost(v, t.f.matchers)
+	}
+	return n
+}
+
+// pack fills queries with terms in order.
+func pack(terms []*term, maxLen, maxTerms int) []*Query {
+	var out []*Query
+	var cur *Query
+	size := 0
+	for _, t := range terms {
+		n := t.length()
+		if cur == nil || len(cur.terms) >= maxTerms || size+n > maxLen {
+			cur = &Query{}
+			out = append(out, cur)
+			size = 0
+		}
+		cur.terms = append(cur.terms, t)
+		size += n
+	}
+	return out
+}
+
+// node is the term as a syntax tree; tagged terms must be instant vectors.
+func (t *term) node(tagged bool) parser.Expr {
+	if t.label != "" {
+		return t.fused(regex(t.values)).Expr
+	}
+	if tagged && t.expr.Scalar() {
+		return &parser.Call{Func: parser.Functions["vector"], Args: parser.Expressions{t.expr.node}}
+	}
+	return t.expr.node
+}
+
+// String returns the query to send (built once; a Query is immutable): one term as it is, several tagged with
+// label_replace and joined with "or" as a balanced tree. Prometheus
+// evaluates a chain "a or b or c ..." left to right, copying and hashing
+// the growing left side at every step: quadratic in the number of terms.
+func (q *Query) String() string {
+	q.once.Do(func() { q.text = q.build() })
+	return q.text
+}
+
+func (q *Query) build() string {
+	if len(q.terms) == 1 {
+		if t := q.terms[0]; t.label == "" {
+			return t.expr.printed
+		}
+		return q.terms[0].node(false).String()
+	}
+	nodes := make([]parser.Expr, len(q.terms))
+	for k, t := range q.terms {
+		nodes[k] = &parser.Call{Func: parser.Functions["label_replace"], Args: parser.Expressions{
+			t.node(true),
+			&parser.StringLiteral{Val: TagLabel},
+			&parser.StringLiteral{Val: strconv.Itoa(k)},
+			&parser.StringLiteral{Val: ""},
+			&parser.StringLiteral{Val: ""},
+		}}
+	}
+	return orTree(nodes).String()
+}
+
+func orTree(nodes []parser.Expr) parser.Expr {
+	if len(nodes) == 1 {
+		return nodes[0]
+	}
+	half := len(nodes) / 2
+	return &parser.ParenExpr{Expr: &parser.BinaryExpr{
+		Op:             parser.LOR,
+		LHS:            orTree(nodes[:half]),
+		RHS:            orTree(nodes[half:]),
+		VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany},
+	}}
+}
+
+// Items returns the items the query answers, in ascending order.
+func (q *Query) Items() []int {
+	var out []int
+	for _, t := range q.terms {
+		out = append(out, t.allItems()...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (t *term) allItems() []int {
+	if t.label == "" {
+		return t.items
+	}
+	var out []int
+	for _, v := range t.values {
+		out = append(out, t.byValue[v]...)
+	}
+	return out
+}
+
+// Split returns smaller queries that together ask what q asks, to find the
+// expression a server refuses: the halves of its terms, or of its fused
+// values. It returns nil when q is one expression.
+func (q *Query) Split() []*Query {
+	switch {
+	case len(q.terms) > 1:
+		half := len(q.terms) / 2
+		return []*Query{{terms: q.terms[:half]}, {terms: q.terms[half:]}}
+	case q.terms[0].label != "" && len(q.terms[0].values) > 1:
+		t := q.terms[0]
+		half := len(t.values) / 2
+		return []*Query{
+			{terms: []*term{t.part(t.values[:half])}},
+			{terms: []*term{t.part(t.values[half:])}},
+		}
+	}
+	return nil
+}
+
+// Answer hands each sample of v to the items it answers. v is what the
+// server returned for q.
+func (q *Query) Answer(v model.Value, add func(item int, s *model.Sample)) error {
+	// Only one expression asked as it is may answer with a scalar; a
+	// combined or fused query is an instant vector, whatever a faulty
+	// server or proxy says.
+	want := model.ValVector
+	if t := q.terms[0]; len(q.terms) == 1 && t.label == "" && t.expr.Scalar() {
+		want = model.ValScalar
+	}
+	var vec model.Vector
+	switch v := v.(type) {
+	case nil:
+	case model.Vector:
+		vec = v
+	case *model.Scalar:
+		vec = model.Vector{{Value: v.Value, Timestamp: v.Timestamp}}
+	}
+	if v != nil && v.Type() != want {
+		return fmt.Errorf("expression returns a %s, not %s", v.Type(), article(want))
+	}
+	if len(q.terms) == 1 {
+		for _, s := range vec {
+			q.terms[0].answer(s, add)
+		}
+		return nil
+	}
+	for _, s := range vec {
+		k, err := strconv.Atoi(string(s.Metric[TagLabel]))
+		if err != nil || k < 0 || k >= len(q.terms) {
+			continue
+		}
+		q.terms[k].answer(s, add)
+	}
+	return nil
+}
+
+func article(t model.ValueType) string {
+	if t == model.ValScalar {
+		return "a scalar"
+	}
+	return "an instant vector"
+}
+
+func (t *term) answer(s *model.Sample, add func(int, *model.Sample)) {
+	idx := t.items
+	if t.label != "" {
+		idx = t.byValue[string(s.Metric[model.LabelName(t.label)])]
+	}
+	for _, i := range idx {
+		add(i, s)
+	}
+}
+
+// MinTree returns one query that asks, for each expression, its smallest
+// value as one series tagged label="i" (i its index in exprs):
+// label_replace(min(e), label, "i", "", "") joined by a balanced "or", built
+// as a syntax tree (a scalar is wrapped in vector() first). The backfill
+// asks it over a range, where a zero anywhere makes the app down.
+func MinTree(exprs []*Expr, label string) string {
+	var nodes []parser.Expr
+	for i, e := range exprs {
+		if e == nil {
+			continue
+		}
+		var inner parser.Expr = e.node
+		if e.Scalar() {
+			inner = &parser.Call{Func: parser.Functions["vector"], Args: parser.Expressions{inner}}
+		}
+		nodes = append(nodes, &parser.Call{Func: parser.Functions["label_replace"], Args: parser.Expressions{
+			&parser.AggregateExpr{Op: parser.MIN, Expr: inner},
+			&parser.StringLiteral{Val: label},
+			&parser.StringLiteral{Val: strconv.Itoa(i)},
+			&parser.StringLiteral{Val: ""},
+			&parser.StringLiteral{Val: ""},
+		}})
+	}
+	if len(nodes) == 0 {
+		return ""
+	}
+	return orTree(nodes).String()
+}

@@ -1,0 +1,302 @@
+package availmon
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promql"
+)
+
+// DefaultMaxQueryLength is the longest query a PrometheusSource sends
+// unless PrometheusOptions.MaxQueryLength says otherwise: 32 KiB holds a
+// fused selector of about 3,000 app names. Queries are POSTed, so the URL
+// limits of servers and proxies do not apply; VictoriaMetrics refuses
+// queries over its -search.maxQueryLen (16 KiB by default), so give such a
+// backend 16384 or raise its limit.
+const DefaultMaxQueryLength = 32 << 10
+
+// appValidator is implemented by sources that can tell a bad app apart
+// before any check, so that New refuses it with the other problems of the
+// options rather than reporting it as unavailable forever.
+type appValidator interface {
+	validateApp(App) error
+}
+
+// batchPlanner is implemented by sources that choose which apps share a
+// Check call. A PrometheusSource puts the apps of one fused selector
+// together, so that one call is one query whatever their number.
+type batchPlanner interface {
+	// planBatches partitions apps (their indexes) into batches of at
+	// most maxTerms combined expressions each.
+	planBatches(apps []App, maxTerms int) [][]int
+}
+
+var (
+	_ appValidator = (*PrometheusSource)(nil)
+	_ batchPlanner = (*PrometheusSource)(nil)
+)
+
+func validateApp(s Source, a App) error {
+	v, ok := s.(appValidator)
+	if !ok {
+		return nil
+	}
+	return v.validateApp(a)
+}
+
+// planSourceBatches asks bp to batch the apps at idx, and returns the
+// batches as indexes into apps.
+func planSourceBatches(bp batchPlanner, apps []App, idx []int, maxTerms int) [][]int {
+	sub := make([]App, len(idx))
+	for k, i := range idx {
+		sub[k] = apps[i]
+	}
+	var out [][]int
+	for _, b := range bp.planBatches(sub, maxTerms) {
+		batch := make([]int, len(b))
+		for k, j := range b {
+			batch[k] = idx[j]
+		}
+		out = append(out, batch)
+	}
+	return out
+}
+
+// validateApp parses the app's expressions with Prometheus's parser: a
+// typo, a range vector or a string is refused at New, with the parser's
+// line:column and message.
+func (s *PrometheusSource) validateApp(a App) error {
+	if a.HTTP != nil {
+		return nil
+	}
+	if _, err := s.exprs.get(a.Metric); err != nil {
+		return fmt.Errorf("metric: %w", err)
+	}
+	if a.ResponseTimeMetric != "" {
+		if _, err := s.exprs.get(a.ResponseTimeMetric); err != nil {
+			return fmt.Errorf("response time metric: %w", err)
+		}
+	}
+	return nil
+}
+
+// planBatches gives each planned query's apps their own Check call: the
+// apps of a fused selector together, the others by maxTerms.
+func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
+	items := make([]*promql.Expr, len(apps))
+	var bad []int
+	for i, a := range apps {
+		e, err := s.exprs.get(a.Metric)
+		if err != nil {
+			bad = append(bad, i)
+			continue
+		}
+		items[i] = e
+	}
+	var out [][]int
+	for _, q := range promql.Plan(items, s.maxQueryLen, maxTerms) {
+		out = append(out, q.Items())
+	}
+	if len(bad) > 0 {
+		out = append(out, bad)
+	}
+	return out
+}
+
+// exprCache keeps the parsed form of every expression seen, so that a cycle
+// plans from syntax trees without parsing again.
+type exprCache struct {
+	mu sync.Mutex
+	m  map[string]exprOrErr
+}
+
+type exprOrErr struct {
+	e   *promql.Expr
+	err error
+}
+
+func (c *exprCache) get(text string) (*promql.Expr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.m[text]; ok {
+		return r.e, r.err
+	}
+	e, err := promql.Parse(text)
+	if c.m == nil {
+		c.m = make(map[string]exprOrErr)
+	}
+	c.m[text] = exprOrErr{e, err}
+	return e, err
+}
+
+// planCache keeps the plans of the batches seen: the Monitor hands the
+// same batches every cycle, and planning 10,000 apps again would cost a
+// good part of a cycle's CPU.
+type planCache struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	plans map[uint64]cachedPlan
+}
+
+type cachedPlan struct {
+	items   []*promql.Expr
+	queries []*promql.Query
+}
+
+// maxCachedPlans bounds the cache: a monitor has a few batches per backend,
+// and a reconfiguration that changes them all starts afresh.
+const maxCachedPlans = 1024
+
+func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
+	c.mu.Lock()
+	if c.plans == nil {
+		c.seed = maphash.MakeSeed()
+		c.plans = make(map[uint64]cachedPlan)
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for _, e := range items {
+		if e != nil {
+			h.WriteString(e.String())
+		}
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	cp, ok := c.plans[key]
+	c.mu.Unlock()
+	if ok && slices.Equal(cp.items, items) {
+		return cp.queries
+	}
+	qs := promql.Plan(items, maxLen, PrometheusBatchSize)
+	c.mu.Lock()
+	if len(c.plans) >= maxCachedPlans {
+		clear(c.plans)
+	}
+	c.plans[key] = cachedPlan{items: items, queries: qs}
+	c.mu.Unlock()
+	return qs
+}
+
+// planned asks for the apps at idx with as few queries as the plan allows
+// (item 2i is app i's Metric, item 2i+1 its ResponseTimeMetric), and fills
+// c.out. It returns the apps one of whose expressions the server refused
+// on its own: they are to be asked alone (one), which names the error and
+// remembers the verdict. It returns an error when the server, not an
+// expression, failed.
+func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err error) {
+	items := make([]*promql.Expr, 2*len(c.apps))
+	for _, i := range idx {
+		a := c.apps[i]
+		e, err := c.s.exprs.get(a.Metric)
+		if err != nil {
+			c.out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
+			continue
+		}
+		items[2*i] = e
+		if a.ResponseTimeMetric != "" {
+			if e, err := c.s.exprs.get(a.ResponseTimeMetric); err == nil {
+				items[2*i+1] = e
+			}
+		}
+	}
+	r := &plannedRun{c: c, samples: make([]model.Vector, len(items)),
+		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items))}
+	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
+		if err := r.ask(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range idx {
+		if items[2*i] == nil {
+			continue
+		}
+		if r.refused[2*i] || r.refused[2*i+1] {
+			fallback = append(fallback, i)
+			continue
+		}
+		c.out[i] = result(r.samples[2*i], r.samples[2*i+1], r.rt[2*i])
+	}
+	return fallback, nil
+}
+
+// plannedRun is what the queries of one planned call found, per item.
+type plannedRun struct {
+	c       *checkRun
+	samples []model.Vector
+	rt      []time.Duration // round trip of the query that answered the item
+	refused []bool          // the item's expression was refused on its own
+}
+
+// ask runs q. When the server refuses it (and answers a trivial query, so
+// an expression is at fault), the halves are asked in turn, down to the
+// expression at fault: one bad expression among n costs about 2·log2(n)
+// queries, not n.
+func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
+	c := r.c
+	text := q.String()
+	v, rt, err := c.s.query(ctx, text)
+	if err != nil {
+		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
+			return newQueryError(c.s.name, describe(q), text, err)
+		}
+		parts := q.Split()
+		if parts == nil {
+			for _, it := range q.Items() {
+				r.refused[it] = true
+			}
+			return nil
+		}
+		for _, p := range parts {
+			if err := r.ask(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c.answered = true
+	if err := q.Answer(v, func(it int, smp *model.Sample) { r.samples[it] = append(r.samples[it], smp) }); err != nil {
+		if q.Split() != nil {
+			// label_replace, "or" and a fused selector only ever make an
+			// instant vector: the server, or a proxy before it, is at
+			// fault, not an expression.
+			return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, describe(q), v.Type())
+		}
+		for _, it := range q.Items() {
+			r.refused[it] = true
+		}
+		return nil
+	}
+	for _, it := range q.Items() {
+		r.rt[it] = rt
+	}
+	return nil
+}
+
+// describe names q in errors without its text: an app's error never holds
+// a combined query or other apps' expressions.
+func describe(q *promql.Query) string {
+	if n := len(q.Items()); n > 1 {
+		return fmt.Sprintf("a combined query of %d expressions", n)
+	}
+	return "a query"
+}
+
+// batchAppLabel tags the series of each app in the backfill's range
+// queries (prometheus_past.go).
+const batchAppLabel = "availmon_app"
+
+func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
+	v, ok := m[label]
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(string(v))
+	return i, err == nil
+}
