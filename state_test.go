@@ -267,7 +267,7 @@ func TestSourceMisbehaviour(t *testing.T) {
 			return make([]Result, 3), nil
 		}, "source returned a result count (3) unlike the app count (2)", connDegraded},
 		{"nil results", func(ctx context.Context, apps []App) ([]Result, error) { return nil, nil },
-			"source returned 0 results for 2 apps", connDegraded},
+			"source returned a result count (0) unlike the app count (2)", connDegraded},
 		{"invalid status", func(ctx context.Context, apps []App) ([]Result, error) {
 			return []Result{{Status: "UP"}, {Status: ""}}, nil
 		}, `source returned invalid status "UP"`, connConnected},
