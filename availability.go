@@ -185,8 +185,12 @@ type Options struct {
 	// one Registerer must be told apart, e.g. with
 	// prometheus.WrapRegistererWith.
 	Registerer prometheus.Registerer
-	// Gatherer, when set, is what /metrics serves instead of the monitor's
-	// own families: pass your registry to serve everything from one place.
+	// Gatherer, when set, is served by /metrics next to the monitor's own
+	// families, such as a registry with the Go and process collectors. A
+	// family of it named as one of the monitor's is left out: /metrics
+	// serves the monitor's own, from a cache made once per cycle. (A
+	// Registerer the monitor registered on may also be the Gatherer: the
+	// answer is the same, but gathering it collects every app again.)
 	Gatherer prometheus.Gatherer
 
 	// Authenticator, when set, must accept a request before it may change
@@ -299,11 +303,13 @@ type Monitor struct {
 	hist     *minuteHistory
 	events   *eventLog
 	exp      *promexport.Exporter
-	gatherer prometheus.Gatherer
+	live     *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
 	running  atomic.Bool
 	stopping atomic.Bool
 	runFrom  atomic.Uint64 // event sequence number when Run last started
 	progress atomic.Int64  // unix nanoseconds of Run's start or last cycle end
+
+	filteredMetrics http.Handler // serves /metrics?name[]=...
 }
 
 // intervalSetting keeps the text the interval was set with, so the API echoes

@@ -15,6 +15,14 @@ import (
 const (
 	backfillStep     = time.Minute
 	backfillParallel = 2
+	// backfillChunk is the steps of one query: a day. A query of 200
+	// expressions over 10,000 steps (the most Prometheus allows) took more
+	// than Prometheus's 2m query timeout on a loaded machine; a day each
+	// keeps every query short, for the same total work.
+	backfillChunk = 24 * 60
+	// backfillTries: a query that failed (a timeout, a restart) is asked
+	// once more before its buckets are left empty.
+	backfillTries = 2
 )
 
 // pastResult is what a backfill learned, applied in one go at its end: the
@@ -78,11 +86,11 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 		}
 		res.asked += len(apps)
 		for _, sp := range spans {
-			for _, r := range chunks(sp[0], sp[1], backfillStep) {
+			for _, r := range chunks(sp[0], sp[1], backfillStep, backfillChunk) {
 				jobs = append(jobs, pastJob{src: src, apps: apps, r: r, counts: true})
 			}
 			if sp[1].After(dayStart) {
-				for _, r := range chunks(later(sp[0], dayStart), sp[1], backfillStep) {
+				for _, r := range chunks(later(sp[0], dayStart), sp[1], backfillStep, backfillChunk) {
 					jobs = append(jobs, pastJob{src: src, apps: apps, r: r})
 				}
 			}
@@ -122,9 +130,9 @@ func (m *Monitor) runPastJobs(ctx context.Context, jobs []pastJob, res *pastResu
 }
 
 func (m *Monitor) runPastJob(ctx context.Context, j pastJob, res *pastResult, want map[int64]bool) {
-	res.queries.Add(1)
 	if j.counts {
-		c, err := j.src.pastCounts(ctx, j.apps, j.r)
+		var c map[int64][2]int
+		err := m.tryPast(ctx, res, func() (err error) { c, err = j.src.pastCounts(ctx, j.apps, j.r); return err })
 		if err != nil {
 			m.pastFailed(ctx, res, err)
 			return
@@ -141,7 +149,8 @@ func (m *Monitor) runPastJob(ctx context.Context, j pastJob, res *pastResult, wa
 		}
 		return
 	}
-	states, err := j.src.pastStates(ctx, j.apps, j.r)
+	var states []map[int64]bool
+	err := m.tryPast(ctx, res, func() (err error) { states, err = j.src.pastStates(ctx, j.apps, j.r); return err })
 	if err != nil {
 		m.pastFailed(ctx, res, err)
 		return
@@ -160,6 +169,18 @@ func (m *Monitor) runPastJob(ctx context.Context, j pastJob, res *pastResult, wa
 			}
 		}
 	}
+}
+
+// tryPast runs ask up to backfillTries times while it fails.
+func (m *Monitor) tryPast(ctx context.Context, res *pastResult, ask func() error) error {
+	var err error
+	for range backfillTries {
+		res.queries.Add(1)
+		if err = ask(); err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
 }
 
 func (m *Monitor) pastFailed(ctx context.Context, res *pastResult, err error) {

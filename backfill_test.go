@@ -12,9 +12,12 @@ import (
 func TestChunks(t *testing.T) {
 	start := t0
 	end := t0.Add(30 * 24 * time.Hour)
-	cs := chunks(start, end, time.Minute)
-	if len(cs) != 5 {
-		t.Fatalf("30 days a minute apart: %d chunks, want 5", len(cs))
+	if cs := chunks(start, end, time.Minute, 1_000_000); len(cs) != 5 {
+		t.Errorf("30 days a minute apart, as large as allowed: %d chunks, want 5", len(cs))
+	}
+	cs := chunks(start, end, time.Minute, backfillChunk)
+	if len(cs) != 30 {
+		t.Fatalf("30 days a minute apart, a day each: %d chunks, want 30", len(cs))
 	}
 	next := start
 	for _, c := range cs {
@@ -29,7 +32,7 @@ func TestChunks(t *testing.T) {
 	if !next.Equal(end) {
 		t.Errorf("chunks end at %s, want %s", next, end)
 	}
-	if cs := chunks(start, start, time.Minute); len(cs) != 0 {
+	if cs := chunks(start, start, time.Minute, backfillChunk); len(cs) != 0 {
 		t.Errorf("an empty range has %d chunks", len(cs))
 	}
 }

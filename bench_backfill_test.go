@@ -52,14 +52,18 @@ func rss(tb testing.TB) int64 {
 // every 5 minutes for 30 days), every app's history full: the backfill's
 // requests, wall time, Prometheus CPU, the process's peak RSS against its
 // steady figure, and the cycle time while it runs against before.
+//
+// AVAILMON_BENCH_APPS and AVAILMON_BENCH_DAYS scale it down (default 10,000
+// and 30): writing 30 days of blocks with promtool alone takes minutes.
 func BenchmarkBackfill30d10k(b *testing.B) {
-	const apps, series = 10_000, 100
+	const series = 100
+	apps, days := envInt("AVAILMON_BENCH_APPS", 10_000), envInt("AVAILMON_BENCH_DAYS", 30)
 	now := time.Now().Truncate(time.Minute)
 	names := make([]string, series)
 	for i := range names {
 		names[i] = fmt.Sprintf(`app="s%03d"`, i)
 	}
-	past := promtest.OpenMetrics("demo_up", names, now.Add(-30*24*time.Hour-time.Hour), now.Add(30*time.Minute), 5*time.Minute,
+	past := promtest.OpenMetrics("demo_up", names, now.Add(-time.Duration(days)*24*time.Hour-time.Hour), now.Add(30*time.Minute), 5*time.Minute,
 		func(s string, t time.Time) float64 {
 			if strings.HasSuffix(s, `7"`) && t.Hour() == 3 {
 				return 0 // some apps down an hour a day
@@ -146,11 +150,18 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	}
 }
 
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
 // waitIdle waits until Prometheus's CPU use settles (it compacts the
 // blocks promtool wrote after it starts), so the backfill's cost is its own.
 func waitIdle(tb testing.TB, srv *promtest.Server) {
 	last, _ := srv.CPUTime()
-	for range 120 {
+	for range 30 {
 		time.Sleep(2 * time.Second) // sampling CPU use, not waiting for an outcome
 		cur, _ := srv.CPUTime()
 		if cur-last < 200*time.Millisecond {

@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // benchSource answers for a batch without locks, as a batched backend
@@ -33,6 +36,11 @@ func (benchSource) Check(ctx context.Context, apps []App) ([]Result, error) {
 // batches of 100, after cycles cycles a minute apart.
 func largeMonitor(tb testing.TB, apps, locs, cycles int) (*Monitor, *fakeClock) {
 	tb.Helper()
+	return largeMonitorWith(tb, apps, locs, cycles)
+}
+
+func largeMonitorWith(tb testing.TB, apps, locs, cycles int, opts ...func(*Options)) (*Monitor, *fakeClock) {
+	tb.Helper()
 	clock := newFakeClock(t0)
 	o := Options{
 		Backends: []Backend{{Name: "main", URL: testPromURL, Source: benchSource{}, BatchSize: 100}},
@@ -44,6 +52,9 @@ func largeMonitor(tb testing.TB, apps, locs, cycles int) (*Monitor, *fakeClock) 
 	for a := range apps {
 		o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%05d", a), Location: o.Locations[a%locs].Name,
 			Metric: fmt.Sprintf(`up{job="app-%05d"}`, a)})
+	}
+	for _, f := range opts {
+		f(&o)
 	}
 	m, err := New(o)
 	if err != nil {
@@ -75,7 +86,10 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 
 func benchGet(b *testing.B, target string) {
 	m, _ := largeMonitor(b, 10_000, 100, 10)
-	h := m.Handler()
+	benchHandler(b, m.Handler(), target)
+}
+
+func benchHandler(b *testing.B, h http.Handler, target string) {
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	w := &discardWriter{h: http.Header{}}
 	h.ServeHTTP(w, req) // the first request encodes the snapshot's JSON
@@ -130,8 +144,17 @@ func BenchmarkEncodeApps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps}
-		if len(fresh.appsData()) == 0 {
+		if len(fresh.appsData().head) == 0 {
 			b.Fatal("no JSON")
 		}
 	}
+}
+
+// BenchmarkGetMetricsProcess is /metrics as the binary serves it: with the
+// Go and process collectors, gathered live on every scrape.
+func BenchmarkGetMetricsProcess(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, _ := largeMonitorWith(b, 10_000, 100, 10, func(o *Options) { o.Gatherer = reg })
+	benchHandler(b, m.Handler(), "/metrics")
 }

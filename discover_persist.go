@@ -38,7 +38,7 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 		for _, e := range a.history[max(0, len(a.history)-m.historySize):] {
 			st.history[i].add(e, m.historySize)
 		}
-		st.appDay[i] = a.day
+		st.appDay[i].set(&a.day)
 	}
 }
 

@@ -39,7 +39,7 @@ func (m *Monitor) Handler() http.Handler {
 	})
 
 	r.Get("/health", m.health)
-	r.Method(http.MethodGet, "/metrics", m.metricsHandler())
+	r.Get("/metrics", m.serveMetrics)
 	// Writes are always authenticated (when an Authenticator is set);
 	// reads under /api only with ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
@@ -110,10 +110,8 @@ func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
 		m.listAppsFiltered(w, r, s)
 		return
 	}
-	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(s.appsData()),
-		Meta: listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
-	})
+	m.writeEncoded(w, r, s.appsData(),
+		listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)})
 }
 
 func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
@@ -151,10 +149,8 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 
 func (m *Monitor) listLocations(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
-	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(s.locationsData()),
-		Meta: countMetaJSON{Count: len(s.p.locations), Timestamp: m.now()},
-	})
+	m.writeEncoded(w, r, s.locationsData(),
+		countMetaJSON{Count: len(s.p.locations), Timestamp: m.now()})
 }
 
 func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
@@ -169,10 +165,7 @@ func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("location not found", fmt.Sprintf("no location is named %q", name)))
 		return
 	}
-	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(s.locationData(li)),
-		Meta: metaJSON{Timestamp: m.now()},
-	})
+	m.writeEncoded(w, r, s.locationData(li), metaJSON{Timestamp: m.now()})
 }
 
 func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
@@ -363,16 +356,8 @@ func (m *Monitor) getHistory(w http.ResponseWriter, r *http.Request) {
 	pd, _ := model.ParseDuration(period)
 	rd, _ := model.ParseDuration(res)
 	now := m.clock.Now()
-	points := m.hist.points(now, time.Duration(pd), time.Duration(rd))
-	out := make([]dataPointJSON, len(points))
-	for i, p := range points {
-		out[i] = dataPointJSON{Timestamp: jsonTime(p.start), OverallAvailability: p.availability,
-			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
-	}
-	writeJSON(w, http.StatusOK, envelope{
-		Data: statusHistoryJSON{Period: period, Resolution: res, DataPoints: out},
-		Meta: countMetaJSON{Count: len(out), Timestamp: jsonTime(now)},
-	})
+	a := m.snap.Load().historyAns.get(m.hist, now, period, res, time.Duration(pd), time.Duration(rd))
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(now)})
 }
 
 // queryChoice returns the single value of key, which must be one of allowed.
@@ -394,8 +379,5 @@ func queryChoice(q url.Values, key, def string, allowed []string) (string, error
 }
 
 func (m *Monitor) getSummary(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(m.snap.Load().summaryData()),
-		Meta: summaryMetaJSON{Timestamp: m.now(), Period: "24h"},
-	})
+	m.writeEncoded(w, r, m.snap.Load().summaryData(), summaryMetaJSON{Timestamp: m.now(), Period: "24h"})
 }

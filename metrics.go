@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/availmon/availmon/promexport"
 )
@@ -24,11 +23,10 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	}
 	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
 	own := prometheus.NewRegistry()
-	own.MustRegister(cs...)
-	m.gatherer = own
-	if g != nil {
-		m.gatherer = g
-	}
+	own.MustRegister(m.exp.Live())
+	own.MustRegister(m.disc.collectors()...)
+	m.live = &liveFamilies{g: liveGatherer(own, g)}
+	m.filteredMetrics = m.newFilteredMetrics()
 	if reg != nil {
 		for _, c := range cs {
 			if err := reg.Register(c); err != nil {
@@ -87,15 +85,9 @@ func (m *Monitor) countRequests(next http.Handler) http.Handler {
 	})
 }
 
-func (m *Monitor) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{
-		ErrorLog:          slogPrinter{m},
-		ErrorHandling:     promhttp.ContinueOnError,
-		EnableOpenMetrics: true,
-	})
-}
-
-// slogPrinter lets promhttp log through the monitor's logger.
+// slogPrinter lets promhttp log through the monitor's logger, at debug
+// level: what it reports on a filtered scrape is mostly a client that went
+// away, the client's business.
 type slogPrinter struct{ m *Monitor }
 
-func (p slogPrinter) Println(v ...any) { p.m.log.Error("serving /metrics", "err", fmt.Sprint(v...)) }
+func (p slogPrinter) Println(v ...any) { p.m.log.Debug("serving /metrics", "err", fmt.Sprint(v...)) }

@@ -2,7 +2,6 @@ package availmon
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -51,7 +50,7 @@ func (m *Monitor) copyState() *savedState {
 		from := len(arena)
 		arena = st.history[i].appendTo(arena)
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
-			history: arena[from:len(arena):len(arena)], day: st.appDay[i]}
+			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.auth.(replayKeeper); ok {
@@ -107,7 +106,7 @@ func (m *Monitor) apply(s *savedState) int {
 			st.apps[i].status = StatusUnavailable
 		}
 		st.history[i].restore(a.history, m.historySize)
-		st.appDay[i] = a.day
+		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
 		iv := *s.interval
@@ -241,21 +240,4 @@ func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
 			slot.seen = true
 		}
 	}
-}
-
-// appendTo appends the entries to dst, oldest first.
-func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	dst = append(dst, h.entries[h.next:]...)
-	return append(dst, h.entries[:h.next]...)
-}
-
-// restore makes es (oldest first) the history, keeping the last size of
-// them. The history takes es over: the caller must not use it again.
-func (h *appHistory) restore(es []checkEntry, size int) {
-	es = es[max(0, len(es)-size):]
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.entries, h.next = slices.Clip(es), 0
 }

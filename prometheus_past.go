@@ -157,16 +157,18 @@ func (s *PrometheusSource) halving(ctx context.Context, apps []App, idx []int, a
 	return s.halving(ctx, apps, idx[half:], ask)
 }
 
-// Prometheus refuses a range query of more than 11,000 points per series;
-// a chunk stays well under it.
+// Prometheus refuses a range query of more than 11,000 points per series.
 const maxStepsPerQuery = 10_000
 
-// chunks splits [start, end) into ranges of at most maxStepsPerQuery steps.
-// Each range's End is its last step (a range query includes both ends).
-func chunks(start, end time.Time, step time.Duration) []v1.Range {
+// chunks splits [start, end) into ranges of at most steps steps (capped at
+// maxStepsPerQuery). Each range's End is its last step (a range query
+// includes both ends).
+func chunks(start, end time.Time, step time.Duration, steps int) []v1.Range {
+	steps = min(steps, maxStepsPerQuery)
+	span := time.Duration(steps) * step
 	var out []v1.Range
-	for from := start; from.Before(end); from = from.Add(maxStepsPerQuery * step) {
-		to := timeMin(end, from.Add(maxStepsPerQuery*step)).Add(-step)
+	for from := start; from.Before(end); from = from.Add(span) {
+		to := timeMin(end, from.Add(span)).Add(-step)
 		if to.Before(from) {
 			break
 		}

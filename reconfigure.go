@@ -170,7 +170,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
 		history:      make([]*appHistory, len(p.apps)),
-		appDay:       make([]dayWindow, len(p.apps)),
+		appDay:       make([]appDayWindow, len(p.apps)),
 		locDay:       make([]dayWindow, len(p.locations)),
 		sysDay:       st.sysDay,
 		backends:     make([]bool, len(p.backends)),
@@ -194,18 +194,18 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]
 		if old.apps[j].Location != a.Location {
 			if lj, ok := p.locIndex[old.apps[j].Location]; ok {
-				ns.locDay[lj].remove(&st.appDay[j])
+				ns.locDay[lj].remove(st.appDay[j].window())
 			}
-			ns.locDay[p.appLocs[i]].merge(&st.appDay[j])
+			ns.locDay[p.appLocs[i]].merge(st.appDay[j].window())
 		}
 	}
 	for j, a := range old.apps {
 		if hasKey(p.appIndex, a.Name) {
 			continue
 		}
-		ns.sysDay.remove(&st.appDay[j])
+		ns.sysDay.remove(st.appDay[j].window())
 		if li, ok := p.locIndex[a.Location]; ok {
-			ns.locDay[li].remove(&st.appDay[j])
+			ns.locDay[li].remove(st.appDay[j].window())
 		}
 	}
 	for bi, b := range p.backends {

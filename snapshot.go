@@ -10,7 +10,7 @@ import (
 // snapshot is everything the read endpoints show that only changes once a
 // cycle. It is immutable once published; the JSON the endpoints send is
 // encoded from it at most once, on first use, so a request costs a copy
-// rather than an encoding of every app.
+// rather than an encoding of every app (encoded.go).
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*appHistory
@@ -29,10 +29,12 @@ type snapshot struct {
 	connectivity  string
 	day           counts // every check of the last 24h
 
-	appsJSON    lazyJSON
-	locsJSON    lazyJSON
-	locJSON     []lazyJSON
-	summaryJSON lazyJSON
+	appsJSON    lazyBody
+	locsJSON    lazyBody
+	locJSON     []lazyBody
+	summaryJSON lazyBody
+	historyAns  historyCache
+	metrics     metricsCache
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
 	ctl         ctlCache // the operators' controls' views, controlsnap.go
@@ -69,7 +71,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		locs:          make([]locView, len(p.locations)),
 		backends:      append([]bool(nil), st.backends...),
 		day:           st.sysDay.sum(now),
-		locJSON:       make([]lazyJSON, len(p.locations)),
+		locJSON:       make([]lazyBody, len(p.locations)),
 	}
 	for i, a := range st.apps {
 		s.apps[i] = appView{appState: a, day: st.appDay[i].sum(now)}
@@ -117,25 +119,6 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	return s
 }
 
-// lazyJSON holds an encoding computed on first use.
-type lazyJSON struct {
-	once sync.Once
-	b    []byte
-}
-
-func (l *lazyJSON) get(v func() any) []byte {
-	l.once.Do(func() {
-		b, err := marshal(v())
-		if err != nil {
-			// Only our own types are encoded here; failing to encode them
-			// is a bug, not a request error.
-			panic("availmon: encoding snapshot: " + err.Error())
-		}
-		l.b = b
-	})
-	return l.b
-}
-
 func (s *snapshot) appJSON(i int) appJSON {
 	p := s.p
 	a, v := p.apps[i], s.apps[i]
@@ -159,7 +142,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 	return out
 }
 
-func (s *snapshot) appsData() []byte {
+func (s *snapshot) appsData() *encodedBody {
 	return s.appsJSON.get(func() any {
 		out := make([]appJSON, len(s.apps))
 		for i := range out {
@@ -169,7 +152,7 @@ func (s *snapshot) appsData() []byte {
 	})
 }
 
-func (s *snapshot) locationsData() []byte {
+func (s *snapshot) locationsData() *encodedBody {
 	return s.locsJSON.get(func() any {
 		p := s.p
 		out := make([]locationJSON, len(p.locations))
@@ -185,7 +168,7 @@ func (s *snapshot) locationsData() []byte {
 	})
 }
 
-func (s *snapshot) locationData(li int) []byte {
+func (s *snapshot) locationData(li int) *encodedBody {
 	return s.locJSON[li].get(func() any {
 		p := s.p
 		l, v := p.locations[li], s.locs[li]
@@ -209,7 +192,7 @@ func (s *snapshot) locationData(li int) []byte {
 	})
 }
 
-func (s *snapshot) summaryData() []byte {
+func (s *snapshot) summaryData() *encodedBody {
 	return s.summaryJSON.get(func() any {
 		p := s.p
 		out := summaryJSON{

@@ -23,7 +23,7 @@ type appState struct {
 type cycleState struct {
 	apps         []appState
 	history      []*appHistory // pointers: a reconfiguration hands them on
-	appDay       []dayWindow
+	appDay       []appDayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
 	backends     []bool // answered in the last cycle that tried it
@@ -37,7 +37,7 @@ func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*appHistory, len(p.apps)),
-		appDay:      make([]dayWindow, len(p.apps)),
+		appDay:      make([]appDayWindow, len(p.apps)),
 		locDay:      make([]dayWindow, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
 		backendSeen: make([]bool, len(p.backends)),
@@ -47,42 +47,6 @@ func newCycleState(p *plan) *cycleState {
 		st.history[i] = new(appHistory)
 	}
 	return st
-}
-
-// checkEntry is one check in an app's recent history. It is kept small
-// because there are HistorySize of them per app.
-type checkEntry struct {
-	at     int64 // unix nanoseconds
-	rt     time.Duration
-	status Status
-	err    string
-}
-
-// appHistory is a ring of an app's most recent checks.
-type appHistory struct {
-	mu      sync.Mutex
-	entries []checkEntry
-	next    int // where the next entry goes once the ring is full
-}
-
-func (h *appHistory) add(e checkEntry, size int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.entries) < size {
-		h.entries = append(h.entries, e)
-		return
-	}
-	h.entries[h.next] = e
-	h.next = (h.next + 1) % size
-}
-
-// list returns the entries, oldest first.
-func (h *appHistory) list() []checkEntry {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]checkEntry, 0, len(h.entries))
-	out = append(out, h.entries[h.next:]...)
-	return append(out, h.entries[:h.next]...)
 }
 
 // counts are check outcomes summed over some span.

@@ -89,6 +89,13 @@ const (
 	NameScrapeDuration = "availmon_scrape_duration_seconds"
 	NameScrapeErrors   = "availmon_scrape_errors_total"
 	NameHTTPRequests   = "http_requests_total"
+
+	NameApps              = "availmon_apps"
+	NameLocationRatio     = "availmon_location_availability_ratio"
+	NameBackendConnected  = "availmon_backend_connected"
+	NameLastCycle         = "availmon_last_cycle_timestamp_seconds"
+	NameLastCycleDuration = "availmon_last_cycle_duration_seconds"
+	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
 // New returns an Exporter reading state through o.
@@ -117,18 +124,18 @@ func New(o Options) *Exporter {
 		upDesc: prometheus.NewDesc(NameUp,
 			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
 			append([]string{"app", "location"}, o.ExportLabels...), nil),
-		appsDesc: prometheus.NewDesc("availmon_apps",
+		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
-		locRatioDesc: prometheus.NewDesc("availmon_location_availability_ratio",
+		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
 			"Share of a location's apps with a known state that are up (0-1); absent when none is known.",
 			[]string{"location"}, nil),
-		backendDesc: prometheus.NewDesc("availmon_backend_connected",
+		backendDesc: prometheus.NewDesc(NameBackendConnected,
 			"Whether a backend answered the last check cycle: 1 yes, 0 no.", []string{"backend"}, nil),
-		lastCycleDesc: prometheus.NewDesc("availmon_last_cycle_timestamp_seconds",
+		lastCycleDesc: prometheus.NewDesc(NameLastCycle,
 			"Unix time at which the last check cycle completed.", nil, nil),
-		cycleDurDesc: prometheus.NewDesc("availmon_last_cycle_duration_seconds",
+		cycleDurDesc: prometheus.NewDesc(NameLastCycleDuration,
 			"How long the last check cycle took, in seconds.", nil, nil),
-		intervalDesc: prometheus.NewDesc("availmon_scrape_interval_seconds",
+		intervalDesc: prometheus.NewDesc(NameScrapeInterval,
 			"The current interval between check cycles, in seconds.", nil, nil),
 		controls: newControlDescs(),
 		statuses: [3]string{"up", "down", "unavailable"},
@@ -174,22 +181,31 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	e.scrapeDuration.Describe(ch)
 	e.scrapeErrors.Describe(ch)
 	e.httpRequests.Describe(ch)
-	for _, d := range []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
-		e.lastCycleDesc, e.cycleDurDesc, e.intervalDesc} {
+	for _, d := range append(e.snapshotDescs(), e.intervalDesc) {
 		ch <- d
 	}
-	e.controls.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.collectLive(ch)
+	s := e.snapshot()
+	e.collectSnapshot(s, e.upMetrics(s), ch)
+}
+
+// collectLive sends the families that change between snapshots: counters
+// of requests and the interval.
+func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	e.scrapeDuration.Collect(ch)
 	e.scrapeErrors.Collect(ch)
 	e.httpRequests.Collect(ch)
 	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
+}
 
-	s := e.snapshot()
-	for _, m := range e.upMetrics(s) {
+// collectSnapshot sends the families that only follow the snapshot s.
+// up is its availmon_up series, cached or not.
+func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<- prometheus.Metric) {
+	for _, m := range up {
 		ch <- m
 	}
 	var counts [3]int
@@ -232,6 +248,12 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 	if e.cachedOK && e.cachedSeq == s.Seq {
 		return e.cachedUp
 	}
+	out := e.buildUp(s)
+	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
+	return out
+}
+
+func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 	out := make([]prometheus.Metric, 0, len(s.Apps))
 	for _, a := range s.Apps {
 		var v float64
@@ -244,6 +266,5 @@ func (e *Exporter) upMetrics(s *Snapshot) []prometheus.Metric {
 		}
 		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
 	}
-	e.cachedSeq, e.cachedUp, e.cachedOK = s.Seq, out, true
 	return out
 }

@@ -125,14 +125,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 		return exitError
 	}
-	// /metrics serves this registry: the process's own families next to
-	// the monitor's, which New registers on it.
+	// /metrics serves this registry, the process's own families, next to
+	// the monitor's (which are not registered on it: the monitor serves
+	// them from a cache made once per cycle).
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	opts.Registerer, opts.Gatherer = reg, reg
+	opts.Gatherer = reg
 	opts.Version = version
 	reload := newReloader(*configPath, lookup, cfg, logger, reg)
 	if *enableReload {

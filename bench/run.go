@@ -1,0 +1,408 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// endpoint is one row of the table: what is asked, how.
+type endpoint struct {
+	Name   string            `json:"name"`
+	Path   string            `json:"path"`
+	Header map[string]string `json:"header,omitempty"`
+}
+
+func endpoints() []endpoint {
+	return []endpoint{
+		{Name: "/api/apps", Path: "/api/apps"},
+		{Name: "/api/locations", Path: "/api/locations"},
+		{Name: "/api/locations/{name}", Path: "/api/locations/location-042"},
+		{Name: "/api/status", Path: "/api/status"},
+		{Name: "/api/status/history?period=30d&resolution=1h", Path: "/api/status/history?period=30d&resolution=1h"},
+		{Name: "/api/metrics/summary", Path: "/api/metrics/summary"},
+		{Name: "/metrics", Path: "/metrics"},
+		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
+		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
+		// /api/locations keeps its ETag across cycles (names and places
+		// only); /api/apps changes it every cycle (last_check).
+		{Name: "/api/locations (304)", Path: "/api/locations", Header: map[string]string{"If-None-Match": ""}},
+	}
+}
+
+// row is one endpoint's figures.
+type row struct {
+	endpoint
+	Bytes       int     `json:"bytes"`
+	Status      int     `json:"status"`
+	Availmon    float64 `json:"availmon_rps"`
+	Ceiling     float64 `json:"ceiling_rps"`
+	Ratio       float64 `json:"ratio"`
+	AvailmonBad int     `json:"availmon_non_2xx_3xx"`
+}
+
+// sizeRun is every figure for one app count.
+type sizeRun struct {
+	Apps           int     `json:"apps"`
+	Locations      int     `json:"locations"`
+	History        int     `json:"history_size"`
+	FillSeconds    float64 `json:"history_fill_seconds"`
+	Cycles         int     `json:"idle_cycles"`
+	CycleSeconds   float64 `json:"cycle_seconds_mean_idle"`
+	CycleLoadMax   float64 `json:"cycle_seconds_max_under_load"`
+	CPUPerCycle    float64 `json:"cpu_seconds_per_cycle_idle"`
+	SteadyRSS      int64   `json:"steady_rss_bytes"`
+	SteadyRSSMax   int64   `json:"steady_rss_max_bytes"`
+	PeakRSS        int64   `json:"peak_rss_under_load_bytes"`
+	PeakOverSteady float64 `json:"peak_over_steady"`
+	Rows           []row   `json:"rows"`
+}
+
+type report struct {
+	Label   string    `json:"label"`
+	When    time.Time `json:"when"`
+	CPUs    int       `json:"cpus"`
+	Wrk     string    `json:"wrk"`
+	Command string    `json:"command"`
+	Runs    []sizeRun `json:"runs"`
+}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "availmon-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := o.availmon
+	if bin == "" {
+		bin = filepath.Join(dir, "availmon")
+		fmt.Println("building ./cmd/availmon")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/availmon").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/availmon (run from the module root): %v\n%s", err, out)
+		}
+	}
+	if o.label == "" {
+		out, _ := exec.Command("git", "describe", "--always", "--dirty").Output()
+		o.label = strings.TrimSpace(string(out))
+	}
+	rep := report{Label: o.label, When: time.Now().UTC(), CPUs: runtime.NumCPU(),
+		Wrk:     fmt.Sprintf("wrk -t%d -c%d -d%s", o.threads, o.conns, o.duration),
+		Command: "go run ./bench " + strings.Join(os.Args[1:], " ")}
+	for _, n := range o.apps {
+		r, err := measure(ctx, o, bin, dir, n)
+		if err != nil {
+			return fmt.Errorf("%d apps: %w", n, err)
+		}
+		rep.Runs = append(rep.Runs, r)
+		fmt.Println(markdownRun(r))
+		if err := write(o.out, rep); err != nil { // after every size: a cut run keeps what it had
+			return err
+		}
+	}
+	fmt.Printf("wrote %s.md and %s.json\n", o.out, o.out)
+	return nil
+}
+
+func write(out string, rep report) error {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out+".json", append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(out+".md", []byte(markdown(rep)), 0o644)
+}
+
+// serve runs h on a free loopback port until ctx ends.
+func serve(ctx context.Context, h http.Handler) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l) //nolint:errcheck // ends with Close
+	return "http://" + l.Addr().String(), func() { srv.Close() }, nil
+}
+
+func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun, error) {
+	r := sizeRun{Apps: n, Locations: o.locations, History: o.history}
+	dir, err := os.MkdirTemp(parent, fmt.Sprintf("apps-%d-", n))
+	if err != nil {
+		return r, err
+	}
+	fmt.Printf("--- %d apps\n", n)
+
+	series := exporterText(n)
+	expURL, stopExp, err := serve(ctx, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.Write(series) //nolint:errcheck
+	}))
+	if err != nil {
+		return r, err
+	}
+	defer stopExp()
+	prom, promURL, err := startPrometheus(ctx, o.prom, dir, strings.TrimPrefix(expURL, "http://"))
+	if err != nil {
+		return r, err
+	}
+	defer prom.stop()
+	if err := waitSeries(ctx, promURL); err != nil {
+		return r, err
+	}
+
+	cfg := filepath.Join(dir, "availmon.yaml")
+	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval)), 0o644); err != nil {
+		return r, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return r, err
+	}
+	am, err := start(dir, bin, "-config", cfg, "-listen", addr)
+	if err != nil {
+		return r, err
+	}
+	defer am.stop()
+	base := "http://" + addr
+	if err := waitHTTP(ctx, am, base+"/api/status", 2*time.Minute); err != nil {
+		return r, err
+	}
+
+	began := time.Now()
+	fmt.Printf("filling the history (%d checks per app)\n", o.history)
+	if err := waitHistory(ctx, am, base, o.history); err != nil {
+		return r, err
+	}
+	r.FillSeconds = time.Since(began).Seconds()
+	if err := checkStates(base, n); err != nil {
+		return r, err
+	}
+
+	if err := idle(ctx, am.pid(), base, &r); err != nil {
+		return r, err
+	}
+	if err := resetPeak(am.pid()); err != nil {
+		return r, fmt.Errorf("resetting the peak RSS: %w", err)
+	}
+
+	var cycleMu sync.Mutex
+	stopCycles := watchCycles(base, func(d float64) {
+		cycleMu.Lock()
+		r.CycleLoadMax = max(r.CycleLoadMax, d)
+		cycleMu.Unlock()
+	})
+	for _, ep := range endpoints() {
+		if !o.only.MatchString(ep.Name) {
+			continue
+		}
+		row, err := loadEndpoint(ctx, o, base, ep)
+		if err != nil {
+			stopCycles()
+			return r, err
+		}
+		fmt.Printf("%-50s %9d B  availmon %9.0f  ceiling %9.0f  ratio %.2f\n", ep.Name, row.Bytes, row.Availmon, row.Ceiling, row.Ratio)
+		r.Rows = append(r.Rows, row)
+	}
+	stopCycles()
+	_, peak, err := rss(am.pid())
+	if err != nil {
+		return r, err
+	}
+	r.PeakRSS = peak
+	r.PeakOverSteady = float64(peak) / float64(r.SteadyRSS)
+	return r, nil
+}
+
+// waitSeries waits until Prometheus has scraped the exporter once.
+func waitSeries(ctx context.Context, promURL string) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(promURL + "/api/v1/query?query=count(bench_app_up)")
+		if err == nil {
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if strings.Contains(string(b), `"result":[{`) {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return fmt.Errorf("prometheus has no bench_app_up series after 2 minutes")
+}
+
+// waitHistory waits until the first app's history holds want checks.
+func waitHistory(ctx context.Context, p *process, base string, want int) error {
+	var got int
+	for {
+		res, err := http.Get(base + "/api/apps/" + appName(1))
+		if err == nil {
+			var v struct {
+				Data struct {
+					History []json.RawMessage `json:"history"`
+				} `json:"data"`
+			}
+			json.NewDecoder(res.Body).Decode(&v) //nolint:errcheck // a bad answer is a short history
+			res.Body.Close()
+			if got = len(v.Data.History); got >= want {
+				return nil
+			}
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("availmon exited:\n%s", p.tail())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+var cycleRe = regexp.MustCompile(`(?m)^availmon_last_cycle_duration_seconds ([0-9.e+-]+)$`)
+
+// lastCycle reads the last cycle's duration and end from /api/status and
+// /metrics.
+func lastCycle(base string) (end string, seconds float64, err error) {
+	res, err := http.Get(base + "/api/status")
+	if err != nil {
+		return "", 0, err
+	}
+	var v struct {
+		Data struct {
+			LastUpdate string `json:"last_update"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&v)
+	res.Body.Close()
+	if err != nil {
+		return "", 0, err
+	}
+	res, err = http.Get(base + "/metrics")
+	if err != nil {
+		return "", 0, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return "", 0, err
+	}
+	m := cycleRe.FindSubmatch(b)
+	if m == nil {
+		return "", 0, fmt.Errorf("no availmon_last_cycle_duration_seconds on /metrics")
+	}
+	seconds, err = strconv.ParseFloat(string(m[1]), 64)
+	return v.Data.LastUpdate, seconds, err
+}
+
+// idle measures cycles, CPU and resident memory for 15s without load.
+func idle(ctx context.Context, pid int, base string, r *sizeRun) error {
+	fmt.Println("measuring cycles and memory without load (15s)")
+	cpu0, err := cpuSeconds(pid)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var sum float64
+	var rssSum int64
+	var samples int
+	stop := time.Now().Add(15 * time.Second)
+	for time.Now().Before(stop) {
+		end, d, err := lastCycle(base)
+		if err != nil {
+			return err
+		}
+		if !seen[end] {
+			seen[end] = true
+			sum += d
+		}
+		cur, _, err := rss(pid)
+		if err != nil {
+			return err
+		}
+		rssSum += cur
+		samples++
+		r.SteadyRSSMax = max(r.SteadyRSSMax, cur)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	cpu1, err := cpuSeconds(pid)
+	if err != nil {
+		return err
+	}
+	r.Cycles = len(seen) - 1 // the first one seen ended before the window
+	if r.Cycles > 0 {
+		r.CycleSeconds = sum / float64(len(seen))
+		// The window's CPU includes its own polling (about 60 small
+		// requests a second), a small part next to a cycle of many apps.
+		r.CPUPerCycle = (cpu1 - cpu0) / float64(r.Cycles)
+	}
+	r.SteadyRSS = rssSum / int64(samples)
+	return nil
+}
+
+// watchCycles reports every new cycle's duration until stopped.
+func watchCycles(base string, report func(float64)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		last := ""
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Second):
+			}
+			if end, d, err := lastCycle(base); err == nil && end != last {
+				last = end
+				report(d)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// checkStates makes sure the apps are in the states the exporter gives
+// them: a bench of apps that all failed their checks measures nothing.
+func checkStates(base string, n int) error {
+	res, err := http.Get(base + "/api/apps")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	var v struct {
+		Data []struct{ Name, Status, Error string } `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+		return err
+	}
+	if len(v.Data) != n {
+		return fmt.Errorf("/api/apps lists %d apps, want %d", len(v.Data), n)
+	}
+	for i, a := range v.Data {
+		if a.Status != state(i) {
+			return fmt.Errorf("%s is %s, want %s (error %q)", a.Name, a.Status, state(i), a.Error)
+		}
+	}
+	return nil
+}

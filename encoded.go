@@ -1,0 +1,166 @@
+package availmon
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"hash/crc32"
+	"hash/crc64"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// encodedBody is one answer's fixed part, encoded once per snapshot: the
+// bytes, a validator for them, and (made on first use) their gzip
+// compression. What varies per request (the envelope's meta, whose
+// timestamp is the time of the request) is a short tail appended at write
+// time, so a request costs a copy of ready bytes, whichever encoding the
+// client asked for.
+type encodedBody struct {
+	head []byte // the answer up to where the per-request tail goes
+	etag string
+
+	gzOnce sync.Once
+	gz     gzipHead
+}
+
+// newEncodedBody holds head, which must not change afterwards.
+func newEncodedBody(head []byte) *encodedBody {
+	return &encodedBody{head: head, etag: weakETag(head)}
+}
+
+// weakETag names the bytes of an answer's fixed part. It is weak because
+// the full answer also carries the request's time in meta.timestamp: two
+// answers with the same tag show the same data, not the same bytes, which is
+// what weak validators are for (RFC 9110, 8.8.1); If-None-Match compares
+// weakly, so 304s work all the same.
+func weakETag(b []byte) string {
+	h := crc64.Checksum(b, crc64Table)
+	var buf [40]byte
+	out := append(buf[:0], `W/"`...)
+	out = strconv.AppendUint(out, h, 36)
+	out = append(out, '-')
+	out = strconv.AppendUint(out, uint64(len(b)), 36)
+	return string(append(out, '"'))
+}
+
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
+// minGzipBytes is the size under which compressing is not worth a
+// Content-Encoding: the header costs about what it saves.
+const minGzipBytes = 1024
+
+// gzipped returns the gzip start of the body, compressed on first use; ok is
+// false when the body is too small to be worth compressing.
+func (b *encodedBody) gzipped() (g *gzipHead, ok bool) {
+	if len(b.head) < minGzipBytes {
+		return nil, false
+	}
+	b.gzOnce.Do(func() { b.gz = newGzipHead(b.head) })
+	return &b.gz, true
+}
+
+// gzipHead is the start of a gzip member: its header and a deflate stream
+// of head that ends on a byte boundary and is not final, so that more
+// deflate blocks can follow it. writeTo appends a tail as stored blocks and
+// closes the member, which costs a checksum of the tail only.
+type gzipHead struct {
+	start []byte
+	crc   uint32 // CRC-32 of the uncompressed head
+	n     int    // length of the uncompressed head
+}
+
+// gzipHeader is a gzip member header: deflate, no name, no time, unknown OS.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+func newGzipHead(head []byte) gzipHead {
+	var buf bytes.Buffer
+	buf.Grow(len(head)/8 + 64)
+	buf.Write(gzipHeader)
+	// The default level: this runs once per snapshot, and a poller on a
+	// slow link gains from every byte saved.
+	fw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		panic("availmon: flate: " + err.Error()) // only for a bad level
+	}
+	fw.Write(head) //nolint:errcheck // a bytes.Buffer does not fail
+	// A sync flush ends the data on a byte boundary without a final block.
+	fw.Flush() //nolint:errcheck
+	return gzipHead{start: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(head), n: len(head)}
+}
+
+// size is the length of the member writeTo writes for a tail of n bytes.
+func (g *gzipHead) size(n int) int {
+	blocks := n/maxStored + 1
+	return len(g.start) + n + 5*blocks + 8
+}
+
+// maxStored is the most a stored deflate block holds.
+const maxStored = 65535
+
+// writeTo writes the member: the compressed head, tail in stored blocks
+// (the last one final), and the trailer with the checksum and length of
+// head and tail together.
+func (g *gzipHead) writeTo(w io.Writer, tail []byte) error {
+	if _, err := w.Write(g.start); err != nil {
+		return err
+	}
+	var hdr [5]byte
+	for rest := tail; ; {
+		n := min(len(rest), maxStored)
+		hdr[0] = 0 // BFINAL 0, BTYPE 00 (stored); we are on a byte boundary
+		if n == len(rest) {
+			hdr[0] = 1
+		}
+		binary.LittleEndian.PutUint16(hdr[1:], uint16(n))
+		binary.LittleEndian.PutUint16(hdr[3:], ^uint16(n))
+		if _, err := w.Write(hdr[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(rest[:n]); err != nil {
+			return err
+		}
+		rest = rest[n:]
+		if len(rest) == 0 {
+			break
+		}
+	}
+	var trailer [8]byte
+	binary.LittleEndian.PutUint32(trailer[:], crc32.Update(g.crc, crc32.IEEETable, tail))
+	binary.LittleEndian.PutUint32(trailer[4:], uint32(g.n+len(tail)))
+	_, err := w.Write(trailer[:])
+	return err
+}
+
+// lazyBody is an envelope's fixed part, encoded on first use from what v
+// returns.
+type lazyBody struct {
+	once sync.Once
+	b    *encodedBody
+}
+
+func (l *lazyBody) get(v func() any) *encodedBody {
+	l.once.Do(func() { l.b = newEncodedBody(envelopeHead(v())) })
+	return l.b
+}
+
+// lazyJSON holds an encoding computed on first use, for answers served
+// through writeJSON.
+type lazyJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+func (l *lazyJSON) get(v func() any) []byte {
+	l.once.Do(func() {
+		b, err := marshal(v())
+		if err != nil {
+			// Only our own types are encoded here; failing to encode them
+			// is a bug, not a request error.
+			panic("availmon: encoding snapshot: " + err.Error())
+		}
+		l.b = b
+	})
+	return l.b
+}
