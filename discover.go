@@ -107,8 +107,14 @@ func compileRules(rules []DiscoveryRule, p *plan) ([]*ruleState, []error) {
 			}
 		}
 		rs.backend = bi
-		if strings.TrimSpace(r.Query) == "" {
+		switch {
+		case strings.TrimSpace(r.Query) == "":
 			bad("%s has no query", what)
+		case ok || r.Backend == "" && len(p.backends) == 1:
+			// Parsed as the backend parses an app's metric.
+			if err := validateApp(p.backends[bi].Source, App{Metric: r.Query}); err != nil {
+				bad("%s: query: %v", what, strings.TrimPrefix(err.Error(), "metric: "))
+			}
 		}
 		if !model.UTF8Validation.IsValidLabelName(r.LocationLabel) {
 			bad("%s: location label %q is not a label name", what, r.LocationLabel)

@@ -20,4 +20,9 @@
 // An app is up, down or unavailable; unavailable means its state could not be
 // determined and is never counted as down. Readers never wait for a check
 // cycle: each cycle publishes an immutable snapshot that handlers read.
+//
+// The set of apps can change while the monitor runs: Reconfigure swaps in a
+// new set between two cycles (apps keep their state by name), and
+// Options.Discover makes apps of the series of PromQL queries, one query per
+// rule per cycle.
 package availmon

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promql"
 )
 
 // fileDiscover is one rule of the discover: section.
@@ -55,6 +56,8 @@ func (p *parser) checkDiscover(raw []fileDiscover, cfg *Config) []availmon.Disco
 		}
 		if strings.TrimSpace(d.Query) == "" {
 			p.badAt(path, "discovery rule %q has no query", d.Name)
+		} else if _, err := promql.Parse(d.Query); err != nil {
+			p.badAt(path+".query", "discovery rule %q: query: %v", d.Name, err)
 		}
 		if !model.UTF8Validation.IsValidLabelName(d.LocationLabel) {
 			p.badAt(path, "discovery rule %q: location_label %q is not a label name", d.Name, d.LocationLabel)

@@ -71,6 +71,7 @@ func TestDiscoverErrors(t *testing.T) {
 		{"unknown backend", rule("  - name: r", "    prometheus: other", "    query: up", "    app: '{{ .a }}'", "    location_label: z"),
 			`d.yaml:14: discovery rule "r": unknown prometheus backend "other"`},
 		{"no query", rule("  - name: r", "    app: '{{ .a }}'", "    location_label: z"), `d.yaml:13: discovery rule "r" has no query`},
+		{"bad query", rule("  - name: r", "    query: 'up{'", "    app: '{{ .a }}'", "    location_label: z"), `d.yaml:14: discovery rule "r": query: `},
 		{"bad template", rule("  - name: r", "    query: up", "    app: '{{ .a'", "    location_label: z"), `d.yaml:15: discovery rule "r": app: `},
 		{"no template", rule("  - name: r", "    query: up", "    location_label: z"), `d.yaml:13: discovery rule "r" has no app: template`},
 		{"bad label", rule("  - name: r", "    query: up", "    app: x{{ .a }}", "    location_label: ''"), `location_label "" is not a label name`},
