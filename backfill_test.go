@@ -16,8 +16,8 @@ func TestChunks(t *testing.T) {
 		t.Errorf("30 days a minute apart, as large as allowed: %d chunks, want 5", len(cs))
 	}
 	cs := chunks(start, end, time.Minute, backfillChunk)
-	if len(cs) != 30 {
-		t.Fatalf("30 days a minute apart, a day each: %d chunks, want 30", len(cs))
+	if len(cs) != 120 {
+		t.Fatalf("30 days a minute apart, six hours each: %d chunks, want 120", len(cs))
 	}
 	next := start
 	for _, c := range cs {

@@ -14,6 +14,7 @@ export class Stream {
     this.delay = MIN_DELAY;
     this.ws = null;
     this.timer = 0;
+    this.attempt = 0;
   }
 
   start() {
@@ -38,13 +39,17 @@ export class Stream {
 
   async open() {
     clearTimeout(this.timer);
+    // A restart while connect() is still waiting supersedes this attempt:
+    // only the latest one may open a socket.
+    const attempt = ++this.attempt;
     this.h.state('connecting');
     try {
       await this.h.connect();
     } catch (err) {
-      this.retry(err.message);
+      if (attempt === this.attempt) this.retry(err.message);
       return;
     }
+    if (attempt !== this.attempt) return;
     const ws = new WebSocket(wsURL());
     this.ws = ws;
     ws.onopen = () => this.h.state('live');
