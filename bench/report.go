@@ -22,6 +22,9 @@ func markdown(rep report) string {
 func markdownRun(r sizeRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %d apps in %d locations\n\n", r.Apps, r.Locations)
+	if r.Warning != "" {
+		fmt.Fprintf(&b, "Warning: after the history filled, %s.\n\n", r.Warning)
+	}
 	b.WriteString("| endpoint | body | availmon req/s | ceiling req/s | ratio |\n|---|---|---|---|---|\n")
 	for _, row := range r.Rows {
 		name := "`" + row.Name + "`"
