@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,8 +49,9 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 	srv := start(t, promtest.Job("demo", exp.Target()))
 	ct := newCountingTransport()
 	t.Cleanup(ct.next.(*http.Transport).CloseIdleConnections)
+	posts := &postOnly{next: ct}
 	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
-		Name: "main", URL: srv.URL(), RoundTripper: ct, QueryTimeout: 10 * time.Second, MaxQueryLength: maxQueryLength,
+		Name: "main", URL: srv.URL(), RoundTripper: posts, QueryTimeout: 10 * time.Second, MaxQueryLength: maxQueryLength,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +135,10 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 		}
 	}
 
+	if n := posts.others.Load(); n > 0 {
+		t.Errorf("%d queries were not POSTed", n)
+	}
+
 	// One of several goes down: the app follows.
 	exp.Set("m2", 0)
 	srv.WaitForQuery(t, `demo_up{app="m2"}`, promtest.SampleEquals(0))
@@ -144,3 +150,17 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 }
 
 func fleetApp(i int) string { return fmt.Sprintf("fleet-%03d", i) }
+
+// postOnly counts the queries not sent with POST: a fused selector of
+// thousands of names must not travel in a URL.
+type postOnly struct {
+	next   http.RoundTripper
+	others atomic.Int64
+}
+
+func (p *postOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/api/v1/query") && r.Method != http.MethodPost {
+		p.others.Add(1)
+	}
+	return p.next.RoundTrip(r)
+}

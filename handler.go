@@ -21,9 +21,11 @@ import (
 const MaxBodyBytes = 64 << 10
 
 // Handler returns the HTTP API of the monitor: every endpoint of the
-// interface, relative to wherever it is mounted (use http.StripPrefix to
-// mount it under a prefix). It can be called more than once; the handlers
-// share the monitor's state.
+// interface, relative to wherever it is mounted (http.StripPrefix, chi's
+// Mount). Mounted under a prefix, it still verifies signatures over the path
+// the client sent (prefix included) and counts requests under its own route
+// patterns. It can be called more than once; the handlers share the
+// monitor's state.
 func (m *Monitor) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(withRequestID, m.countRequests, m.recoverer, middleware.GetHead)

@@ -120,26 +120,39 @@ func TestMountedUnderPrefix(t *testing.T) {
 
 			want := map[string]bool{"/api/scrape-interval": true, "/api/apps/{name}": true, "/api/status/history": true,
 				"/api/ws": true, routeUnmatched: true}
-			got := map[string]bool{}
-			mfs, err := reg.Gather()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, mf := range mfs {
-				if mf.GetName() != "http_requests_total" {
-					continue
-				}
-				for _, m := range mf.GetMetric() {
-					for _, l := range m.GetLabel() {
-						if l.GetName() == "path" {
-							got[l.GetValue()] = true
-						}
-					}
-				}
+			// A stream is counted when its handler returns, after the
+			// client's close reaches the server: wait for it.
+			got := requestPaths(t, reg)
+			for deadline := time.Now().Add(10 * time.Second); !got["/api/ws"] && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond) // polling, not waiting for an outcome
+				got = requestPaths(t, reg)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("http_requests_total paths (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// requestPaths is the set of path labels of http_requests_total in reg.
+func requestPaths(t *testing.T, reg *prometheus.Registry) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "http_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "path" {
+					got[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	return got
 }
