@@ -157,7 +157,7 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 		err = fmt.Errorf("check timed out: answered after the cycle deadline: %w", ctx.Err())
 	}
 	if err == nil && len(res) != len(apps) {
-		err = fmt.Errorf("source returned %d results for %d apps", len(res), len(apps))
+		err = fmt.Errorf("source returned a result count (%d) unlike the app count (%d)", len(res), len(apps))
 	}
 	at := m.clock.Now()
 	for i, ai := range batch {

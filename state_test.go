@@ -262,10 +262,10 @@ func TestSourceMisbehaviour(t *testing.T) {
 		{"panic", func(ctx context.Context, apps []App) ([]Result, error) { panic("boom") }, "source panicked: boom", connDegraded},
 		{"too few results", func(ctx context.Context, apps []App) ([]Result, error) {
 			return []Result{{Status: StatusUp}}, nil
-		}, "source returned 1 results for 2 apps", connDegraded},
+		}, "source returned a result count (1) unlike the app count (2)", connDegraded},
 		{"too many results", func(ctx context.Context, apps []App) ([]Result, error) {
 			return make([]Result, 3), nil
-		}, "source returned 3 results for 2 apps", connDegraded},
+		}, "source returned a result count (3) unlike the app count (2)", connDegraded},
 		{"nil results", func(ctx context.Context, apps []App) ([]Result, error) { return nil, nil },
 			"source returned 0 results for 2 apps", connDegraded},
 		{"invalid status", func(ctx context.Context, apps []App) ([]Result, error) {
