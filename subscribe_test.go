@@ -125,24 +125,7 @@ func TestSubscribeFilter(t *testing.T) {
 // once: every event's previous status is the status before it.
 func TestSubscribeNoGapNoRepeat(t *testing.T) {
 	tm := newTestMonitor(t)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			st := StatusUp
-			if i%2 == 1 {
-				st = StatusDown
-			}
-			tm.src.Set("checkout", st, 0)
-			tm.scrape(t)
-		}
-	})
-	defer func() { close(stop); wg.Wait() }()
+	defer flipWhileTesting(t, tm, "checkout")()
 	for range 5 {
 		ctx, cancel := context.WithCancel(context.Background())
 		var prev Status
@@ -253,4 +236,23 @@ func TestSubscribeEnds(t *testing.T) {
 			t.Errorf("got %d events after break", n)
 		}
 	})
+}
+
+// flipWhileTesting runs cycles back to back, flipping app between up and
+// down each time, until the returned function is called.
+func flipWhileTesting(t *testing.T, tm *testMonitor, app string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			tm.src.Set(app, []Status{StatusUp, StatusDown}[i%2], 0)
+			tm.scrape(t)
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,23 +146,7 @@ func TestWSNoGapBetweenSnapshotAndStream(t *testing.T) {
 	srv := httptest.NewServer(tm.h)
 	defer srv.Close()
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			st := StatusUp
-			if i%2 == 1 {
-				st = StatusDown
-			}
-			tm.src.Set("checkout", st, 0)
-			tm.scrape(t)
-		}
-	})
+	defer flipWhileTesting(t, tm, "checkout")()
 	for range 5 {
 		c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
 		first := readMsg(t, c)["data"].(map[string]any)
@@ -187,8 +170,6 @@ func TestWSNoGapBetweenSnapshotAndStream(t *testing.T) {
 		}
 		c.Close(websocket.StatusNormalClosure, "")
 	}
-	close(stop)
-	wg.Wait()
 }
 
 func TestWSFilters(t *testing.T) {

@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config]\n       availmon -version\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon -version\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
