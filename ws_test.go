@@ -142,7 +142,7 @@ func slicesContain(list []map[string]any, want map[string]any) bool {
 // TestWSNoGapBetweenSnapshotAndStream connects while cycles run: every
 // client sees each app's changes as one consistent sequence.
 func TestWSNoGapBetweenSnapshotAndStream(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, bigEventBuffer)
 	srv := httptest.NewServer(tm.h)
 	defer srv.Close()
 
