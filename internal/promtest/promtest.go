@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -97,6 +98,10 @@ type Server struct {
 	kind      string
 	args      func() []string
 	readyPath string
+	// flagsPath answers the server's command-line flags, which name its
+	// own data directory: how launch tells its server from another one
+	// that took the same port first.
+	flagsPath string
 
 	proc *process // nil while stopped
 }
@@ -137,7 +142,8 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "prometheus", readyPath: "/-/ready"}
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "prometheus", readyPath: "/-/ready",
+		flagsPath: "/api/v1/status/flags"}
 	s.args = func() []string {
 		return []string{
 			"--config.file=" + s.cfgFile,
@@ -253,7 +259,7 @@ func (s *Server) launch() error {
 		res, err := client.Get(s.URL() + s.readyPath)
 		if err == nil {
 			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
+			if res.StatusCode == http.StatusOK && s.ownsAddr(client) {
 				return nil
 			}
 		}
@@ -272,6 +278,20 @@ func (s *Server) launch() error {
 			return fmt.Errorf("%s not ready after %s:\n%s", s.kind, readyTimeout, p.out.String())
 		}
 	}
+}
+
+// ownsAddr reports whether the server answering at s.addr is the one
+// launched with s.dir. freeAddr's port can be taken by a server of another
+// test before this one binds it; that server is ready at once, and without
+// this check the test would query it (and Pause the wrong process).
+func (s *Server) ownsAddr(client *http.Client) bool {
+	res, err := client.Get(s.URL() + s.flagsPath)
+	if err != nil {
+		return false
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	return err == nil && res.StatusCode == http.StatusOK && strings.Contains(string(b), s.dir)
 }
 
 // URL is the server's base URL, such as http://127.0.0.1:41234. It stays the

@@ -32,7 +32,8 @@ func StartVictoriaMetrics(tb testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "victoria-metrics", readyPath: "/health"}
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "victoria-metrics", readyPath: "/health",
+		flagsPath: "/flags"}
 	s.args = func() []string {
 		return []string{
 			"-promscrape.config=" + s.cfgFile,
