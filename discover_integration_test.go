@@ -167,21 +167,5 @@ func TestDiscovery10kOneRequest(t *testing.T) {
 // backend requests; cpu-ns/cycle availmon's CPU (this process) per cycle.
 func BenchmarkDiscoveryCycle10k(b *testing.B) {
 	m, ct, prom := discovery10k(b)
-	scrape(b, m) // the first cycle adds the apps
-	before := ct.requests.Load()
-	cpu := cpuTime()
-	promCPU, err := prom.CPUTime()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		scrape(b, m)
-	}
-	promCPUAfter, err := prom.CPUTime()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(ct.requests.Load()-before)/float64(b.N), "requests/cycle")
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/cycle")
-	b.ReportMetric(float64(promCPUAfter-promCPU)/float64(b.N), "prom-cpu-ns/cycle")
+	benchCycles(b, m, ct, prom) // its first cycle adds the apps
 }
