@@ -45,20 +45,7 @@ func labelledLargeMonitor(tb testing.TB) *Monitor {
 }
 
 func benchControlsGet(b *testing.B, target string) {
-	h := labelledLargeMonitor(b).Handler()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	w := &discardWriter{h: http.Header{}}
-	h.ServeHTTP(w, req) // the first request builds the snapshot's index and encodings
-	if w.code != http.StatusOK {
-		b.Fatalf("GET %s: status %d", target, w.code)
-	}
-	size := w.n
-	b.ReportAllocs()
-	for b.Loop() {
-		w.n = 0
-		h.ServeHTTP(w, req)
-	}
-	b.ReportMetric(float64(size), "bytes/resp")
+	benchHandler(b, labelledLargeMonitor(b).Handler(), target)
 }
 
 // The whole list, for comparison with the filtered ones below.
