@@ -42,6 +42,7 @@ type options struct {
 	out       string
 	label     string
 	only      *regexp.Regexp
+	profile   string
 }
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	flag.StringVar(&o.prom, "prometheus", "prometheus", "prometheus binary")
 	flag.StringVar(&o.out, "out", "bench/RESULTS", "where to write the results (.md and .json are added)")
 	flag.StringVar(&o.label, "label", "", "what is measured, for the report (default: the git commit)")
+	flag.StringVar(&o.profile, "profile", "", "`directory` to save the binary's heap profiles (after the fill, after the idle window, after the load) and its GC trace in; the binary then runs with -web.enable-pprof and GODEBUG=gctrace=1")
 	only := flag.String("only", "", "measure only the endpoints whose row name matches this regular expression")
 	flag.Parse()
 	var err error
