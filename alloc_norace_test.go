@@ -82,3 +82,26 @@ func TestSaveAllocatesOnlyItsEncoding(t *testing.T) {
 		t.Errorf("a save of %d bytes allocated %d bytes, want at most %d", n, got, limit)
 	}
 }
+
+// An app's history of 100 entries costs its 1,600 bytes and its header,
+// not the allocator's 1,792-byte size class (12% more at every app count).
+func TestHistoryRingBytes(t *testing.T) {
+	const size = 100
+	const apps = 12 * (slabBytes / (16 * size)) // whole slabs
+	s := newRingSlab(size)
+	hs := make([]*appHistory, apps)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range hs {
+		hs[i] = s.history()
+		for n := range size {
+			hs[i].add(checkEntry{at: int64(n) * 1e9, status: StatusUp}, size)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perApp := float64(after.TotalAlloc-before.TotalAlloc) / apps
+	if limit := 1.02*16*size + 64; perApp > limit {
+		t.Errorf("a full history of %d entries takes %.0f bytes, want at most %.0f", size, perApp, limit)
+	}
+}

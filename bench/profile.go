@@ -27,12 +27,17 @@ func (p profiler) args() []string {
 	return []string{"-web.enable-pprof"}
 }
 
-// env is the binary's environment.
-func (p profiler) env() []string {
-	if p.dir == "" {
+// env is the binary's environment: this process's, with extra (from -env)
+// and the GC trace when profiling.
+func (p profiler) env(extra []string) []string {
+	if p.dir == "" && len(extra) == 0 {
 		return nil
 	}
-	return append(os.Environ(), "GODEBUG=gctrace=1")
+	env := append(os.Environ(), extra...)
+	if p.dir != "" {
+		env = append(env, "GODEBUG=gctrace=1")
+	}
+	return env
 }
 
 // heap saves base's heap profile as heap-<apps>-<point>.pb.gz, after a GC

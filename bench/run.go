@@ -173,7 +173,7 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		return r, err
 	}
 	prof := profiler{dir: o.profile, apps: n}
-	am, err := startEnv(dir, prof.env(), bin, append([]string{"-config", cfg, "-listen", addr}, prof.args()...)...)
+	am, err := startEnv(dir, prof.env(o.env), bin, append([]string{"-config", cfg, "-listen", addr}, prof.args()...)...)
 	if err != nil {
 		return r, err
 	}
