@@ -96,6 +96,14 @@ func agree(t *testing.T, body []byte) (accepted bool) {
 		return false
 	}
 	typ, warnings, want, rerr := reference(body)
+	if ans.Status == "error" {
+		// The caller makes the error client_golang makes of it.
+		var e *v1.Error
+		if !errors.As(rerr, &e) || string(e.Type) != ans.ErrorType || e.Msg != ans.Error {
+			t.Fatalf("Decode read the error %q: %q, client_golang: %v", ans.ErrorType, ans.Error, rerr)
+		}
+		return true
+	}
 	if rerr != nil {
 		t.Fatalf("Decode accepted %q, client_golang refused it: %v", body, rerr)
 	}
