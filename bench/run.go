@@ -36,8 +36,8 @@ func endpoints() []endpoint {
 		{Name: "/metrics", Path: "/metrics"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
-		// /api/locations keeps its ETag across cycles (names and places
-		// only); /api/apps changes it every cycle (last_check).
+		// A poller that sends the last ETag it got: 304s, and one full
+		// answer per connection after each cycle (bench/load.go).
 		{Name: "/api/locations (304)", Path: "/api/locations", Header: map[string]string{"If-None-Match": ""}},
 	}
 }
