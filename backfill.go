@@ -143,7 +143,7 @@ func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWind
 	var first time.Time
 	var found bool
 	probe := v1.Range{Start: start, End: win.end, Step: backfillProbe}
-	err := m.tryPast(ctx, res, func() (err error) { first, found, err = bq.earliest(ctx, probe, &res.queries); return err })
+	err := m.tryPast(ctx, res, func() (err error) { first, found, err = bq.probe(ctx, probe, &res.queries); return err })
 	switch {
 	case err != nil:
 		m.pastFailed(ctx, res, err) // then ask for everything

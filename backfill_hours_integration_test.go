@@ -3,6 +3,7 @@ package availmon
 import (
 	"context"
 	"math"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,20 +67,47 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	}
 	states := map[key]bool{}
 	from, to := base, hour
-	for _, pq := range plan {
-		mat, err := src.queryRange(ctx, pq.q.MinString(), v1.Range{Start: from, End: to.Add(-time.Minute), Step: time.Minute})
+	for app, a := range apps {
+		// The app's own expression, as a cycle asks it: down when any
+		// value is zero.
+		mat, err := src.queryRange(ctx, a.Metric, v1.Range{Start: from, End: to.Add(-time.Minute), Step: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ss := range mat {
-			for _, item := range pq.q.ItemsOf(ss.Metric) {
-				for _, app := range pq.apps[item] {
-					for _, p := range ss.Values {
-						states[key{app, p.Timestamp.Unix() / 60}] = float64(p.Value) != 0
-					}
+			for _, p := range ss.Values {
+				k := key{app, p.Timestamp.Unix() / 60}
+				if _, seen := states[k]; !seen {
+					states[k] = true
+				}
+				if p.Value == 0 {
+					states[k] = false
 				}
 			}
 		}
+	}
+	// The probe chooses, per term, whether its series must be grouped
+	// by app: the fused term of a, b, c and f (f has two series), not
+	// that of d.
+	single := map[string]bool{}
+	for _, pq := range plan {
+		first, found, err := pq.probe(ctx, v1.Range{Start: from.Add(-2 * time.Hour), End: to, Step: time.Hour}, &sent)
+		if err != nil || !found {
+			t.Fatalf("probe: %v %v %v", first, found, err)
+		}
+		for _, item := range pq.q.Items() {
+			for _, app := range pq.apps[item] {
+				single[apps[app].Name] = slices.Contains(pq.single, true) && len(pq.single) == 1
+				// The data begins 10 minutes before from; a scalar
+				// has a value (NaN) at any time.
+				if apps[app].Name == "d1" && !first.Equal(from) {
+					t.Errorf("the data of d begins at %s, want the probe at %s", first, from)
+				}
+			}
+		}
+	}
+	if !single["d1"] || !single["d2"] || single["a"] || single["f"] {
+		t.Errorf("counted without grouping, per app: %v; want d1 and d2 only", single)
 	}
 	if len(states) < len(apps)*300 {
 		t.Fatalf("%d per-minute states, want %d", len(states), len(apps)*360)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -42,7 +43,11 @@ type pastQuery struct {
 	q      *promql.Query
 	apps   [][]int // per item of q: the apps (indexes into pastPlan's apps) asking it
 	weight int
-	series int // items of q: the series an answer can have
+	series int // items of q
+	// single[k]: term k of q had one series per app at every step of
+	// the probe, so its apps are counted as its series: grouping every
+	// series by app at every step is what costs the server most.
+	single []bool
 }
 
 // pastMaxLen leaves room, below the source's longest query, for what the
@@ -53,34 +58,37 @@ func (s *PrometheusSource) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
 // distinct expressions by how many apps ask each: a query then holds
 // expressions of one weight only.
 func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
-	byText := make(map[string][]int)
-	var texts []string
+	byKey := make(map[string][]int)
+	exprs := make(map[string]*promql.Expr)
+	var keys []string
 	for i, a := range apps {
 		if a.HTTP != nil {
 			continue
 		}
-		if _, err := s.exprs.get(a.Metric); err != nil {
+		e, err := s.exprs.get(a.Metric)
+		if err != nil {
 			continue
 		}
-		if _, ok := byText[a.Metric]; !ok {
-			texts = append(texts, a.Metric)
+		k := e.Key()
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+			exprs[k] = e
 		}
-		byText[a.Metric] = append(byText[a.Metric], i)
+		byKey[k] = append(byKey[k], i)
 	}
 	// Stable order: by weight, then by first app.
-	slices.SortStableFunc(texts, func(a, b string) int { return cmp.Compare(len(byText[a]), len(byText[b])) })
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(len(byKey[a]), len(byKey[b])) })
 	var out []*pastQuery
-	for start := 0; start < len(texts); {
-		w := len(byText[texts[start]])
+	for start := 0; start < len(keys); {
+		w := len(byKey[keys[start]])
 		end := start
-		for end < len(texts) && len(byText[texts[end]]) == w {
+		for end < len(keys) && len(byKey[keys[end]]) == w {
 			end++
 		}
 		items := make([]*promql.Expr, end-start)
 		owners := make([][]int, end-start)
-		for k, t := range texts[start:end] {
-			items[k], _ = s.exprs.get(t)
-			owners[k] = byText[t]
+		for j, k := range keys[start:end] {
+			items[j], owners[j] = exprs[k], byKey[k]
 		}
 		for _, q := range promql.Plan(items, s.pastMaxLen(), PrometheusBatchSize) {
 			out = append(out, &pastQuery{src: s, q: q, apps: owners, weight: w, series: len(q.Items())})
@@ -109,81 +117,131 @@ func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range)
 	return mat, nil
 }
 
-// earliest returns the first step of r at which any of the query's series
-// has a sample; false when none has one.
-func (pq *pastQuery) earliest(ctx context.Context, r v1.Range, sent *atomic.Int64) (time.Time, bool, error) {
-	var first time.Time
-	err := pq.ask(ctx, pq.q, func(q *promql.Query) error {
-		mat, err := pq.queryRange(ctx, sent, q.PresentString(), r)
-		if err != nil {
-			return err
+// probe returns the first step of r at which any of the query's apps has
+// a sample (false when none has one), and decides whether the minute
+// counts must group series by app: only where some app has more than one
+// series at one of r's steps. r's step is coarse: the probe is cheap.
+func (pq *pastQuery) probe(ctx context.Context, r v1.Range, sent *atomic.Int64) (first time.Time, found bool, err error) {
+	pq.single = nil
+	mat, err := pq.queryRange(ctx, sent, pq.q.ProbeString(), r)
+	if err != nil {
+		// A refused probe is not an answer: the queries that follow
+		// find the refused expressions and group everything.
+		if isExpressionError(err) {
+			return r.Start, true, nil
 		}
-		for _, ss := range mat {
-			if len(ss.Values) > 0 {
-				if t := ss.Values[0].Timestamp.Time(); first.IsZero() || t.Before(first) {
-					first = t
-				}
-			}
+		return time.Time{}, false, err
+	}
+	type key struct {
+		term int
+		ts   model.Time
+	}
+	series := map[key]model.SampleValue{}
+	appsAt := map[key]model.SampleValue{}
+	for _, ss := range mat {
+		k, err := strconv.Atoi(string(ss.Metric[promql.TagLabel]))
+		if err != nil || k < 0 || k >= pq.q.Terms() {
+			continue
 		}
-		return nil
-	})
-	return first, !first.IsZero(), err
+		into := series
+		if ss.Metric[promql.CountLabel] == "apps" {
+			into = appsAt
+		}
+		for _, p := range ss.Values {
+			into[key{k, p.Timestamp}] = p.Value
+		}
+	}
+	single := make([]bool, pq.q.Terms())
+	for i := range single {
+		single[i] = true
+	}
+	for k, n := range appsAt {
+		if n == 0 {
+			continue
+		}
+		if t := k.ts.Time(); first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if series[k] != n {
+			single[k.term] = false
+		}
+	}
+	pq.single = single
+	return first, !first.IsZero(), nil
 }
 
 // counts hands add, per step of r (unix seconds), how many of the query's
-// apps were up and down: counted on the server, one series per state
-// whatever the number of apps.
+// apps were up and down: counted on the server, two series whatever the
+// number of apps.
 func (pq *pastQuery) counts(ctx context.Context, r v1.Range, sent *atomic.Int64, add func(ts int64, up, down int)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
-		mat, err := pq.queryRange(ctx, sent, q.CountString("availmon_up"), r)
+		mat, err := pq.queryRange(ctx, sent, q.CountsString(pq.singleFor(q)), r)
 		if err != nil {
 			return err
 		}
+		present := map[int64]int{}
+		down := map[int64]int{}
 		for _, ss := range mat {
-			up := ss.Metric["availmon_up"] == "1"
+			into := present
+			if ss.Metric[promql.CountLabel] == "down" {
+				into = down
+			}
 			for _, p := range ss.Values {
-				n := int(p.Value) * pq.weight
-				if up {
-					add(p.Timestamp.Unix(), n, 0)
-				} else {
-					add(p.Timestamp.Unix(), 0, n)
-				}
+				into[p.Timestamp.Unix()] += int(p.Value)
+			}
+		}
+		for ts, n := range present {
+			d := min(down[ts], n)
+			if n > 0 {
+				add(ts, (n-d)*pq.weight, d*pq.weight)
 			}
 		}
 		return nil
 	})
 }
 
+// singleFor is single for q itself; nil (group every term) for a part of
+// it (Split), whose terms are numbered afresh.
+func (pq *pastQuery) singleFor(q *promql.Query) []bool {
+	if q != pq.q {
+		return nil
+	}
+	return pq.single
+}
+
 // hours hands add, per app of the query and per step of r, the minutes up
-// and down in the window minutes long that ends at the step: r's steps
-// must be half a minute after a whole minute (see promql.Query.UpString).
-// Two queries: the minutes up, and the minutes with a sample.
+// and down in the window that ends at the step: r's steps must be half a
+// minute after a whole minute (see promql.Query.HoursString). Two
+// queries: the minutes with a sample, and those down.
 func (pq *pastQuery) hours(ctx context.Context, r v1.Range, window time.Duration, sent *atomic.Int64, add func(app int, ts int64, up, down int)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
-		up, err := pq.queryRange(ctx, sent, q.UpString(window, backfillStep), r)
+		present, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, false), r)
 		if err != nil {
 			return err
 		}
-		n, err := pq.queryRange(ctx, sent, q.SamplesString(window, backfillStep), r)
+		down, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, true), r)
 		if err != nil {
 			return err
 		}
-		ups := make(map[string]map[int64]int, len(up))
-		for _, ss := range up {
-			m := make(map[int64]int, len(ss.Values))
-			for _, p := range ss.Values {
-				m[p.Timestamp.Unix()] = int(p.Value)
-			}
-			ups[ss.Metric.String()] = m
+		type key struct {
+			item int
+			ts   int64
 		}
-		for _, ss := range n {
-			u := ups[ss.Metric.String()]
+		downs := make(map[key]int)
+		for _, ss := range down {
 			for _, item := range q.ItemsOf(ss.Metric) {
 				for _, p := range ss.Values {
-					ts, total := p.Timestamp.Unix(), int(p.Value)
-					upN := min(u[ts], total)
+					downs[key{item, p.Timestamp.Unix()}] += int(p.Value)
+				}
+			}
+		}
+		for _, ss := range present {
+			for _, item := range q.ItemsOf(ss.Metric) {
+				for _, p := range ss.Values {
+					ts, n := p.Timestamp.Unix(), int(p.Value)
+					d := min(downs[key{item, ts}], n)
 					for _, app := range pq.apps[item] {
-						add(app, ts, upN, total-upN)
+						add(app, ts, n-d, d)
 					}
 				}
 			}

@@ -8,28 +8,40 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// MinString asks each item's smallest value: a fused selector grouped by
-// its label, anything else as min(); ItemsOf maps each series back.
-func TestMinString(t *testing.T) {
-	items := parseAll(t, `up{job="a"}`, `up{job="b"}`, ``, `1`, `sum by (x) (y)`, `up{job="a"}`)
+// The backfill's queries, built around each term: counts without tags,
+// hours tagged outside the subqueries, fused terms grouped by their label.
+func TestPastStrings(t *testing.T) {
+	items := parseAll(t, `up{job="a"}`, `up{job="b"}`, ``, `1`, `sum by (x) (y)`)
 	qs := Plan(items, 10_000, 10)
 	if len(qs) != 1 {
 		t.Fatalf("%d queries, want 1", len(qs))
 	}
 	q := qs[0]
-	want := `(label_replace(min by (job) (up{job=~"a|b"}), "availmon_term", "0", "", "") or ` +
-		`(label_replace(min(vector(1)), "availmon_term", "1", "", "") or label_replace(min(sum by (x) (y)), "availmon_term", "2", "", "")))`
-	if got := q.MinString(); got != want {
-		t.Errorf("MinString = %s\nwant         %s", got, want)
-	}
-	if _, err := Parse(q.MinString()); err != nil {
-		t.Error(err)
+	fused := `up{job=~"a|b"}`
+	for got, want := range map[string]string{
+		q.CountsString(nil): `(label_replace(((count(group by (job) (` + fused + `)) or vector(0)) + ((count(group(vector(1))) or vector(0)) + (count(group(sum by (x) (y))) or vector(0)))), "availmon_count", "present", "", "") or ` +
+			`label_replace(((count(group by (job) ((` + fused + `) == 0)) or vector(0)) + ((count(group((vector(1)) == 0)) or vector(0)) + (count(group((sum by (x) (y)) == 0)) or vector(0)))), "availmon_count", "down", "", ""))`,
+		Plan(items[:2], 10_000, 10)[0].CountsString([]bool{true}): `(label_replace((count(` + fused + `) or vector(0)), "availmon_count", "present", "", "") or ` +
+			`label_replace((count(group by (job) ((` + fused + `) == 0)) or vector(0)), "availmon_count", "down", "", ""))`,
+		Plan(items[:2], 10_000, 10)[0].ProbeString(): `(label_replace(label_replace((count(` + fused + `) or vector(0)), "availmon_count", "series", "", ""), "availmon_term", "0", "", "") or ` +
+			`label_replace(label_replace((count(group by (job) (` + fused + `)) or vector(0)), "availmon_count", "apps", "", ""), "availmon_term", "0", "", ""))`,
+		q.HoursString(time.Hour, time.Minute, true): `(label_replace(count_over_time((group by (job) ((` + fused + `) == 0))[1h:1m]), "availmon_term", "0", "", "") or ` +
+			`(label_replace(count_over_time((group((vector(1)) == 0))[1h:1m]), "availmon_term", "1", "", "") or ` +
+			`label_replace(count_over_time((group((sum by (x) (y)) == 0))[1h:1m]), "availmon_term", "2", "", "")))`,
+		Plan(items[:2], 10_000, 10)[0].HoursString(59*time.Minute, time.Minute, false): `count_over_time((group by (job) (` + fused + `))[59m:1m])`,
+	} {
+		if got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+		if _, err := Parse(got); err != nil {
+			t.Errorf("%s: %v", got, err)
+		}
 	}
 	tests := []struct {
 		m    model.Metric
 		want []int
 	}{
-		{model.Metric{TagLabel: "0", "job": "a"}, []int{0, 5}},
+		{model.Metric{TagLabel: "0", "job": "a"}, []int{0}},
 		{model.Metric{TagLabel: "0", "job": "b"}, []int{1}},
 		{model.Metric{TagLabel: "0", "job": "c"}, nil},
 		{model.Metric{TagLabel: "1"}, []int{3}},
@@ -44,32 +56,8 @@ func TestMinString(t *testing.T) {
 		}
 	}
 	// One term alone is not tagged.
-	one := Plan(parseAll(t, `up{job="a"}`, `up{job="b"}`), 10_000, 10)[0]
-	if got, want := one.MinString(), `min by (job) (up{job=~"a|b"})`; got != want {
-		t.Errorf("MinString = %s, want %s", got, want)
-	}
+	one := Plan(items[:2], 10_000, 10)[0]
 	if got := one.ItemsOf(model.Metric{"job": "b"}); !cmp.Equal([]int{1}, got) {
 		t.Errorf("ItemsOf = %v", got)
-	}
-	plain := Plan(parseAll(t, `sum(x)`), 10_000, 10)[0]
-	if got := plain.MinString(); got != `min(sum(x))` || !cmp.Equal([]int{0}, plain.ItemsOf(model.Metric{})) {
-		t.Errorf("MinString = %s, ItemsOf = %v", got, plain.ItemsOf(model.Metric{}))
-	}
-}
-
-func TestPastStrings(t *testing.T) {
-	q := Plan(parseAll(t, `up{job="a"}`, `up{job="b"}`), 10_000, 10)[0]
-	for got, want := range map[string]string{
-		q.PresentString():                            `count(min by (job) (up{job=~"a|b"}))`,
-		q.CountString("availmon_up"):                 `count_values("availmon_up", (min by (job) (up{job=~"a|b"})) != bool 0)`,
-		q.UpString(time.Hour, time.Minute):           `sum_over_time(((min by (job) (up{job=~"a|b"})) != bool 0)[1h:1m])`,
-		q.SamplesString(59*time.Minute, time.Minute): `count_over_time((min by (job) (up{job=~"a|b"}))[59m:1m])`,
-	} {
-		if got != want {
-			t.Errorf("got  %s\nwant %s", got, want)
-		}
-		if _, err := Parse(got); err != nil {
-			t.Errorf("%s: %v", got, err)
-		}
 	}
 }
