@@ -61,8 +61,8 @@ type Option func(*config)
 type config struct {
 	jobs []job
 	past []string // OpenMetrics texts written into the data dir (past.go)
-	// blocks write TSDB blocks into the data dir (block.go)
-	blocks []func(tb testing.TB, dataDir string)
+	// prepare put past data into the data dir (block.go)
+	prepare []func(tb testing.TB, dataDir string)
 }
 
 type job struct {
@@ -156,8 +156,8 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		}
 	}
 	c.writePast(tb, filepath.Join(s.dir, "data"))
-	for _, b := range c.blocks {
-		b(tb, filepath.Join(s.dir, "data"))
+	for _, fill := range c.prepare {
+		fill(tb, filepath.Join(s.dir, "data"))
 	}
 	s.start(c)
 	return s
