@@ -56,6 +56,7 @@ func (m *Monitor) copyState() *savedState {
 	if k, ok := m.auth.(replayKeeper); ok {
 		s.replay = k.ReplayEntries()
 	}
+	s.maint = m.maint.saved()
 	return s
 }
 
@@ -116,6 +117,7 @@ func (m *Monitor) apply(s *savedState) int {
 		n := k.RestoreReplay(s.replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
+	m.restoreMaintenance(s.maint)
 	return kept
 }
 
