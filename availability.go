@@ -411,7 +411,7 @@ func New(opts Options) (*Monitor, error) {
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
-	m.state = newCycleState(p)
+	m.state = newCycleState(p, m.historySize)
 	if m.store != nil {
 		m.restore(context.Background())
 	}

@@ -27,37 +27,41 @@ func envelopeHead(v any) []byte {
 }
 
 // writeEncoded answers with an envelope whose data is b's ready bytes and
-// whose meta is encoded now. The answer carries b's ETag; a client that
-// already has it gets 304 Not Modified, and one that accepts gzip gets the
-// compressed bytes made once per body.
+// whose meta follows them. meta must be the same for every request of b
+// (its timestamp is the snapshot's, not the request's): the answer's
+// strong ETag covers it. A client that already has the answer gets 304 Not
+// Modified, and one that accepts gzip gets the compressed bytes made once
+// per body.
 func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *encodedBody, meta any) {
-	h := w.Header()
-	h.Set("ETag", b.etag)
-	// The answer depends on Accept-Encoding; caches must key on it.
-	h.Set("Vary", "Accept-Encoding")
-	// Stored, but revalidated on every use: that is what makes
-	// If-None-Match worth sending.
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if etagMatch(r.Header.Values("If-None-Match"), b.etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf) // only a meta member: never large
 	if meta != nil {
 		buf.WriteString(`,"meta":`)
 		if err := encodeJSON(buf, meta); err != nil {
-			h.Del("ETag")
 			m.writeError(w, r, err)
 			return
 		}
 	}
 	buf.WriteString("}\n")
 	tail := buf.Bytes()
+	g, gz := b.gzipped()
+	gz = gz && acceptsGzip(r.Header.Values("Accept-Encoding"))
+	etag := b.etag(tail, gz)
+	h := w.Header()
+	h.Set("ETag", etag)
+	// The answer depends on Accept-Encoding; caches must key on it.
+	h.Set("Vary", "Accept-Encoding")
+	// Stored, but revalidated on every use: that is what makes
+	// If-None-Match worth sending.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if etagMatch(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	if g, ok := b.gzipped(); ok && acceptsGzip(r.Header.Values("Accept-Encoding")) {
+	if gz {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.Itoa(g.size(len(tail))))
 		w.WriteHeader(http.StatusOK)

@@ -12,14 +12,13 @@ import (
 )
 
 // encodedBody is one answer's fixed part, encoded once per snapshot: the
-// bytes, a validator for them, and (made on first use) their gzip
-// compression. What varies per request (the envelope's meta, whose
-// timestamp is the time of the request) is a short tail appended at write
-// time, so a request costs a copy of ready bytes, whichever encoding the
-// client asked for.
+// bytes, a checksum of them, and (made on first use) their gzip
+// compression. The envelope's meta is a short tail appended at write time,
+// so a request costs a copy of ready bytes, whichever encoding the client
+// asked for.
 type encodedBody struct {
-	head []byte // the answer up to where the per-request tail goes
-	etag string
+	head []byte // the answer up to where the tail goes
+	sum  uint64 // CRC-64 of head, continued over the tail for the ETag
 
 	gzOnce sync.Once
 	gz     gzipHead
@@ -27,21 +26,22 @@ type encodedBody struct {
 
 // newEncodedBody holds head, which must not change afterwards.
 func newEncodedBody(head []byte) *encodedBody {
-	return &encodedBody{head: head, etag: weakETag(head)}
+	return &encodedBody{head: head, sum: crc64.Checksum(head, crc64Table)}
 }
 
-// weakETag names the bytes of an answer's fixed part. It is weak because
-// the full answer also carries the request's time in meta.timestamp: two
-// answers with the same tag show the same data, not the same bytes, which is
-// what weak validators are for (RFC 9110, 8.8.1); If-None-Match compares
-// weakly, so 304s work all the same.
-func weakETag(b []byte) string {
-	h := crc64.Checksum(b, crc64Table)
-	var buf [40]byte
-	out := append(buf[:0], `W/"`...)
-	out = strconv.AppendUint(out, h, 36)
+// etag is the strong validator of the answer made of the body and tail:
+// the tail is the same for every request of a snapshot (its meta is as of
+// the snapshot), so equal tags mean equal bytes (RFC 9110, 8.8.3). The
+// gzip answer is another representation and gets its own tag.
+func (b *encodedBody) etag(tail []byte, gzipped bool) string {
+	var buf [48]byte
+	out := append(buf[:0], '"')
+	out = strconv.AppendUint(out, crc64.Update(b.sum, crc64Table, tail), 36)
 	out = append(out, '-')
-	out = strconv.AppendUint(out, uint64(len(b)), 36)
+	out = strconv.AppendUint(out, uint64(len(b.head)+len(tail)), 36)
+	if gzipped {
+		out = append(out, "-gzip"...)
+	}
 	return string(append(out, '"'))
 }
 

@@ -127,7 +127,7 @@ func (m *Monitor) listAppsFiltered(w http.ResponseWriter, r *http.Request, s *sn
 	idx := f.apply(len(s.apps))
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.ctlViews().appsList(s, idx)),
-		Meta: listMetaJSON{Count: len(idx), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
+		Meta: listMetaJSON{Count: len(idx), Timestamp: jsonTime(s.made), LastUpdate: jsonTime(s.at)},
 	})
 }
 

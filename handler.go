@@ -113,7 +113,7 @@ func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.writeEncoded(w, r, s.appsData(),
-		listMetaJSON{Count: len(s.apps), Timestamp: m.now(), LastUpdate: jsonTime(s.at)})
+		listMetaJSON{Count: len(s.apps), Timestamp: jsonTime(s.made), LastUpdate: jsonTime(s.at)})
 }
 
 func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +152,7 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 func (m *Monitor) listLocations(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	m.writeEncoded(w, r, s.locationsData(),
-		countMetaJSON{Count: len(s.p.locations), Timestamp: m.now()})
+		countMetaJSON{Count: len(s.p.locations), Timestamp: jsonTime(s.made)})
 }
 
 func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +167,7 @@ func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("location not found", fmt.Sprintf("no location is named %q", name)))
 		return
 	}
-	m.writeEncoded(w, r, s.locationData(li), metaJSON{Timestamp: m.now()})
+	m.writeEncoded(w, r, s.locationData(li), metaJSON{Timestamp: jsonTime(s.made)})
 }
 
 func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
@@ -359,7 +359,7 @@ func (m *Monitor) getHistory(w http.ResponseWriter, r *http.Request) {
 	rd, _ := model.ParseDuration(res)
 	now := m.clock.Now()
 	a := m.snap.Load().historyAns.get(m.hist, now, period, res, time.Duration(pd), time.Duration(rd))
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(now)})
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
 }
 
 // queryChoice returns the single value of key, which must be one of allowed.
@@ -381,5 +381,6 @@ func queryChoice(q url.Values, key, def string, allowed []string) (string, error
 }
 
 func (m *Monitor) getSummary(w http.ResponseWriter, r *http.Request) {
-	m.writeEncoded(w, r, m.snap.Load().summaryData(), summaryMetaJSON{Timestamp: m.now(), Period: "24h"})
+	s := m.snap.Load()
+	m.writeEncoded(w, r, s.summaryData(), summaryMetaJSON{Timestamp: jsonTime(s.made), Period: "24h"})
 }

@@ -41,6 +41,9 @@ func TestEndpointShapes(t *testing.T) {
 	tm := shapeFixture(t)
 	now := ts(t0.Add(90 * time.Second))
 	checked := ts(t0)
+	// Answers encoded once per snapshot are as of the snapshot (the end of
+	// the cycle), not of the request: that is what gives them strong ETags.
+	made := checked
 
 	app := func(name, loc, status string, rt float64, lat, lon float64) obj {
 		return obj{
@@ -77,7 +80,7 @@ func TestEndpointShapes(t *testing.T) {
 		{"/health", obj{"status": "healthy", "timestamp": now, "uptime": "1m30s", "version": "1.2.3"}},
 		{"/api/apps", obj{
 			"data": arr{checkout, search, billing},
-			"meta": obj{"count": 3.0, "timestamp": now, "last_update": checked},
+			"meta": obj{"count": 3.0, "timestamp": made, "last_update": checked},
 		}},
 		{"/api/apps/checkout", obj{"data": checkoutDetail, "meta": obj{"timestamp": now}}},
 		{"/api/locations", obj{
@@ -85,7 +88,7 @@ func TestEndpointShapes(t *testing.T) {
 				obj{"name": "Tel Aviv", "latitude": 32.0853, "longitude": 34.7818, "apps_count": 2.0, "apps": arr{"checkout", "search"}},
 				obj{"name": "Frankfurt", "latitude": 50.1109, "longitude": 8.6821, "apps_count": 1.0, "apps": arr{"billing"}},
 			},
-			"meta": obj{"count": 2.0, "timestamp": now},
+			"meta": obj{"count": 2.0, "timestamp": made},
 		}},
 		{"/api/locations/Tel%20Aviv", obj{
 			"data": obj{
@@ -97,7 +100,7 @@ func TestEndpointShapes(t *testing.T) {
 				"summary": obj{"total_apps": 2.0, "up_count": 1.0, "down_count": 1.0, "unavailable_count": 0.0,
 					"availability_percentage": 50.0},
 			},
-			"meta": obj{"timestamp": now},
+			"meta": obj{"timestamp": made},
 		}},
 		{"/api/locations/Frankfurt", obj{
 			"data": obj{
@@ -105,7 +108,7 @@ func TestEndpointShapes(t *testing.T) {
 				"apps":    arr{obj{"name": "billing", "status": "up", "last_check": checked}},
 				"summary": obj{"total_apps": 1.0, "up_count": 1.0, "down_count": 0.0, "unavailable_count": 0.0, "availability_percentage": 100.0},
 			},
-			"meta": obj{"timestamp": now},
+			"meta": obj{"timestamp": made},
 		}},
 		{"/api/config", obj{
 			"data": obj{
@@ -138,7 +141,7 @@ func TestEndpointShapes(t *testing.T) {
 					obj{"name": "Frankfurt", "apps_up": 1.0, "apps_down": 0.0, "apps_unavailable": 0.0, "availability": 100.0},
 				},
 			},
-			"meta": obj{"timestamp": now, "period": "24h"},
+			"meta": obj{"timestamp": made, "period": "24h"},
 		}},
 	}
 	for _, tt := range tests {

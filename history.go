@@ -161,7 +161,10 @@ func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
 func (h *appHistory) restore(es []checkEntry, size int) {
 	es = es[max(0, len(es)-size):]
 	h.mu.Lock()
-	h.entries, h.next, h.errs = make([]packedEntry, 0, size), 0, nil
+	if cap(h.entries) != size {
+		h.entries = make([]packedEntry, 0, size)
+	}
+	h.entries, h.next, h.errs = h.entries[:0], 0, nil
 	for _, e := range es {
 		h.entries = append(h.entries, h.pack(e))
 	}

@@ -19,8 +19,9 @@ type historyCache struct {
 type historyKey struct{ period, resolution string }
 
 type historyAnswer struct {
-	minute int64 // unix minute the answer was made for
-	count  int   // data points
+	minute int64     // unix minute the answer was made for
+	made   time.Time // when: the answer's meta.timestamp
+	count  int       // data points
 	body   *encodedBody
 }
 
@@ -42,7 +43,7 @@ func (c *historyCache) get(h *minuteHistory, now time.Time, period, res string, 
 		out[i] = dataPointJSON{Timestamp: jsonTime(p.start), OverallAvailability: p.availability,
 			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
 	}
-	a := historyAnswer{minute: minute, count: len(out),
+	a := historyAnswer{minute: minute, made: now, count: len(out),
 		body: newEncodedBody(envelopeHead(statusHistoryJSON{Period: period, Resolution: res, DataPoints: out}))}
 	if c.answers == nil {
 		c.answers = make(map[historyKey]historyAnswer)

@@ -25,41 +25,6 @@ type replayKeeper interface {
 
 var _ replayKeeper = (*hmac.Verifier)(nil)
 
-// copyState takes what a save writes. It holds cycleMu, so the copy is of
-// the state between two cycles; it only copies, and encoding happens after
-// the lock is released.
-func (m *Monitor) copyState() *savedState {
-	m.cycleMu.Lock()
-	st := m.state
-	s := &savedState{
-		savedAt: m.clock.Now(),
-		minutes: m.hist.seen(),
-		sysDay:  st.sysDay,
-		locs:    make([]savedLocation, len(m.plan.locations)),
-		apps:    make([]savedApp, len(m.plan.apps)),
-	}
-	if iv := m.interval.Load(); iv.runtime {
-		s.interval = iv
-	}
-	for i, l := range m.plan.locations {
-		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
-	}
-	// One allocation for every app's checks: a copy, not 10,000 of them.
-	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
-	for i, a := range m.plan.apps {
-		from := len(arena)
-		arena = st.history[i].appendTo(arena)
-		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
-			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
-	}
-	m.cycleMu.Unlock()
-	if k, ok := m.auth.(replayKeeper); ok {
-		s.replay = k.ReplayEntries()
-	}
-	s.maint = m.maint.saved()
-	return s
-}
-
 // restore loads the saved state into a Monitor that has not run yet. A
 // store that fails, or holds something unreadable, is logged and the
 // monitor starts afresh: a monitor never refuses to start for its memory.
@@ -121,13 +86,9 @@ func (m *Monitor) apply(s *savedState) int {
 	return kept
 }
 
-// save takes a copy of the state and writes it to the store.
-func (m *Monitor) save(ctx context.Context) error { return m.write(ctx, m.copyState()) }
-
-// write encodes s and writes it to the store.
-func (m *Monitor) write(ctx context.Context, s *savedState) error {
+// write writes an encoded state to the store.
+func (m *Monitor) write(ctx context.Context, data []byte) error {
 	start := time.Now()
-	data := encodeState(s)
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
 	if err := m.store.Save(ctx, data); err != nil {
@@ -138,17 +99,20 @@ func (m *Monitor) write(ctx context.Context, s *savedState) error {
 	return nil
 }
 
-// saver saves a Run's state. The copy a save needs holds the cycle lock, so
-// Run takes it right after a cycle (afterCycle), an interval before the
-// next one is due: a save then never delays a cycle. The saver's own
-// goroutine encodes and writes it, and takes a copy itself only when no
-// cycle came for a whole save interval (a long scrape interval), so that
-// what changes between cycles (the interval, the replay cache) is still
-// saved in time.
+// saver saves a Run's state. The encoding a save writes holds the cycle
+// lock, so Run takes it right after a cycle (afterCycle), an interval
+// before the next one is due: a save then never delays a cycle. The
+// saver's own goroutine writes it, and encodes one itself only when no
+// cycle came for two save intervals (a long scrape interval), so that what
+// changes between cycles (the interval, the replay cache) is still saved in
+// time. One save at a time: while one is being written, the next waits for
+// a later cycle, so a slow disk never piles up encodings.
 type saver struct {
 	m        *Monitor
-	copies   chan *savedState
+	states   chan []byte
+	busy     atomic.Bool  // a state is being encoded or written
 	lastCopy atomic.Int64 // unix nanoseconds, wall clock
+	lastSize atomic.Int64 // bytes of the last state: the next one's capacity
 	stop     context.CancelFunc
 	done     chan struct{}
 	ctx      context.Context
@@ -161,7 +125,7 @@ func (m *Monitor) startSaving(ctx context.Context) *saver {
 		return nil
 	}
 	loopCtx, stop := context.WithCancel(ctx)
-	sv := &saver{m: m, copies: make(chan *savedState, 1), stop: stop, done: make(chan struct{}), ctx: ctx}
+	sv := &saver{m: m, states: make(chan []byte, 1), stop: stop, done: make(chan struct{}), ctx: ctx}
 	sv.lastCopy.Store(time.Now().UnixNano())
 	go func() {
 		defer close(sv.done)
@@ -170,16 +134,31 @@ func (m *Monitor) startSaving(ctx context.Context) *saver {
 	return sv
 }
 
-// afterCycle takes a copy for the saver when a save is due.
+// hint is the capacity to encode the next state into: the last one's size
+// and a little more, as states grow slowly.
+func (sv *saver) hint() int {
+	n := int(sv.lastSize.Load())
+	return n + n/16 + 4096
+}
+
+// encode encodes the state for a save and remembers its size.
+func (sv *saver) encode() []byte {
+	data := sv.m.encodeLive(sv.hint())
+	sv.lastSize.Store(int64(len(data)))
+	return data
+}
+
+// afterCycle encodes the state for the saver when a save is due and none
+// is under way.
 func (sv *saver) afterCycle() {
 	if sv == nil || time.Since(time.Unix(0, sv.lastCopy.Load())) < sv.m.saveInterval {
 		return
 	}
-	sv.lastCopy.Store(time.Now().UnixNano())
-	select {
-	case sv.copies <- sv.m.copyState():
-	default: // the last copy is still being written: this one can wait
+	if !sv.busy.CompareAndSwap(false, true) {
+		return // the last state is still being written: this one can wait
 	}
+	sv.lastCopy.Store(time.Now().UnixNano())
+	sv.states <- sv.encode() // never blocks: busy keeps the channel empty
 }
 
 func (sv *saver) loop(ctx context.Context) {
@@ -189,12 +168,14 @@ func (sv *saver) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case s := <-sv.copies:
-			_ = sv.m.write(ctx, s)
+		case data := <-sv.states:
+			_ = sv.m.write(ctx, data)
+			sv.busy.Store(false)
 		case <-t.C:
-			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval {
+			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval && sv.busy.CompareAndSwap(false, true) {
 				sv.lastCopy.Store(time.Now().UnixNano())
-				_ = sv.m.save(ctx)
+				_ = sv.m.write(ctx, sv.encode())
+				sv.busy.Store(false)
 			}
 		}
 	}
@@ -208,22 +189,9 @@ func (sv *saver) finish() {
 	sv.stop()
 	<-sv.done
 	// Run's ctx has ended: the last save must not be cut short by it.
-	if err := sv.m.save(context.WithoutCancel(sv.ctx)); err == nil {
+	if err := sv.m.write(context.WithoutCancel(sv.ctx), sv.encode()); err == nil {
 		sv.m.log.Info("state saved for the next start")
 	}
-}
-
-// seen returns a copy of the buckets that hold an observation.
-func (h *minuteHistory) seen() []minuteBucket {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	var out []minuteBucket
-	for _, b := range h.buckets {
-		if b.seen {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // restore puts saved buckets back, skipping those older than the history

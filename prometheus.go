@@ -8,12 +8,15 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promanswer"
 )
 
 // PrometheusBatchSize is the batch size to give a Backend whose Source is a
@@ -61,6 +64,7 @@ type promQuerier interface {
 type PrometheusSource struct {
 	name    string
 	api     promQuerier
+	client  api.Client // the planned queries' HTTP part (promquery.go)
 	timeout time.Duration
 	log     *slog.Logger
 	clock   Clock
@@ -104,7 +108,7 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if o.MaxQueryLength < 0 {
 		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
 	}
-	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), timeout: o.QueryTimeout, log: log,
+	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), client: c, timeout: o.QueryTimeout, log: log,
 		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
 
@@ -237,36 +241,66 @@ func samplesOf(v model.Value) (model.Vector, error) {
 	}
 }
 
-// result applies the rulings: no sample is unavailable; up only if every
-// sample is non-zero and not NaN; a zero makes it down.
+// result applies the rulings to an expression's samples and its response
+// time expression's.
 func result(samples, rtSamples model.Vector, roundTrip time.Duration) Result {
+	var st, rt sampleSummary
+	st.addVector(samples)
+	rt.addVector(rtSamples)
+	return st.result(&rt, roundTrip)
+}
+
+// sampleSummary is what the rulings need of an expression's samples, in
+// any order: how many, whether one is 0 or NaN, and the largest other
+// value. A cycle keeps one per expression, not the samples.
+type sampleSummary struct {
+	n         int
+	zero, nan bool
+	worst     float64 // the largest value that is not NaN, when worstSet
+	worstSet  bool
+}
+
+func (s *sampleSummary) add(f float64) {
+	s.n++
+	switch {
+	case f == 0:
+		s.zero = true
+	case math.IsNaN(f):
+		s.nan = true
+		return
+	}
+	if !s.worstSet || f > s.worst {
+		s.worst, s.worstSet = f, true
+	}
+}
+
+func (s *sampleSummary) addVector(v model.Vector) {
+	for _, smp := range v {
+		s.add(float64(smp.Value))
+	}
+}
+
+// errNaNSample is the same every cycle, so made once (errNoSample too, in
+// discover.go).
+var errNaNSample = errors.New("sample is NaN")
+
+// result applies the rulings: no sample is unavailable; up only if every
+// sample is non-zero and not NaN; a zero makes it down. The slowest series
+// of the response time expression speaks for the app.
+func (s *sampleSummary) result(rt *sampleSummary, roundTrip time.Duration) Result {
 	r := Result{ResponseTime: roundTrip}
-	if len(rtSamples) > 0 {
-		// The slowest series speaks for the app.
-		worst := math.Inf(-1)
-		for _, smp := range rtSamples {
-			if f := float64(smp.Value); !math.IsNaN(f) && f > worst {
-				worst = f
-			}
-		}
-		if !math.IsInf(worst, -1) && worst >= 0 {
-			r.ResponseTime = time.Duration(worst * float64(time.Second))
-		}
+	if rt.worstSet && !math.IsInf(rt.worst, -1) && rt.worst >= 0 {
+		r.ResponseTime = time.Duration(rt.worst * float64(time.Second))
 	}
-	if len(samples) == 0 {
-		r.Status, r.Err = StatusUnavailable, errors.New("no sample")
-		return r
-	}
-	r.Status = StatusUp
-	for _, smp := range samples {
-		f := float64(smp.Value)
-		switch {
-		case f == 0:
-			r.Status, r.Err = StatusDown, nil
-			return r
-		case math.IsNaN(f):
-			r.Status, r.Err = StatusUnavailable, errors.New("sample is NaN")
-		}
+	switch {
+	case s.n == 0:
+		r.Status, r.Err = StatusUnavailable, errNoSample
+	case s.zero:
+		r.Status = StatusDown
+	case s.nan:
+		r.Status, r.Err = StatusUnavailable, errNaNSample
+	default:
+		r.Status = StatusUp
 	}
 	return r
 }
@@ -286,11 +320,13 @@ func (s *PrometheusSource) query(ctx context.Context, q string) (model.Value, ti
 	}
 	v, warnings, _, err := s.api.Query(ctx, q, time.Now(), opts...)
 	rt := time.Since(start)
-	if len(warnings) > 0 {
-		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", []string(warnings))
-	}
+	s.warn(warnings)
 	if err != nil {
 		return nil, rt, fmt.Errorf("prometheus %s: %w", s.name, err)
+	}
+	if vec, ok := v.(model.Vector); ok && slices.Contains(vec, nil) {
+		// client_golang makes null a nil sample; reading on would panic.
+		return nil, rt, fmt.Errorf("prometheus %s: %w", s.name, promanswer.ErrNullSample)
 	}
 	return v, rt, nil
 }

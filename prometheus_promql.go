@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/common/model"
-
+	"github.com/availmon/availmon/internal/promanswer"
 	"github.com/availmon/availmon/internal/promql"
 )
 
@@ -205,7 +204,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			}
 		}
 	}
-	r := &plannedRun{c: c, samples: make([]model.Vector, len(items)),
+	r := &plannedRun{c: c, sums: make([]sampleSummary, len(items)),
 		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items))}
 	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
 		if err := r.ask(ctx, q); err != nil {
@@ -220,7 +219,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			fallback = append(fallback, i)
 			continue
 		}
-		c.out[i] = result(r.samples[2*i], r.samples[2*i+1], r.rt[2*i])
+		c.out[i] = r.sums[2*i].result(&r.sums[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
 }
@@ -228,9 +227,10 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 // plannedRun is what the queries of one planned call found, per item.
 type plannedRun struct {
 	c       *checkRun
-	samples []model.Vector
+	sums    []sampleSummary
 	rt      []time.Duration // round trip of the query that answered the item
 	refused []bool          // the item's expression was refused on its own
+	buf     []promanswer.Series
 }
 
 // ask runs q. When the server refuses it (and answers a trivial query, so
@@ -239,11 +239,11 @@ type plannedRun struct {
 // queries, not n.
 func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	c := r.c
-	text := q.String()
-	v, rt, err := c.s.query(ctx, text)
+	ans, err := c.s.askRouted(ctx, q, r.buf)
+	r.buf = ans.series[:0]
 	if err != nil {
 		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
-			return newQueryError(c.s.name, describe(q), text, err)
+			return newQueryError(c.s.name, describe(q), q.String(), err)
 		}
 		parts := q.Split()
 		if parts == nil {
@@ -260,20 +260,25 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 		return nil
 	}
 	c.answered = true
-	if err := q.Answer(v, func(it int, smp *model.Sample) { r.samples[it] = append(r.samples[it], smp) }); err != nil {
+	if err := q.Check(ans.typ); err != nil {
 		if q.Split() != nil {
 			// label_replace, "or" and a fused selector only ever make an
 			// instant vector: the server, or a proxy before it, is at
 			// fault, not an expression.
-			return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, describe(q), v.Type())
+			return fmt.Errorf("prometheus %s: %s was answered with a %s, not an instant vector", c.s.name, describe(q), ans.typ)
 		}
 		for _, it := range q.Items() {
 			r.refused[it] = true
 		}
 		return nil
 	}
+	for _, s := range ans.series {
+		for _, it := range q.Routed(s.Route) {
+			r.sums[it].add(s.Value)
+		}
+	}
 	for _, it := range q.Items() {
-		r.rt[it] = rt
+		r.rt[it] = ans.rt
 	}
 	return nil
 }

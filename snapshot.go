@@ -17,6 +17,7 @@ type snapshot struct {
 	seq           uint64    // snapshots published before this one: changes with every snapshot
 	eventSeq      uint64    // the first event not reflected in this snapshot
 	at            time.Time // end of the last cycle; zero before the first
+	made          time.Time // when it was published: what its answers are as of (meta.timestamp)
 	cycleDuration time.Duration
 	apps          []appView
 	locs          []locView
@@ -65,6 +66,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		history:       st.history,
 		seq:           seq,
 		at:            st.lastCycle,
+		made:          now,
 		cycleDuration: st.lastDuration,
 		backendSeen:   append([]bool(nil), st.backendSeen...),
 		apps:          make([]appView, len(st.apps)),

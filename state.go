@@ -26,15 +26,17 @@ type cycleState struct {
 	appDay       []appDayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
-	backends     []bool // answered in the last cycle that tried it
+	rings        *ringSlab // where new apps' histories are cut from
+	backends     []bool    // answered in the last cycle that tried it
 	backendSeen  []bool
 	cycles       int
 	lastCycle    time.Time
 	lastDuration time.Duration
 }
 
-func newCycleState(p *plan) *cycleState {
+func newCycleState(p *plan, historySize int) *cycleState {
 	st := &cycleState{
+		rings:       newRingSlab(historySize),
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*appHistory, len(p.apps)),
 		appDay:      make([]appDayWindow, len(p.apps)),
@@ -44,7 +46,7 @@ func newCycleState(p *plan) *cycleState {
 	}
 	for i := range st.apps {
 		st.apps[i].status = StatusUnavailable
-		st.history[i] = new(appHistory)
+		st.history[i] = st.rings.history()
 	}
 	return st
 }

@@ -43,25 +43,16 @@ const stateEncoding = 3
 
 func readsEncoding(v uint64) bool { return v == stateEncoding || v == 2 }
 
-// encodeState writes s compactly: varints, check times as deltas.
+// encodeState writes s compactly: varints, check times as deltas. A
+// running monitor encodes its live state the same way without taking a
+// copy first (encodeLive, statesave.go); the encoder's parts below are
+// shared so that the two cannot drift apart.
 func encodeState(s *savedState) []byte {
 	var e encoder
-	e.uvarint(stateEncoding)
-	e.varint(s.savedAt.UnixNano())
-	if s.interval != nil {
-		e.varint(int64(s.interval.d))
-		e.str(s.interval.text)
-	} else {
-		e.varint(0)
-	}
+	e.header(s.savedAt, s.interval)
 	e.uvarint(uint64(len(s.minutes)))
-	for _, b := range s.minutes {
-		e.varint(b.minute)
-		e.uvarint(uint64(b.up))
-		e.uvarint(uint64(b.down))
-		e.uvarint(uint64(b.lastUp))
-		e.uvarint(uint64(b.lastDown))
-		e.uvarint(uint64(b.lastU))
+	for i := range s.minutes {
+		e.minute(&s.minutes[i])
 	}
 	e.day(&s.sysDay)
 	e.uvarint(uint64(len(s.locs)))
@@ -73,11 +64,7 @@ func encodeState(s *savedState) []byte {
 	for i := range s.apps {
 		e.app(&s.apps[i])
 	}
-	e.uvarint(uint64(len(s.replay)))
-	for _, r := range s.replay {
-		e.b = append(e.b, r.Signature[:]...)
-		e.varint(r.Expires.UnixNano())
-	}
+	e.replay(s.replay)
 	e.maintenance(&s.maint)
 	return e.b
 }
@@ -89,6 +76,28 @@ func (e *encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
 func (e *encoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
 func (e *encoder) status(s Status)  { e.b = append(e.b, statusCode(s)) }
 
+// header is the encoding's version, the time of the save and the interval
+// set at run time (nil: none).
+func (e *encoder) header(savedAt time.Time, iv *intervalSetting) {
+	e.uvarint(stateEncoding)
+	e.varint(savedAt.UnixNano())
+	if iv != nil {
+		e.varint(int64(iv.d))
+		e.str(iv.text)
+	} else {
+		e.varint(0)
+	}
+}
+
+func (e *encoder) minute(b *minuteBucket) {
+	e.varint(b.minute)
+	e.uvarint(uint64(b.up))
+	e.uvarint(uint64(b.down))
+	e.uvarint(uint64(b.lastUp))
+	e.uvarint(uint64(b.lastDown))
+	e.uvarint(uint64(b.lastU))
+}
+
 func (e *encoder) day(w *dayWindow) {
 	n := 0
 	for i := range w {
@@ -99,38 +108,63 @@ func (e *encoder) day(w *dayWindow) {
 	e.uvarint(uint64(n))
 	for i := range w {
 		if c := w[i].c; c.total() > 0 {
-			e.varint(w[i].hour)
-			e.uvarint(uint64(c.up))
-			e.uvarint(uint64(c.down))
-			e.uvarint(uint64(c.unavailable))
-			e.uvarint(uint64(c.rtN))
-			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.rtSum))
+			e.hour(w[i].hour, c)
 		}
 	}
 }
 
+// hour is one hour of a day window that counted some check.
+func (e *encoder) hour(hour int64, c counts) {
+	e.varint(hour)
+	e.uvarint(uint64(c.up))
+	e.uvarint(uint64(c.down))
+	e.uvarint(uint64(c.unavailable))
+	e.uvarint(uint64(c.rtN))
+	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.rtSum))
+}
+
 func (e *encoder) app(a *savedApp) {
-	e.str(a.name)
-	e.str(a.location)
-	if a.state.checked {
+	e.appState(a.name, a.location, &a.state)
+	e.uvarint(uint64(len(a.history)))
+	var prev int64
+	for i := range a.history {
+		e.check(&prev, &a.history[i])
+	}
+	e.day(&a.day)
+}
+
+// appState is an app's names and its last state, what comes before its
+// checks.
+func (e *encoder) appState(name, location string, st *appState) {
+	e.str(name)
+	e.str(location)
+	if st.checked {
 		e.b = append(e.b, 1)
-		e.status(a.state.status)
-		e.varint(a.state.lastCheck.UnixNano())
-		e.varint(int64(a.state.rt))
-		e.str(a.state.err)
+		e.status(st.status)
+		e.varint(st.lastCheck.UnixNano())
+		e.varint(int64(st.rt))
+		e.str(st.err)
 	} else {
 		e.b = append(e.b, 0)
 	}
-	e.uvarint(uint64(len(a.history)))
-	var prev int64
-	for _, c := range a.history {
-		e.varint(c.at - prev)
-		prev = c.at
-		e.varint(int64(c.rt))
-		e.status(c.status)
-		e.str(c.err)
+}
+
+// check is one entry of an app's history; prev is the time of the one
+// before it (0 before the first), which it moves on.
+func (e *encoder) check(prev *int64, c *checkEntry) {
+	e.varint(c.at - *prev)
+	*prev = c.at
+	e.varint(int64(c.rt))
+	e.status(c.status)
+	e.str(c.err)
+}
+
+func (e *encoder) replay(rs []hmac.ReplayEntry) {
+	e.uvarint(uint64(len(rs)))
+	for _, r := range rs {
+		e.b = append(e.b, r.Signature[:]...)
+		e.varint(r.Expires.UnixNano())
 	}
-	e.day(&a.day)
 }
 
 func statusCode(s Status) byte {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -20,32 +21,27 @@ func loadEndpoint(ctx context.Context, o options, base string, ep endpoint) (row
 	for k, v := range ep.Header {
 		header[k] = v
 	}
-	if _, ok := header["If-None-Match"]; ok {
-		res, err := http.Get(base + ep.Path)
-		if err != nil {
+	_, conditional := header["If-None-Match"]
+	var res *http.Response
+	var body []byte
+	// A conditional request needs the current tag; a cycle that lands
+	// between taking it and asking makes the answer a 200: ask again.
+	for try := 0; ; try++ {
+		if conditional {
+			tag, err := currentETag(base + ep.Path)
+			if err != nil {
+				return r, err
+			}
+			header["If-None-Match"] = tag
+			r.Header = header
+		}
+		var err error
+		if res, body, err = sample(ctx, base+ep.Path, header); err != nil {
 			return r, err
 		}
-		io.Copy(io.Discard, res.Body) //nolint:errcheck
-		res.Body.Close()
-		header["If-None-Match"] = res.Header.Get("ETag")
-		r.Header = header
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ep.Path, nil)
-	if err != nil {
-		return r, err
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	// The transport must not decompress: the ceiling serves the same bytes.
-	res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
-	if err != nil {
-		return r, err
-	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil {
-		return r, err
+		if !conditional || res.StatusCode == http.StatusNotModified || try == 4 {
+			break
+		}
 	}
 	r.Bytes, r.Status = len(body), res.StatusCode
 	ceilURL, stop, err := serve(ctx, ceiling(res, body))
@@ -64,6 +60,36 @@ func loadEndpoint(ctx context.Context, o options, base string, ep endpoint) (row
 		r.Ratio = r.Availmon / r.Ceiling
 	}
 	return r, nil
+}
+
+// currentETag is the tag of url's answer now.
+func currentETag(url string) (string, error) {
+	res, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	io.Copy(io.Discard, res.Body) //nolint:errcheck
+	res.Body.Close()
+	return res.Header.Get("ETag"), nil
+}
+
+// sample asks url once with header, as wrk will, and returns the answer
+// with its body as sent (not decompressed: the ceiling serves the same bytes).
+func sample(ctx context.Context, url string, header map[string]string) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	return res, body, err
 }
 
 // ceiling is the fastest a Go server can answer with these bytes: no
@@ -102,6 +128,14 @@ func wrk(ctx context.Context, o options, url string, header map[string]string) (
 	for k, v := range header {
 		args = append(args, "-H", k+": "+v)
 	}
+	if _, ok := header["If-None-Match"]; ok {
+		script, err := followETag()
+		if err != nil {
+			return 0, 0, err
+		}
+		defer os.Remove(script)
+		args = append(args, "-s", script)
+	}
 	args = append(args, url)
 	out, err := exec.CommandContext(ctx, o.wrk, args...).CombinedOutput()
 	if err != nil {
@@ -117,4 +151,28 @@ func wrk(ctx context.Context, o options, url string, header map[string]string) (
 		bad, _ = strconv.Atoi(string(b[1]))
 	}
 	return rps, bad, err
+}
+
+// followETagScript keeps each wrk thread's If-None-Match at the last ETag
+// it was given, as a polling client does: an answer's tag changes with
+// every snapshot (its meta is as of the snapshot), so a cycle costs each
+// connection one full answer and the rest are 304s.
+const followETagScript = `
+response = function(status, headers, body)
+  local tag = headers["Etag"] or headers["ETag"]
+  if status == 200 and tag then wrk.headers["If-None-Match"] = tag end
+end
+request = function() return wrk.format() end
+`
+
+func followETag() (string, error) {
+	f, err := os.CreateTemp("", "availmon-bench-*.lua")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if _, err := f.WriteString(followETagScript); err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
 }

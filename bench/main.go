@@ -42,6 +42,8 @@ type options struct {
 	out       string
 	label     string
 	only      *regexp.Regexp
+	profile   string
+	env       []string
 }
 
 func main() {
@@ -58,12 +60,24 @@ func main() {
 	flag.StringVar(&o.prom, "prometheus", "prometheus", "prometheus binary")
 	flag.StringVar(&o.out, "out", "bench/RESULTS", "where to write the results (.md and .json are added)")
 	flag.StringVar(&o.label, "label", "", "what is measured, for the report (default: the git commit)")
+	flag.StringVar(&o.profile, "profile", "", "`directory` to save the binary's heap profiles (after the fill, after the idle window, after the load) and its GC trace in; the binary then runs with -web.enable-pprof and GODEBUG=gctrace=1")
+	env := flag.String("env", "", "comma-separated `KEY=VALUE` pairs added to the availmon binary's environment, e.g. GOGC=50 or GOMEMLIMIT=64MiB")
 	only := flag.String("only", "", "measure only the endpoints whose row name matches this regular expression")
 	flag.Parse()
 	var err error
 	if o.only, err = regexp.Compile(*only); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: bad -only: %v\n", err)
 		os.Exit(2)
+	}
+	for _, kv := range strings.Split(*env, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if !strings.Contains(kv, "=") {
+			fmt.Fprintf(os.Stderr, "bench: bad -env %q: want KEY=VALUE pairs\n", *env)
+			os.Exit(2)
+		}
+		o.env = append(o.env, kv)
 	}
 	for _, s := range strings.Split(*apps, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -26,6 +26,12 @@ type process struct {
 }
 
 func start(dir, name string, args ...string) (*process, error) {
+	return startEnv(dir, nil, name, args...)
+}
+
+// startEnv is start with env as the process's environment (nil: this
+// process's).
+func startEnv(dir string, env []string, name string, args ...string) (*process, error) {
 	logPath := filepath.Join(dir, filepath.Base(name)+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -35,6 +41,7 @@ func start(dir, name string, args ...string) (*process, error) {
 	// In the run's directory: the binary keeps its state under data/
 	// there, so that no run restores another's.
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()

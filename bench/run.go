@@ -36,8 +36,8 @@ func endpoints() []endpoint {
 		{Name: "/metrics", Path: "/metrics"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
-		// /api/locations keeps its ETag across cycles (names and places
-		// only); /api/apps changes it every cycle (last_check).
+		// A poller that sends the last ETag it got: 304s, and one full
+		// answer per connection after each cycle (bench/load.go).
 		{Name: "/api/locations (304)", Path: "/api/locations", Header: map[string]string{"If-None-Match": ""}},
 	}
 }
@@ -172,11 +172,17 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	if err != nil {
 		return r, err
 	}
-	am, err := start(dir, bin, "-config", cfg, "-listen", addr)
+	prof := profiler{dir: o.profile, apps: n}
+	am, err := startEnv(dir, prof.env(o.env), bin, append([]string{"-config", cfg, "-listen", addr}, prof.args()...)...)
 	if err != nil {
 		return r, err
 	}
 	defer am.stop()
+	defer func() {
+		if err := prof.keepLog(am); err != nil {
+			fmt.Println("warning: keeping the GC trace:", err)
+		}
+	}()
 	base := "http://" + addr
 	if err := waitHTTP(ctx, am, base+"/api/status", 2*time.Minute); err != nil {
 		return r, err
@@ -192,7 +198,13 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		r.Warning = err.Error()
 	}
 
+	if err := prof.heap(base, "filled"); err != nil {
+		return r, err
+	}
 	if err := idle(ctx, am.pid(), base, &r); err != nil {
+		return r, err
+	}
+	if err := prof.heap(base, "idle"); err != nil {
 		return r, err
 	}
 	if err := resetPeak(am.pid()); err != nil {
@@ -220,6 +232,9 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	stopCycles()
 	_, peak, err := rss(am.pid())
 	if err != nil {
+		return r, err
+	}
+	if err := prof.heap(base, "load"); err != nil {
 		return r, err
 	}
 	r.PeakRSS = peak

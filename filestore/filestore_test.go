@@ -198,3 +198,9 @@ func FuzzUnframe(f *testing.F) {
 		}
 	})
 }
+
+// frame is data with its header before it, as Save writes the file.
+func frame(data []byte) []byte {
+	h := header(data)
+	return append(h[:], data...)
+}

@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	page := fs.Bool("web.page", true, "serve the web page (a live map of the locations) at /; -web.page=false serves only the API")
 	storagePath := fs.String("storage.path", "", "`directory` of the state kept across restarts; overrides storage.path of the file (default \"data\")")
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
+	enablePprof := fs.Bool("web.enable-pprof", false, "serve Go's runtime profiles (net/http/pprof) under /debug/pprof/, unauthenticated: for measuring, on an address only you reach")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon -version\n\n")
 		fs.PrintDefaults()
@@ -170,6 +171,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	h := m.Handler()
 	if *page {
 		h = web.Handler(h)
+	}
+	if *enablePprof {
+		h = withPprof(h)
 	}
 	return serve(ctx, m, h, ln, logger, reload, *shutdownWait)
 }

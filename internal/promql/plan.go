@@ -2,14 +2,12 @@ package promql
 
 import (
 	"cmp"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -29,6 +27,11 @@ type Query struct {
 
 	once sync.Once
 	text string
+
+	routeOnce sync.Once
+	route     *routing
+	itemsOnce sync.Once
+	items     []int
 }
 
 // term is one part of a query: either one expression asked for its items
@@ -272,14 +275,16 @@ func orTree(nodes []parser.Expr) parser.Expr {
 	}}
 }
 
-// Items returns the items the query answers, in ascending order.
+// Items returns the items the query answers, in ascending order. The
+// slice is the query's own (built once): callers must not change it.
 func (q *Query) Items() []int {
-	var out []int
-	for _, t := range q.terms {
-		out = append(out, t.allItems()...)
-	}
-	slices.Sort(out)
-	return out
+	q.itemsOnce.Do(func() {
+		for _, t := range q.terms {
+			q.items = append(q.items, t.allItems()...)
+		}
+		slices.Sort(q.items)
+	})
+	return q.items
 }
 
 func (t *term) allItems() []int {
@@ -310,58 +315,4 @@ func (q *Query) Split() []*Query {
 		}
 	}
 	return nil
-}
-
-// Answer hands each sample of v to the items it answers. v is what the
-// server returned for q.
-func (q *Query) Answer(v model.Value, add func(item int, s *model.Sample)) error {
-	// Only one expression asked as it is may answer with a scalar; a
-	// combined or fused query is an instant vector, whatever a faulty
-	// server or proxy says.
-	want := model.ValVector
-	if t := q.terms[0]; len(q.terms) == 1 && t.label == "" && t.expr.Scalar() {
-		want = model.ValScalar
-	}
-	var vec model.Vector
-	switch v := v.(type) {
-	case nil:
-	case model.Vector:
-		vec = v
-	case *model.Scalar:
-		vec = model.Vector{{Value: v.Value, Timestamp: v.Timestamp}}
-	}
-	if v != nil && v.Type() != want {
-		return fmt.Errorf("expression returns a %s, not %s", v.Type(), article(want))
-	}
-	if len(q.terms) == 1 {
-		for _, s := range vec {
-			q.terms[0].answer(s, add)
-		}
-		return nil
-	}
-	for _, s := range vec {
-		k, err := strconv.Atoi(string(s.Metric[TagLabel]))
-		if err != nil || k < 0 || k >= len(q.terms) {
-			continue
-		}
-		q.terms[k].answer(s, add)
-	}
-	return nil
-}
-
-func article(t model.ValueType) string {
-	if t == model.ValScalar {
-		return "a scalar"
-	}
-	return "an instant vector"
-}
-
-func (t *term) answer(s *model.Sample, add func(int, *model.Sample)) {
-	idx := t.items
-	if t.label != "" {
-		idx = t.byValue[string(s.Metric[model.LabelName(t.label)])]
-	}
-	for _, i := range idx {
-		add(i, s)
-	}
 }

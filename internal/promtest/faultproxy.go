@@ -224,6 +224,10 @@ func fixed(name string, status int, body string) Fault {
 	}}
 }
 
+// Answer answers 200 with body, for answers a sound server would not send
+// in that shape (keys in another order or case, a null sample, a cut body).
+func Answer(name, body string) Fault { return fixed(name, http.StatusOK, body) }
+
 // Matrix answers a successful, empty range-vector result: what a query
 // for an instant vector never gets from a sound backend.
 func Matrix() Fault {

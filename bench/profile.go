@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+)
+
+// profiler saves the availmon binary's heap profiles and its GC trace for
+// one run, when -profile names a directory: the binary then runs with
+// -web.enable-pprof and GODEBUG=gctrace=1. The heap profiles hold both
+// what is live (inuse_space) and every allocation since the start
+// (alloc_space), so two of them taken at two points give what was
+// allocated between (go tool pprof -sample_index=alloc_space -diff_base).
+type profiler struct {
+	dir  string // "" when profiling is off
+	apps int
+}
+
+// args are the binary's extra flags.
+func (p profiler) args() []string {
+	if p.dir == "" {
+		return nil
+	}
+	return []string{"-web.enable-pprof"}
+}
+
+// env is the binary's environment: this process's, with extra (from -env)
+// and the GC trace when profiling.
+func (p profiler) env(extra []string) []string {
+	if p.dir == "" && len(extra) == 0 {
+		return nil
+	}
+	env := append(os.Environ(), extra...)
+	if p.dir != "" {
+		env = append(env, "GODEBUG=gctrace=1")
+	}
+	return env
+}
+
+// heap saves base's heap profile as heap-<apps>-<point>.pb.gz, after a GC
+// (gc=1) so that inuse is what is live.
+func (p profiler) heap(base, point string) error {
+	if p.dir == "" {
+		return nil
+	}
+	res, err := http.Get(base + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile: %s", res.Status)
+	}
+	name := filepath.Join(p.dir, fmt.Sprintf("heap-%d-%s.pb.gz", p.apps, point))
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	fmt.Println("saved", name)
+	return f.Close()
+}
+
+// keepLog copies the binary's output (with the GC trace) beside the
+// profiles.
+func (p profiler) keepLog(am *process) error {
+	if p.dir == "" {
+		return nil
+	}
+	b, err := os.ReadFile(am.log)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(p.dir, fmt.Sprintf("availmon-%d.log", p.apps)), b, 0o644)
+}

@@ -1,0 +1,56 @@
+package availmon
+
+import "context"
+
+// The copy a save used to take before encoding it, kept as the reference
+// the live encoding (statesave.go) must match byte for byte.
+
+// copyState takes what a save writes. It holds cycleMu, so the copy is of
+// the state between two cycles; it only copies, and encoding happens after
+// the lock is released.
+func (m *Monitor) copyState() *savedState {
+	m.cycleMu.Lock()
+	st := m.state
+	s := &savedState{
+		savedAt: m.clock.Now(),
+		minutes: m.hist.seen(),
+		sysDay:  st.sysDay,
+		locs:    make([]savedLocation, len(m.plan.locations)),
+		apps:    make([]savedApp, len(m.plan.apps)),
+	}
+	if iv := m.interval.Load(); iv.runtime {
+		s.interval = iv
+	}
+	for i, l := range m.plan.locations {
+		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
+	}
+	// One allocation for every app's checks: a copy, not 10,000 of them.
+	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
+	for i, a := range m.plan.apps {
+		from := len(arena)
+		arena = st.history[i].appendTo(arena)
+		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
+			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
+	}
+	m.cycleMu.Unlock()
+	if k, ok := m.auth.(replayKeeper); ok {
+		s.replay = k.ReplayEntries()
+	}
+	return s
+}
+
+// seen returns a copy of the buckets that hold an observation.
+func (h *minuteHistory) seen() []minuteBucket {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []minuteBucket
+	for _, b := range h.buckets {
+		if b.seen {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// save encodes the state and writes it to the store, as a Run's saver does.
+func (m *Monitor) save(ctx context.Context) error { return m.write(ctx, m.encodeLive(0)) }

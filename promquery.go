@@ -1,0 +1,122 @@
+package availmon
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promanswer"
+	"github.com/availmon/availmon/internal/promql"
+)
+
+// The planned queries of a cycle are sent and decoded here rather than
+// through v1.API.Query: decoding 10,000 series into model.Vector (a label
+// map per series, encoding/json scanning the body several times) was most
+// of a cycle's CPU, and the plan needs only the label that routes each
+// series back to its apps, and the value. The request is the one
+// client_golang sends (a form POSTed, GET after 403/405/501, the time and
+// timeout parameters), through the same api.Client and transport, so the
+// response bound and the per-request observations are unchanged. Answers
+// the lean decoder does not read, error statuses among them, are decoded
+// by client_golang itself (promanswer.Full), so errors keep its types and
+// messages.
+
+// routedAnswer is what one planned query's answer holds, routed.
+type routedAnswer struct {
+	typ    model.ValueType
+	series []promanswer.Series
+	rt     time.Duration // the round trip
+}
+
+// askRouted runs q and routes its answer's series; buf is reused for
+// them. Errors are those of query.
+func (s *PrometheusSource) askRouted(ctx context.Context, q *promql.Query, buf []promanswer.Series) (routedAnswer, error) {
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	res, body, err := s.post(ctx, queryForm(ctx, q.String(), start))
+	out := routedAnswer{rt: time.Since(start)}
+	if err != nil {
+		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
+	}
+	if res.StatusCode/100 == 2 {
+		ans, err := promanswer.Decode(body, q.Labels(), q.Route, buf)
+		if err == nil {
+			s.warn(ans.Warnings)
+			if ans.Status == "error" {
+				// As client_golang: an error envelope with a 2xx status.
+				return out, fmt.Errorf("prometheus %s: %w", s.name, &v1.Error{Type: v1.ErrorType(ans.ErrorType), Msg: ans.Error})
+			}
+			out.typ, out.series = ans.Type, ans.Series
+			return out, nil
+		}
+	}
+	v, warnings, err := promanswer.Full(ctx, res.StatusCode, body)
+	s.warn(warnings)
+	if err != nil {
+		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
+	}
+	out.series, out.typ, err = promanswer.FromValue(v, q.Labels(), q.Route, buf)
+	if err != nil {
+		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
+	}
+	return out, nil
+}
+
+// queryForm is the form of an instant query at ts, with the timeout
+// parameter when ctx has a deadline, as v1.API.Query builds it.
+func queryForm(ctx context.Context, query string, ts time.Time) url.Values {
+	form := url.Values{"query": {query},
+		"time": {strconv.FormatFloat(float64(ts.Unix())+float64(ts.Nanosecond())/1e9, 'f', -1, 64)}}
+	if dl, ok := ctx.Deadline(); ok {
+		// Let the server give up too, rather than keep evaluating a query
+		// nobody waits for.
+		form.Set("timeout", serverTimeout(time.Until(dl)).String())
+	}
+	return form
+}
+
+// post sends form to the query endpoint as client_golang's DoGetFallback
+// does: POSTed, and again as a GET when the server (or a proxy) refuses
+// the POST with 403, 405 or 501.
+func (s *PrometheusSource) post(ctx context.Context, form url.Values) (*http.Response, []byte, error) {
+	u := s.client.URL(queryEndpoint, nil)
+	encoded := form.Encode()
+	req, err := http.NewRequest(http.MethodPost, u.String(), strings.NewReader(encoded))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// Idempotent: the transport may retry it on a connection it found
+	// closed, as for a GET (the header is not sent).
+	req.Header["Idempotency-Key"] = nil
+	res, body, err := s.client.Do(ctx, req)
+	if res != nil && (res.StatusCode == http.StatusForbidden || res.StatusCode == http.StatusMethodNotAllowed ||
+		res.StatusCode == http.StatusNotImplemented) {
+		u.RawQuery = encoded
+		if req, err = http.NewRequest(http.MethodGet, u.String(), nil); err != nil {
+			return nil, nil, err
+		}
+		return s.client.Do(ctx, req)
+	}
+	return res, body, err
+}
+
+// queryEndpoint is the instant query API, relative to the source's URL.
+const queryEndpoint = "/api/v1/query"
+
+func (s *PrometheusSource) warn(warnings []string) {
+	if len(warnings) > 0 {
+		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", warnings)
+	}
+}

@@ -1,0 +1,99 @@
+package availmon
+
+import "github.com/availmon/availmon/hmac"
+
+// A save encodes the live state straight into the buffer it writes: no copy
+// of every app's history is taken first. At 10,000 apps with full histories
+// that copy was a 56 MB arena of checkEntry plus the encoding grown by
+// doubling, every save interval: the largest burst of live heap the binary
+// had, which the garbage collector's heap goal then doubled again.
+
+// encodeLive returns the state a save writes, the bytes encodeState gives
+// for a copy of it, encoded into a buffer of capacity hint (the size of the
+// last save, so that it does not grow by doubling). It holds cycleMu while
+// it encodes, so the state is the one between two cycles; Run calls it
+// right after a cycle, an interval before the next one is due. Requests
+// never take cycleMu: they only wait on one app's history lock for the
+// microseconds its checks take to encode.
+func (m *Monitor) encodeLive(hint int) []byte {
+	e := encoder{b: make([]byte, 0, hint)}
+	m.cycleMu.Lock()
+	st := m.state
+	var iv *intervalSetting
+	if v := m.interval.Load(); v.runtime {
+		iv = v
+	}
+	e.header(m.clock.Now(), iv)
+	m.hist.encodeSeen(&e)
+	e.day(&st.sysDay)
+	e.uvarint(uint64(len(m.plan.locations)))
+	for i, l := range m.plan.locations {
+		e.str(l.Name)
+		e.day(&st.locDay[i])
+	}
+	e.uvarint(uint64(len(m.plan.apps)))
+	for i := range m.plan.apps {
+		a := &m.plan.apps[i]
+		e.appState(a.Name, a.Location, &st.apps[i])
+		st.history[i].encode(&e)
+		st.appDay[i].encode(&e)
+	}
+	m.cycleMu.Unlock()
+	var replay []hmac.ReplayEntry
+	if k, ok := m.auth.(replayKeeper); ok {
+		replay = k.ReplayEntries()
+	}
+	e.replay(replay)
+	mt := m.maint.saved()
+	e.maintenance(&mt)
+	return e.b
+}
+
+// encodeSeen encodes the buckets that hold an observation, in slot order,
+// as encodeState does the copy seen returns.
+func (h *minuteHistory) encodeSeen(e *encoder) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	n := 0
+	for i := range h.buckets {
+		if h.buckets[i].seen {
+			n++
+		}
+	}
+	e.uvarint(uint64(n))
+	for i := range h.buckets {
+		if h.buckets[i].seen {
+			e.minute(&h.buckets[i])
+		}
+	}
+}
+
+// encode encodes the checks, oldest first, as encoder.app does a copy.
+func (h *appHistory) encode(e *encoder) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e.uvarint(uint64(len(h.entries)))
+	var prev int64
+	for _, part := range [2][]packedEntry{h.entries[h.next:], h.entries[:h.next]} {
+		for _, p := range part {
+			c := h.unpack(p)
+			e.check(&prev, &c)
+		}
+	}
+}
+
+// encode encodes w as encoder.day does w.window().
+func (w *appDayWindow) encode(e *encoder) {
+	n := 0
+	for i := range w {
+		if w.counts(i).total() > 0 {
+			n++
+		}
+	}
+	e.uvarint(uint64(n))
+	for i := range w {
+		if c := w.counts(i); c.total() > 0 {
+			e.hour(int64(w[i].hour), c)
+		}
+	}
+}
