@@ -2,7 +2,6 @@ package availmon
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -10,31 +9,37 @@ import (
 )
 
 // The backfill asks a backend for the past one minute apart (the history's
-// finest bucket), with at most backfillParallel queries in flight, so that
-// the backend keeps most of its capacity for the cycles.
+// finest bucket), one query at a time: a query keeps one of the backend's
+// cores busy, and the cycles' queries get the others, so a cycle never
+// waits behind the backfill.
 const (
-	backfillStep     = time.Minute
-	backfillParallel = 2
-	// backfillChunk is the steps of one query: six hours. A query of 200
-	// expressions over 10,000 steps (the most Prometheus allows) passed
-	// Prometheus's 2m query timeout on a loaded machine, and one over a day
-	// took 70 s there; six hours each keeps every query well inside it,
-	// for the same total work.
-	backfillChunk = 6 * 60
+	backfillStep = time.Minute
+	// backfillPoints bounds one query of minute counts: series times
+	// steps. A query of 3,000 fused series over a day (1,440 steps) is
+	// well inside Prometheus's 2m query timeout on a loaded machine; a
+	// query of a few series asks up to maxStepsPerQuery steps (7 days).
+	backfillPoints = 4_500_000
 	// backfillTries: a query that failed (a timeout, a restart) is asked
 	// once more before its buckets are left empty.
 	backfillTries = 2
+	// backfillProbe is the step of the query that finds where a
+	// backend's data begins: no query is sent for the days before it.
+	backfillProbe = time.Hour
 )
 
 // pastResult is what a backfill learned, applied in one go at its end: the
-// buckets it fills must not count as observed while it still runs.
+// buckets it fills must not count as observed while it still runs. It is
+// flat (no per-minute or per-app maps): at 10,000 apps over 30 days the
+// backfill must not add much to the process's memory.
 type pastResult struct {
-	mu      sync.Mutex
-	asked   int                   // apps asked about
-	minutes map[int64][2]int      // unix minute -> apps up, down
-	apps    map[string]*dayWindow // per app name: checks per hour, last 24h
-	queries atomic.Int64
-	failed  atomic.Int64
+	asked     int        // apps asked about
+	first     int64      // unix minute of minutes[0]
+	minutes   [][2]int32 // per minute of the window: apps up, down
+	firstHour int64      // unix hour of the day window's first hour
+	names     []string   // apps asked about, by their index in hours
+	hours     [][24][2]int32
+	queries   atomic.Int64 // requests sent
+	failed    atomic.Int64 // requests that failed twice
 }
 
 // startBackfill starts, once per Monitor and only with Options.Backfill, a
@@ -54,55 +59,66 @@ func (m *Monitor) startBackfill(ctx context.Context) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// pastJob is one query of the backfill.
-type pastJob struct {
-	src    pastSource
-	apps   []App
-	r      v1.Range
-	counts bool // minute counts rather than per-app states
+// pastWindow is what a backfill asks for: the minutes of the history
+// window nobody observed (want), in spans, and the clock hours of the 24h
+// counters.
+type pastWindow struct {
+	want      map[int64]bool
+	spans     [][2]time.Time
+	end       time.Time // the current minute: the cycles'
+	firstHour int64
 }
 
 func (m *Monitor) runBackfill(ctx context.Context) {
 	began := time.Now()
 	now := m.clock.Now()
-	end := now.Truncate(time.Minute) // the current minute is the cycles'
+	end := now.Truncate(time.Minute)
+	from := end.Add(-30 * 24 * time.Hour)
 	m.cycleMu.Lock()
 	p := m.plan
-	seen := m.hist.seenSince(end.Add(-30 * 24 * time.Hour))
+	seen := m.hist.seenSince(from)
 	m.cycleMu.Unlock()
 
-	dayStart := time.Unix((now.Unix()/3600-23)*3600, 0)
 	cadence := int64((m.Interval() + time.Minute - 1) / time.Minute)
-	want, spans := gaps(seen, end.Add(-30*24*time.Hour), end, cadence)
-	res := &pastResult{minutes: map[int64][2]int{}, apps: map[string]*dayWindow{}}
-	var jobs []pastJob
-	for _, batch := range p.batches {
-		src, ok := p.backends[p.backendOf[batch[0]]].Source.(pastSource)
+	want, spans := gaps(seen, from, end, cadence)
+	if len(spans) == 0 {
+		return
+	}
+	win := pastWindow{want: want, spans: spans, end: end, firstHour: now.Unix()/3600 - 23}
+	res := &pastResult{first: from.Unix() / 60, minutes: make([][2]int32, end.Sub(from)/time.Minute), firstHour: win.firstHour}
+	var queries []boundQuery
+	for bi, be := range p.backends {
+		src, ok := be.Source.(pastSource)
 		if !ok {
 			continue
 		}
-		apps := make([]App, len(batch))
-		for i, ai := range batch {
-			apps[i] = p.apps[ai]
+		var apps []App
+		for i, a := range p.apps {
+			if p.backendOf[i] == bi {
+				apps = append(apps, a)
+			}
+		}
+		base := len(res.names)
+		for _, a := range apps {
+			res.names = append(res.names, a.Name)
 		}
 		res.asked += len(apps)
-		for _, sp := range spans {
-			for _, r := range chunks(sp[0], sp[1], backfillStep, backfillChunk) {
-				jobs = append(jobs, pastJob{src: src, apps: apps, r: r, counts: true})
-			}
-			if sp[1].After(dayStart) {
-				for _, r := range chunks(later(sp[0], dayStart), sp[1], backfillStep, backfillChunk) {
-					jobs = append(jobs, pastJob{src: src, apps: apps, r: r})
-				}
-			}
+		for _, pq := range src.pastPlan(apps) {
+			queries = append(queries, boundQuery{pq, base})
 		}
 	}
-	if len(jobs) == 0 {
+	if len(queries) == 0 {
 		return
 	}
+	res.hours = make([][24][2]int32, len(res.names))
 	m.log.Info("backfill started: asking the backends for the history this instance did not see",
-		"apps", res.asked, "queries", len(jobs), "from", spans[0][0].UTC(), "to", end.UTC())
-	m.runPastJobs(ctx, jobs, res, want)
+		"apps", res.asked, "planned_queries", len(queries), "from", spans[0][0].UTC(), "to", end.UTC())
+	for _, bq := range queries {
+		if ctx.Err() != nil {
+			break
+		}
+		m.backfillQuery(ctx, bq, win, res)
+	}
 	if ctx.Err() != nil {
 		m.log.Info("backfill stopped before its end; nothing of it applied")
 		return
@@ -112,71 +128,112 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 		"failed_queries", res.failed.Load(), "duration", time.Since(began).Round(time.Millisecond))
 }
 
-// runPastJobs runs jobs, at most backfillParallel at a time.
-func (m *Monitor) runPastJobs(ctx context.Context, jobs []pastJob, res *pastResult, want map[int64]bool) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(backfillParallel, len(jobs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				j := int(next.Add(1) - 1)
-				if j >= len(jobs) {
-					return
-				}
-				m.runPastJob(ctx, jobs[j], res, want)
-			}
-		})
-	}
-	wg.Wait()
+// boundQuery is a planned query and the index in pastResult.names of the
+// first app it was planned over.
+type boundQuery struct {
+	*pastQuery
+	base int
 }
 
-func (m *Monitor) runPastJob(ctx context.Context, j pastJob, res *pastResult, want map[int64]bool) {
-	if j.counts {
-		var c map[int64][2]int
-		err := m.tryPast(ctx, res, func() (err error) { c, err = j.src.pastCounts(ctx, j.apps, j.r); return err })
+// backfillQuery asks one planned query for the past: where its data
+// begins, then the 24h counters per hour, then the minute counts, each
+// only from where the data begins.
+func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWindow, res *pastResult) {
+	start := win.spans[0][0]
+	var first time.Time
+	var found bool
+	probe := v1.Range{Start: start, End: win.end, Step: backfillProbe}
+	err := m.tryPast(ctx, res, func() (err error) { first, found, err = bq.probe(ctx, probe, &res.queries); return err })
+	switch {
+	case err != nil:
+		m.pastFailed(ctx, res, err) // then ask for everything
+	case !found:
+		return // no data at all in the window
+	default:
+		// The data may begin up to a probe's step before the probe
+		// that saw it.
+		start = later(start, first.Add(-backfillProbe))
+	}
+	for _, hr := range hourRuns(win, start) {
+		err := m.tryPast(ctx, res, func() error {
+			return bq.hours(ctx, hr.r, hr.window, &res.queries, func(app int, ts int64, up, down int) {
+				h := ts/3600 - res.firstHour
+				if h >= 0 && h < 24 {
+					c := &res.hours[bq.base+app][h]
+					c[0], c[1] = c[0]+int32(up), c[1]+int32(down)
+				}
+			})
+		})
 		if err != nil {
 			m.pastFailed(ctx, res, err)
-			return
 		}
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		for ts, n := range c {
-			if !want[ts/60] {
+	}
+	steps := max(60, backfillPoints/max(1, bq.series))
+	for _, sp := range win.spans {
+		for _, r := range chunks(later(sp[0], start), sp[1], backfillStep, steps) {
+			err := m.tryPast(ctx, res, func() error {
+				return bq.counts(ctx, r, &res.queries, func(ts int64, up, down int) {
+					min := ts / 60
+					if k := min - res.first; win.want[min] && k >= 0 && k < int64(len(res.minutes)) {
+						c := &res.minutes[k]
+						c[0], c[1] = c[0]+int32(up), c[1]+int32(down)
+					}
+				})
+			})
+			if err != nil {
+				m.pastFailed(ctx, res, err)
+			}
+		}
+	}
+}
+
+// hourRun is one question of the 24h counters: at each step of r, the
+// minutes of the window that ends there.
+type hourRun struct {
+	r      v1.Range
+	window time.Duration
+}
+
+// hourRuns splits the unobserved minutes of the day window from start on
+// into runs of consecutive minutes within one clock hour, each evaluated
+// half a minute after its last minute (see promql.Query.UpString), and
+// asks runs of the same length an hour apart in one range query: a
+// fresh instance asks the 23 whole hours in one and the current hour in
+// another.
+func hourRuns(win pastWindow, start time.Time) []hourRun {
+	from := max(start.Unix()/60, win.firstHour*60)
+	last := win.end.Unix() / 60
+	var out []hourRun
+	for h := win.firstHour; h*60 < last; h++ {
+		run := int64(-1)
+		stop := min((h+1)*60, last)
+		for m := max(h*60, from); m <= stop; m++ {
+			if m < stop && win.want[m] {
+				if run < 0 {
+					run = m
+				}
 				continue
 			}
-			t := res.minutes[ts/60]
-			t[0], t[1] = t[0]+n[0], t[1]+n[1]
-			res.minutes[ts/60] = t
-		}
-		return
-	}
-	var states []map[int64]bool
-	err := m.tryPast(ctx, res, func() (err error) { states, err = j.src.pastStates(ctx, j.apps, j.r); return err })
-	if err != nil {
-		m.pastFailed(ctx, res, err)
-		return
-	}
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	for i, st := range states {
-		w := res.apps[j.apps[i].Name]
-		if w == nil {
-			w = new(dayWindow)
-			res.apps[j.apps[i].Name] = w
-		}
-		for ts, up := range st {
-			if want[ts/60] {
-				w.addPast(ts, up)
+			if run < 0 {
+				continue
 			}
+			at := time.Unix(m*60-30, 0)
+			window := time.Duration(m-run) * time.Minute
+			if n := len(out); n > 0 && out[n-1].window == window && out[n-1].r.End.Add(time.Hour).Equal(at) {
+				out[n-1].r.End = at
+			} else {
+				out = append(out, hourRun{r: v1.Range{Start: at, End: at, Step: time.Hour}, window: window})
+			}
+			run = -1
 		}
 	}
+	return out
 }
 
 // tryPast runs ask up to backfillTries times while it fails.
 func (m *Monitor) tryPast(ctx context.Context, res *pastResult, ask func() error) error {
 	var err error
 	for range backfillTries {
-		res.queries.Add(1)
 		if err = ask(); err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -198,39 +255,25 @@ func (m *Monitor) pastFailed(ctx context.Context, res *pastResult, err error) {
 func (m *Monitor) applyPast(res *pastResult, now time.Time) int {
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
-	filled := m.hist.fillPast(res.minutes, res.asked, now)
+	filled := m.hist.fillPast(res.first, res.minutes, res.asked, now)
 	p, st := m.plan, m.state
-	for name, w := range res.apps {
+	for k, name := range res.names {
 		i, ok := p.appIndex[name]
 		if !ok {
 			continue // removed while the backfill ran
 		}
-		for _, slot := range w {
-			if slot.c.total() == 0 {
+		for h, n := range res.hours[k] {
+			if n[0]+n[1] == 0 {
 				continue
 			}
-			st.appDay[i].addHour(slot.hour, slot.c)
-			st.locDay[p.appLocs[i]].addHour(slot.hour, slot.c)
-			st.sysDay.addHour(slot.hour, slot.c)
+			hour, c := res.firstHour+int64(h), counts{up: int64(n[0]), down: int64(n[1])}
+			st.appDay[i].addHour(hour, c)
+			st.locDay[p.appLocs[i]].addHour(hour, c)
+			st.sysDay.addHour(hour, c)
 		}
 	}
 	m.publish(now, m.snap.Load().eventSeq)
 	return filled
-}
-
-// addPast counts one past state at unix second ts. Past checks have no
-// response time: rtN is left alone.
-func (w *dayWindow) addPast(ts int64, up bool) {
-	h := ts / 3600
-	slot := &w[mod(h, 24)]
-	if slot.hour != h {
-		slot.hour, slot.c = h, counts{}
-	}
-	if up {
-		slot.c.up++
-	} else {
-		slot.c.down++
-	}
 }
 
 // addHour adds c to hour's slot; a slot that holds an older hour is
@@ -260,15 +303,17 @@ func (h *minuteHistory) seenSince(since time.Time) map[int64]bool {
 	return out
 }
 
-// fillPast writes past minute counts into buckets that hold no observation
-// of their minute; minutes no app had a sample in stay empty. asked is how
-// many apps the counts are over.
-func (h *minuteHistory) fillPast(minutes map[int64][2]int, asked int, now time.Time) int {
+// fillPast writes past minute counts (minutes[k] is of unix minute
+// first+k) into buckets that hold no observation of their minute; minutes
+// no app had a sample in stay empty. asked is how many apps the counts are
+// over.
+func (h *minuteHistory) fillPast(first int64, minutes [][2]int32, asked int, now time.Time) int {
 	cur := now.Unix() / 60
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	filled := 0
-	for min, c := range minutes {
+	for k, c := range minutes {
+		min := first + int64(k)
 		if c[0]+c[1] == 0 || min <= cur-historyMinutes || min >= cur {
 			continue
 		}
@@ -277,7 +322,7 @@ func (h *minuteHistory) fillPast(minutes map[int64][2]int, asked int, now time.T
 			continue
 		}
 		*b = minuteBucket{minute: min, up: int64(c[0]), down: int64(c[1]), lastUp: int32(c[0]),
-			lastDown: int32(c[1]), lastU: int32(max(0, asked-c[0]-c[1])), seen: true}
+			lastDown: int32(c[1]), lastU: int32(max(0, asked-int(c[0])-int(c[1]))), seen: true}
 		filled++
 	}
 	return filled

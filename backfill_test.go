@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 )
 
 // Range queries stay under Prometheus's 11,000 points per series, and the
@@ -15,7 +16,7 @@ func TestChunks(t *testing.T) {
 	if cs := chunks(start, end, time.Minute, 1_000_000); len(cs) != 5 {
 		t.Errorf("30 days a minute apart, as large as allowed: %d chunks, want 5", len(cs))
 	}
-	cs := chunks(start, end, time.Minute, backfillChunk)
+	cs := chunks(start, end, time.Minute, 6*60)
 	if len(cs) != 120 {
 		t.Fatalf("30 days a minute apart, six hours each: %d chunks, want 120", len(cs))
 	}
@@ -32,7 +33,7 @@ func TestChunks(t *testing.T) {
 	if !next.Equal(end) {
 		t.Errorf("chunks end at %s, want %s", next, end)
 	}
-	if cs := chunks(start, start, time.Minute, backfillChunk); len(cs) != 0 {
+	if cs := chunks(start, start, time.Minute, 6*60); len(cs) != 0 {
 		t.Errorf("an empty range has %d chunks", len(cs))
 	}
 }
@@ -83,15 +84,13 @@ func TestApplyPast(t *testing.T) {
 	tm.clock.Set(t0.Add(30 * time.Minute))
 	tm.scrape(t)
 	observed := t0.Add(30*time.Minute).Unix() / 60
-	res := &pastResult{asked: 3, minutes: map[int64][2]int{}, apps: map[string]*dayWindow{}}
-	res.minutes[observed] = [2]int{0, 3}   // observed: must stay as it was
-	res.minutes[observed-5] = [2]int{2, 1} // a gap: filled
-	w := new(dayWindow)
-	for i := range 20 {
-		w.addPast(t0.Unix()+int64(i*60), i >= 5)
-	}
-	res.apps["checkout"] = w
-	res.apps["gone"] = w // not configured any more: ignored
+	first := observed - 60
+	res := &pastResult{asked: 3, first: first, minutes: make([][2]int32, 61), firstHour: t0.Unix()/3600 - 23,
+		names: []string{"checkout", "gone"}, hours: make([][24][2]int32, 2)}
+	res.minutes[observed-first] = [2]int32{0, 3}   // observed: must stay as it was
+	res.minutes[observed-5-first] = [2]int32{2, 1} // a gap: filled
+	res.hours[0][23] = [2]int32{15, 5}             // t0's hour: 15 up, 5 down
+	res.hours[1][23] = [2]int32{15, 5}             // not configured any more: ignored
 	tm.clock.Set(t0.Add(31 * time.Minute))
 	if n := tm.applyPast(res, tm.clock.Now()); n != 1 {
 		t.Errorf("filled %d minutes, want 1", n)
@@ -119,5 +118,39 @@ func TestApplyPast(t *testing.T) {
 		if rt := a.(obj)["avg_response_time"]; rt != 0.1 {
 			t.Errorf("checkout avg_response_time = %v, want 0.1: past checks have none", rt)
 		}
+	}
+}
+
+// The 24h counters are asked per run of unobserved minutes within a clock
+// hour, evaluated half a minute after the run's last minute; whole hours
+// an hour apart share one range query.
+func TestHourRuns(t *testing.T) {
+	h0 := t0.Unix()/3600 - 23 // the day window's first hour
+	now := time.Unix((h0+23)*3600+20*60+15, 0)
+	min := func(h, m int64) int64 { return (h0+h)*60 + m }
+	at := func(h, m int64) time.Time { return time.Unix(min(h, m)*60-30, 0) }
+	want := map[int64]bool{}
+	for m := min(0, 0) - 120; m < min(23, 20); m++ { // from before the window up to now
+		want[m] = true
+	}
+	for m := min(5, 10); m < min(5, 40); m++ { // observed: hour 5's minutes 10..39
+		delete(want, m)
+	}
+	win := pastWindow{want: want, end: now.Truncate(time.Minute), firstHour: h0}
+	got := hourRuns(win, time.Unix(min(0, 0)*60-7200, 0))
+	exp := []hourRun{
+		{v1.Range{Start: at(1, 0), End: at(5, 0), Step: time.Hour}, time.Hour}, // hours 0..4
+		{v1.Range{Start: at(5, 10), End: at(5, 10), Step: time.Hour}, 10 * time.Minute},
+		{v1.Range{Start: at(6, 0), End: at(6, 0), Step: time.Hour}, 20 * time.Minute}, // 5:40..5:59
+		{v1.Range{Start: at(7, 0), End: at(23, 0), Step: time.Hour}, time.Hour},       // hours 6..22
+		{v1.Range{Start: at(23, 20), End: at(23, 20), Step: time.Hour}, 20 * time.Minute},
+	}
+	if diff := cmp.Diff(exp, got, cmp.AllowUnexported(hourRun{})); diff != "" {
+		t.Errorf("hour runs (-want +got):\n%s", diff)
+	}
+	// Data that begins at 10:30 is asked from then on only.
+	got = hourRuns(win, time.Unix(min(10, 30)*60, 0))
+	if len(got) != 3 || !got[0].r.Start.Equal(at(11, 0)) || got[0].window != 30*time.Minute {
+		t.Errorf("from 10:30: %+v", got)
 	}
 }

@@ -82,6 +82,7 @@ func (m *Monitor) apply(s *savedState) int {
 		n := k.RestoreReplay(s.replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
+	m.restoreMaintenance(s.maint)
 	return kept
 }
 

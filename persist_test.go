@@ -369,6 +369,8 @@ func FuzzDecodeState(f *testing.F) {
 			history: []checkEntry{{at: 5, status: StatusDown, err: "e"}}}}}
 	s.sysDay.add(t0, StatusUp, time.Second)
 	f.Add(encodeState(s))
+	s.maint = savedMaintenance{nextID: 3, windows: []MaintenanceWindow{{ID: "api-3", App: "a", Labels: map[string]string{"k": "v"}, From: t0, To: t0.Add(time.Hour)}}}
+	f.Add(encodeState(s))
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -383,7 +385,8 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoding an accepted state: %v", err)
 		}
-		if len(again.apps) != len(got.apps) || len(again.minutes) != len(got.minutes) || len(again.replay) != len(got.replay) {
+		if len(again.apps) != len(got.apps) || len(again.minutes) != len(got.minutes) || len(again.replay) != len(got.replay) ||
+			len(again.maint.windows) != len(got.maint.windows) {
 			t.Fatalf("re-encoding changed the state")
 		}
 	})

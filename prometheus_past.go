@@ -1,10 +1,13 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -17,12 +20,8 @@ import (
 // past: the backfill asks it for the buckets a monitor did not observe.
 // *PrometheusSource is one; HTTP probes cannot look back.
 type pastSource interface {
-	// pastStates returns, per app, its state at every step of r that had
-	// a sample: true for up, false for down.
-	pastStates(ctx context.Context, apps []App, r v1.Range) ([]map[int64]bool, error)
-	// pastCounts returns, per step of r (unix seconds), how many of apps
-	// were up and down.
-	pastCounts(ctx context.Context, apps []App, r v1.Range) (map[int64][2]int, error)
+	// pastPlan plans the backfill's queries for apps.
+	pastPlan(apps []App) []*pastQuery
 }
 
 var _ pastSource = (*PrometheusSource)(nil)
@@ -35,19 +34,68 @@ type rangeQuerier interface {
 	QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error)
 }
 
-// pastQuery asks for the apps at idx, each as one series, the smallest
-// value of its expression, labelled with its index: a zero anywhere is
-// down, as in a cycle (a NaN is ignored beside other values, unlike a
-// cycle's check). It is built as a syntax tree (internal/promql.MinTree);
-// "" when no expression parses.
-func (s *PrometheusSource) pastQuery(apps []App, idx []int) string {
-	exprs := make([]*promql.Expr, len(apps))
-	for _, i := range idx {
-		if e, err := s.exprs.get(apps[i].Metric); err == nil {
-			exprs[i] = e
+// pastQuery is one query of the cycle planner (fused selectors, equal
+// expressions asked once, the rest combined) asked over the past: each of
+// its items is one distinct expression, asked by weight apps each, so that
+// what the server counts per series counts weight apps.
+type pastQuery struct {
+	src    *PrometheusSource
+	q      *promql.Query
+	apps   [][]int // per item of q: the apps (indexes into pastPlan's apps) asking it
+	weight int
+	series int // items of q
+	// single[k]: term k of q had one series per app at every step of
+	// the probe, so its apps are counted as its series: grouping every
+	// series by app at every step is what costs the server most.
+	single []bool
+}
+
+// pastMaxLen leaves room, below the source's longest query, for what the
+// backfill wraps around a planned query (min by, subqueries).
+func (s *PrometheusSource) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
+
+// pastPlan plans apps' expressions as the cycles do, after grouping the
+// distinct expressions by how many apps ask each: a query then holds
+// expressions of one weight only.
+func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
+	byKey := make(map[string][]int)
+	exprs := make(map[string]*promql.Expr)
+	var keys []string
+	for i, a := range apps {
+		if a.HTTP != nil {
+			continue
 		}
+		e, err := s.exprs.get(a.Metric)
+		if err != nil {
+			continue
+		}
+		k := e.Key()
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+			exprs[k] = e
+		}
+		byKey[k] = append(byKey[k], i)
 	}
-	return promql.MinTree(exprs, batchAppLabel)
+	// Stable order: by weight, then by first app.
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(len(byKey[a]), len(byKey[b])) })
+	var out []*pastQuery
+	for start := 0; start < len(keys); {
+		w := len(byKey[keys[start]])
+		end := start
+		for end < len(keys) && len(byKey[keys[end]]) == w {
+			end++
+		}
+		items := make([]*promql.Expr, end-start)
+		owners := make([][]int, end-start)
+		for j, k := range keys[start:end] {
+			items[j], owners[j] = exprs[k], byKey[k]
+		}
+		for _, q := range promql.Plan(items, s.pastMaxLen(), PrometheusBatchSize) {
+			out = append(out, &pastQuery{src: s, q: q, apps: owners, weight: w, series: len(q.Items())})
+		}
+		start = end
+	}
+	return out
 }
 
 func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
@@ -69,92 +117,165 @@ func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range)
 	return mat, nil
 }
 
-// pastStates asks for every app's state series in one query. An expression
-// the server refuses is isolated by halving, as checkBatch does; its app
-// gets no past.
-func (s *PrometheusSource) pastStates(ctx context.Context, apps []App, r v1.Range) ([]map[int64]bool, error) {
-	out := make([]map[int64]bool, len(apps))
-	idx := make([]int, len(apps))
-	for i := range idx {
-		idx[i] = i
-	}
-	err := s.halving(ctx, apps, idx, func(idx []int) error {
-		q := s.pastQuery(apps, idx)
-		if q == "" {
-			return nil
+// probe returns the first step of r at which any of the query's apps has
+// a sample (false when none has one), and decides whether the minute
+// counts must group series by app: only where some app has more than one
+// series at one of r's steps. r's step is coarse: the probe is cheap.
+func (pq *pastQuery) probe(ctx context.Context, r v1.Range, sent *atomic.Int64) (first time.Time, found bool, err error) {
+	pq.single = nil
+	mat, err := pq.queryRange(ctx, sent, pq.q.ProbeString(), r)
+	if err != nil {
+		// A refused probe is not an answer: the queries that follow
+		// find the refused expressions and group everything.
+		if isExpressionError(err) {
+			return r.Start, true, nil
 		}
-		mat, err := s.queryRange(ctx, q, r)
+		return time.Time{}, false, err
+	}
+	type key struct {
+		term int
+		ts   model.Time
+	}
+	series := map[key]model.SampleValue{}
+	appsAt := map[key]model.SampleValue{}
+	for _, ss := range mat {
+		k, err := strconv.Atoi(string(ss.Metric[promql.TagLabel]))
+		if err != nil || k < 0 || k >= pq.q.Terms() {
+			continue
+		}
+		into := series
+		if ss.Metric[promql.CountLabel] == "apps" {
+			into = appsAt
+		}
+		for _, p := range ss.Values {
+			into[key{k, p.Timestamp}] = p.Value
+		}
+	}
+	single := make([]bool, pq.q.Terms())
+	for i := range single {
+		single[i] = true
+	}
+	for k, n := range appsAt {
+		if n == 0 {
+			continue
+		}
+		if t := k.ts.Time(); first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if series[k] != n {
+			single[k.term] = false
+		}
+	}
+	pq.single = single
+	return first, !first.IsZero(), nil
+}
+
+// counts hands add, per step of r (unix seconds), how many of the query's
+// apps were up and down: counted on the server, two series whatever the
+// number of apps.
+func (pq *pastQuery) counts(ctx context.Context, r v1.Range, sent *atomic.Int64, add func(ts int64, up, down int)) error {
+	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
+		mat, err := pq.queryRange(ctx, sent, q.CountsString(pq.singleFor(q)), r)
 		if err != nil {
 			return err
 		}
+		present := map[int64]int{}
+		down := map[int64]int{}
 		for _, ss := range mat {
-			i, ok := labelIndex(ss.Metric, batchAppLabel)
-			if !ok || i < 0 || i >= len(apps) {
-				continue
+			into := present
+			if ss.Metric[promql.CountLabel] == "down" {
+				into = down
 			}
-			states := make(map[int64]bool, len(ss.Values))
 			for _, p := range ss.Values {
-				if f := float64(p.Value); !math.IsNaN(f) {
-					states[p.Timestamp.Unix()] = f != 0
+				into[p.Timestamp.Unix()] += int(p.Value)
+			}
+		}
+		for ts, n := range present {
+			d := min(down[ts], n)
+			if n > 0 {
+				add(ts, (n-d)*pq.weight, d*pq.weight)
+			}
+		}
+		return nil
+	})
+}
+
+// singleFor is single for q itself; nil (group every term) for a part of
+// it (Split), whose terms are numbered afresh.
+func (pq *pastQuery) singleFor(q *promql.Query) []bool {
+	if q != pq.q {
+		return nil
+	}
+	return pq.single
+}
+
+// hours hands add, per app of the query and per step of r, the minutes up
+// and down in the window that ends at the step: r's steps must be half a
+// minute after a whole minute (see promql.Query.HoursString). Two
+// queries: the minutes with a sample, and those down.
+func (pq *pastQuery) hours(ctx context.Context, r v1.Range, window time.Duration, sent *atomic.Int64, add func(app int, ts int64, up, down int)) error {
+	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
+		present, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, false), r)
+		if err != nil {
+			return err
+		}
+		down, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, true), r)
+		if err != nil {
+			return err
+		}
+		type key struct {
+			item int
+			ts   int64
+		}
+		downs := make(map[key]int)
+		for _, ss := range down {
+			for _, item := range q.ItemsOf(ss.Metric) {
+				for _, p := range ss.Values {
+					downs[key{item, p.Timestamp.Unix()}] += int(p.Value)
 				}
 			}
-			out[i] = states
 		}
-		return nil
-	})
-	return out, err
-}
-
-// pastCounts counts up and down apps per step on the server: one series per
-// state comes back, whatever the number of apps.
-func (s *PrometheusSource) pastCounts(ctx context.Context, apps []App, r v1.Range) (map[int64][2]int, error) {
-	out := make(map[int64][2]int)
-	idx := make([]int, len(apps))
-	for i := range idx {
-		idx[i] = i
-	}
-	err := s.halving(ctx, apps, idx, func(idx []int) error {
-		tree := s.pastQuery(apps, idx)
-		if tree == "" {
-			return nil
-		}
-		mat, err := s.queryRange(ctx, `count_values("availmon_up", (`+tree+`) != bool 0)`, r)
-		if err != nil {
-			return err
-		}
-		for _, ss := range mat {
-			k := 1 // down
-			if ss.Metric["availmon_up"] == "1" {
-				k = 0
-			}
-			for _, p := range ss.Values {
-				c := out[p.Timestamp.Unix()]
-				c[k] += int(p.Value)
-				out[p.Timestamp.Unix()] = c
+		for _, ss := range present {
+			for _, item := range q.ItemsOf(ss.Metric) {
+				for _, p := range ss.Values {
+					ts, n := p.Timestamp.Unix(), int(p.Value)
+					d := min(downs[key{item, ts}], n)
+					for _, app := range pq.apps[item] {
+						add(app, ts, n-d, d)
+					}
+				}
 			}
 		}
 		return nil
 	})
-	return out, err
 }
 
-// halving runs ask for idx; when the server refuses the expression, it runs
-// it for each half, down to single apps, which are then left out.
-func (s *PrometheusSource) halving(ctx context.Context, apps []App, idx []int, ask func([]int) error) error {
-	err := ask(idx)
+// queryRange sends one range query and counts it in sent.
+func (pq *pastQuery) queryRange(ctx context.Context, sent *atomic.Int64, q string, r v1.Range) (model.Matrix, error) {
+	sent.Add(1)
+	return pq.src.queryRange(ctx, q, r)
+}
+
+// ask runs one question of q; when the server refuses the expression, it
+// asks it of each half (q.Split), down to single expressions, which are
+// then left out.
+func (pq *pastQuery) ask(ctx context.Context, q *promql.Query, one func(*promql.Query) error) error {
+	err := one(q)
 	if err == nil || !isExpressionError(err) {
 		return err
 	}
-	if len(idx) == 1 {
-		s.log.Debug("no past for an app whose expression the backend refuses over a range",
-			"backend", s.name, "app", apps[idx[0]].Name, "err", err)
+	parts := q.Split()
+	if parts == nil {
+		pq.src.log.Debug("no past for an expression the backend refuses over a range",
+			"backend", pq.src.name, "err", err)
 		return nil
 	}
-	half := len(idx) / 2
-	if err := s.halving(ctx, apps, idx[:half], ask); err != nil {
-		return err
+	for _, p := range parts {
+		if err := pq.ask(ctx, p, one); err != nil {
+			return err
+		}
 	}
-	return s.halving(ctx, apps, idx[half:], ask)
+	return nil
 }
 
 // Prometheus refuses a range query of more than 11,000 points per series.

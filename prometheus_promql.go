@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
-
-	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon/internal/promanswer"
 	"github.com/availmon/availmon/internal/promql"
@@ -296,17 +293,4 @@ func describe(q *promql.Query) string {
 		return fmt.Sprintf("a combined query of %d expressions", n)
 	}
 	return "a query"
-}
-
-// batchAppLabel tags the series of each app in the backfill's range
-// queries (prometheus_past.go).
-const batchAppLabel = "availmon_app"
-
-func labelIndex(m model.Metric, label model.LabelName) (int, bool) {
-	v, ok := m[label]
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.Atoi(string(v))
-	return i, err == nil
 }

@@ -20,6 +20,7 @@ type savedState struct {
 	locs     []savedLocation
 	apps     []savedApp
 	replay   []hmac.ReplayEntry
+	maint    savedMaintenance // since encoding 3
 }
 
 type savedLocation struct {
@@ -34,9 +35,13 @@ type savedApp struct {
 	day            dayWindow
 }
 
-// stateEncoding is the version of the encoding below. A decoder refuses any
-// other: a file of a newer availmon is set aside, never misread.
-const stateEncoding = 2
+// stateEncoding is the version of the encoding below. A decoder reads it
+// and the versions before it that it lists in readsEncoding, and refuses
+// any other: a file of a newer availmon is set aside, never misread.
+// Encoding 3 added the maintenance windows of the API at the end.
+const stateEncoding = 3
+
+func readsEncoding(v uint64) bool { return v == stateEncoding || v == 2 }
 
 // encodeState writes s compactly: varints, check times as deltas. A
 // running monitor encodes its live state the same way without taking a
@@ -60,6 +65,7 @@ func encodeState(s *savedState) []byte {
 		e.app(&s.apps[i])
 	}
 	e.replay(s.replay)
+	e.maintenance(&s.maint)
 	return e.b
 }
 
@@ -178,8 +184,9 @@ func statusCode(s Status) byte {
 // ErrBadState, never a panic, a huge allocation or a misread.
 func decodeState(b []byte) (*savedState, error) {
 	d := decoder{b: b}
-	if v := d.uvarint(); d.err == nil && v != stateEncoding {
-		return nil, fmt.Errorf("%w: encoding version %d, this availmon reads %d", ErrBadState, v, stateEncoding)
+	v := d.uvarint()
+	if d.err == nil && !readsEncoding(v) {
+		return nil, fmt.Errorf("%w: encoding version %d, this availmon reads 2 to %d", ErrBadState, v, stateEncoding)
 	}
 	s := &savedState{savedAt: time.Unix(0, d.varint())}
 	if iv := time.Duration(d.varint()); iv != 0 {
@@ -207,6 +214,9 @@ func decodeState(b []byte) (*savedState, error) {
 	for i := range s.replay {
 		copy(s.replay[i].Signature[:], d.bytes(32))
 		s.replay[i].Expires = time.Unix(0, d.varint())
+	}
+	if v >= 3 {
+		d.maintenance(&s.maint)
 	}
 	if d.err == nil && len(d.b) > 0 {
 		d.fail("%d bytes after the end", len(d.b))

@@ -44,6 +44,8 @@ func (m *Monitor) encodeLive(hint int) []byte {
 		replay = k.ReplayEntries()
 	}
 	e.replay(replay)
+	mt := m.maint.saved()
+	e.maintenance(&mt)
 	return e.b
 }
 

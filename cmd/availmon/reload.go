@@ -25,6 +25,9 @@ type reloader struct {
 	lookup config.LookupFunc
 	log    *slog.Logger
 	m      *availmon.Monitor // set once New has built it
+	// storagePath is -storage.path: it overrides the file's
+	// storage.path, so a change of that key alone changes nothing.
+	storagePath string
 
 	mu          sync.Mutex // one reload at a time
 	cur         *config.Config
@@ -88,6 +91,9 @@ func (r *reloader) apply() (availmon.ConfigChange, error) {
 	ch, err := r.m.Reconfigure(opts)
 	if err != nil {
 		return availmon.ConfigChange{}, err
+	}
+	if r.storagePath != "" {
+		cfg.Storage.Path = r.storagePath
 	}
 	ch.RestartNeeded = cfg.RestartNeeded(r.cur)
 	if cfg.Interval != r.cur.Interval {

@@ -136,7 +136,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	)
 	opts.Gatherer = reg
 	opts.Version = version
+	if *storagePath != "" {
+		cfg.Storage.Path = *storagePath // what runs, for the reload's comparison
+	}
 	reload := newReloader(*configPath, lookup, cfg, logger, reg)
+	reload.storagePath = *storagePath
 	if *enableReload {
 		if opts.Authenticator == nil {
 			fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac: POST /-/reload must be signed\n", *configPath)

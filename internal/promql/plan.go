@@ -257,13 +257,7 @@ func (q *Query) build() string {
 	}
 	nodes := make([]parser.Expr, len(q.terms))
 	for k, t := range q.terms {
-		nodes[k] = &parser.Call{Func: parser.Functions["label_replace"], Args: parser.Expressions{
-			t.node(true),
-			&parser.StringLiteral{Val: TagLabel},
-			&parser.StringLiteral{Val: strconv.Itoa(k)},
-			&parser.StringLiteral{Val: ""},
-			&parser.StringLiteral{Val: ""},
-		}}
+		nodes[k] = tag(t.node(true), k)
 	}
 	return orTree(nodes).String()
 }
@@ -321,33 +315,4 @@ func (q *Query) Split() []*Query {
 		}
 	}
 	return nil
-}
-
-// MinTree returns one query that asks, for each expression, its smallest
-// value as one series tagged label="i" (i its index in exprs):
-// label_replace(min(e), label, "i", "", "") joined by a balanced "or", built
-// as a syntax tree (a scalar is wrapped in vector() first). The backfill
-// asks it over a range, where a zero anywhere makes the app down.
-func MinTree(exprs []*Expr, label string) string {
-	var nodes []parser.Expr
-	for i, e := range exprs {
-		if e == nil {
-			continue
-		}
-		var inner parser.Expr = e.node
-		if e.Scalar() {
-			inner = &parser.Call{Func: parser.Functions["vector"], Args: parser.Expressions{inner}}
-		}
-		nodes = append(nodes, &parser.Call{Func: parser.Functions["label_replace"], Args: parser.Expressions{
-			&parser.AggregateExpr{Op: parser.MIN, Expr: inner},
-			&parser.StringLiteral{Val: label},
-			&parser.StringLiteral{Val: strconv.Itoa(i)},
-			&parser.StringLiteral{Val: ""},
-			&parser.StringLiteral{Val: ""},
-		}})
-	}
-	if len(nodes) == 0 {
-		return ""
-	}
-	return orTree(nodes).String()
 }

@@ -357,15 +357,3 @@ func abs(n int) int {
 	}
 	return n
 }
-
-func TestMinTree(t *testing.T) {
-	got := MinTree(parseAll(t, `up{job="a"} # c`, ``, `1`, `sum by (x) (y)`), "availmon_app")
-	want := `(label_replace(min(up{job="a"}), "availmon_app", "0", "", "") or ` +
-		`(label_replace(min(vector(1)), "availmon_app", "2", "", "") or label_replace(min(sum by (x) (y)), "availmon_app", "3", "", "")))`
-	if got != want {
-		t.Errorf("MinTree = %s\nwant      %s", got, want)
-	}
-	if _, err := Parse(got); err != nil {
-		t.Error(err)
-	}
-}

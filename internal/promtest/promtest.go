@@ -61,6 +61,8 @@ type Option func(*config)
 type config struct {
 	jobs []job
 	past []string // OpenMetrics texts written into the data dir (past.go)
+	// prepare put past data into the data dir (block.go)
+	prepare []func(tb testing.TB, dataDir string)
 }
 
 type job struct {
@@ -154,6 +156,9 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		}
 	}
 	c.writePast(tb, filepath.Join(s.dir, "data"))
+	for _, fill := range c.prepare {
+		fill(tb, filepath.Join(s.dir, "data"))
+	}
 	s.start(c)
 	return s
 }
