@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"math"
 	"testing"
 	"time"
 	"unsafe"
@@ -11,6 +12,7 @@ import (
 func FuzzAppDayWindow(f *testing.F) {
 	f.Add([]byte{0, 10, 200, 3, 255, 40, 1, 1, 1, 90})
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		ops = ops[:min(len(ops), 65535)] // no hour past what 16 bits count
 		var compact appDayWindow
 		var plain dayWindow
 		now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
@@ -38,7 +40,26 @@ func FuzzAppDayWindow(f *testing.F) {
 }
 
 func TestAppDayWindowSize(t *testing.T) {
-	if s := unsafe.Sizeof(appDayWindow{}); s != 768 {
+	if s := unsafe.Sizeof(appDayWindow{}); s != 480 {
 		t.Errorf("appDayWindow is %d bytes", s)
+	}
+}
+
+// Counts past 16 bits saturate, in add and in set, rather than wrap.
+func TestAppDayWindowSaturates(t *testing.T) {
+	var w appDayWindow
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for range 70_000 {
+		w.add(at, StatusUp, time.Millisecond)
+	}
+	c := w.sum(at)
+	if c.up != 65535 || c.rtN != 65535 || math.Abs(c.rtSum-65.535) > 1e-6 {
+		t.Errorf("after 70,000 checks in an hour: %+v, want up and rtN at 65535, rtSum 65.535", c)
+	}
+	var d dayWindow
+	d.addHour(at.Unix()/3600, counts{up: 1 << 40, down: -3, unavailable: 7, rtSum: 2, rtN: 1 << 20})
+	w.set(&d)
+	if got, want := w.sum(at), (counts{up: 65535, unavailable: 7, rtSum: 2, rtN: 65535}); got != want {
+		t.Errorf("set of large counts: %+v, want %+v", got, want)
 	}
 }

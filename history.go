@@ -17,23 +17,31 @@ type checkEntry struct {
 
 // appHistory is a ring of an app's most recent checks. There are
 // HistorySize entries per app, so thousands of apps make millions of them:
-// each is kept in 16 bytes (a checkEntry is 56), with the error texts held
+// each is kept in 12 bytes (a checkEntry is 56), with the error texts held
 // once per app and referred to by number. What it drops is what the API
 // never shows: the time below the millisecond and the response time below
 // the microsecond.
 type appHistory struct {
 	mu      sync.Mutex
-	entries []packedEntry // allocated at the ring's size on first use
+	entries []packedEntry // a ring of exactly the history size (historyslab.go)
 	next    int           // where the next entry goes once the ring is full
 	errs    []errText     // the distinct error texts of entries
 }
 
-// packedEntry is a checkEntry in 16 bytes.
+// packedEntry is a checkEntry in 12 bytes. The time in unix milliseconds
+// and the status code make one 46-bit signed number, at<<2|status, split
+// over lo and hi: it spans 278 years either side of 1970, and a time past
+// that (which UnixNano cannot even give for long) is kept as the nearest
+// one it holds.
 type packedEntry struct {
-	atStatus int64  // unix milliseconds << 2 | status code
-	rtMicros uint32 // saturates at about 71 minutes
+	lo       uint32 // the low 32 bits of at<<2|status
+	hi       int16  // the bits above them, sign included
 	err      uint16 // 1 + index in errs; 0 for no error
+	rtMicros uint32 // saturates at about 71 minutes
 }
+
+// maxPackedMillis bounds the unix milliseconds a packedEntry holds.
+const maxPackedMillis = 1<<43 - 1
 
 // errText is an error text with the number of entries that show it.
 type errText struct {
@@ -73,10 +81,12 @@ func (h *appHistory) add(e checkEntry, size int) {
 }
 
 func (h *appHistory) pack(e checkEntry) packedEntry {
-	ms := time.Unix(0, e.at).UnixMilli()
+	ms := min(max(time.Unix(0, e.at).UnixMilli(), -maxPackedMillis-1), maxPackedMillis)
+	v := ms<<2 | packStatus(e.status)
 	us := (e.rt + time.Microsecond/2) / time.Microsecond // rounded, as the API shows it
 	return packedEntry{
-		atStatus: ms<<2 | packStatus(e.status),
+		lo:       uint32(v),
+		hi:       int16(v >> 32),
 		rtMicros: uint32(min(max(us, 0), math.MaxUint32)),
 		err:      h.intern(e.err),
 	}
@@ -124,10 +134,11 @@ func (h *appHistory) release(n uint16) {
 }
 
 func (h *appHistory) unpack(p packedEntry) checkEntry {
+	v := int64(p.hi)<<32 | int64(p.lo)
 	e := checkEntry{
-		at:     (p.atStatus >> 2) * int64(time.Millisecond),
+		at:     (v >> 2) * int64(time.Millisecond),
 		rt:     time.Duration(p.rtMicros) * time.Microsecond,
-		status: statusCodes[p.atStatus&3],
+		status: statusCodes[v&3],
 	}
 	if p.err != 0 {
 		e.err = h.errs[p.err-1].text

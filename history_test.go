@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 	"unsafe"
@@ -35,6 +36,9 @@ func FuzzAppHistory(f *testing.F) {
 			}
 			if op%4 != 0 {
 				e.err = fmt.Sprintf("error %d", op%7) // few distinct texts, repeated
+			}
+			if op%5 == 0 {
+				e.at = -e.at // 1913: a test clock before 1970
 			}
 			h.add(e, n)
 			want = append(want, shown(e))
@@ -70,24 +74,27 @@ func FuzzAppHistory(f *testing.F) {
 	})
 }
 
-// An entry is 16 bytes: 10,000 apps of 100 checks are 16 MB, not 48.
+// An entry is 12 bytes: 10,000 apps of 100 checks are 12 MB, not 48.
 func TestPackedEntrySize(t *testing.T) {
-	if s := unsafe.Sizeof(packedEntry{}); s != 16 {
+	if s := unsafe.Sizeof(packedEntry{}); s != 12 {
 		t.Errorf("packedEntry is %d bytes", s)
 	}
 }
 
-// Times before 1970 (a test clock) and response times past what 32 bits of
-// microseconds hold come back as the nearest value kept.
+// Times before 1970 (a test clock), times past 2248, and response times
+// past what 32 bits of microseconds hold come back as the nearest value
+// kept.
 func TestAppHistoryEdges(t *testing.T) {
 	var h appHistory
 	old := time.Date(1960, 1, 1, 0, 0, 0, 5e6, time.UTC).UnixNano()
 	h.add(checkEntry{at: old, rt: 3 * time.Hour, status: StatusDown}, 3)
 	h.add(checkEntry{at: old, rt: -time.Second, status: StatusUnavailable, err: "x"}, 3)
+	h.add(checkEntry{at: math.MaxInt64, status: StatusUp}, 3)
 	got := h.list()
 	want := []checkEntry{
 		{at: old, rt: 4294967295 * time.Microsecond, status: StatusDown},
 		{at: old, rt: 0, status: StatusUnavailable, err: "x"},
+		{at: maxPackedMillis * int64(time.Millisecond), status: StatusUp}, // year 2248
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -85,15 +85,15 @@ func (h *appHistory) encode(e *encoder) {
 // encode encodes w as encoder.day does w.window().
 func (w *appDayWindow) encode(e *encoder) {
 	n := 0
-	for i := range w {
+	for i := range w.slots {
 		if w.counts(i).total() > 0 {
 			n++
 		}
 	}
 	e.uvarint(uint64(n))
-	for i := range w {
+	for i := range w.slots {
 		if c := w.counts(i); c.total() > 0 {
-			e.hour(int64(w[i].hour), c)
+			e.hour(int64(w.slots[i].hour), c)
 		}
 	}
 }
