@@ -205,7 +205,10 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 		}
 	}
 	r := &plannedRun{c: c, sums: make([]sampleSummary, len(items)),
-		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items))}
+		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items)),
+		// Most answers hold about a series per app: one buffer, sized
+		// once, for every query of the call.
+		buf: make([]promanswer.Series, 0, len(idx))}
 	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
 		if err := r.ask(ctx, q); err != nil {
 			return nil, err
