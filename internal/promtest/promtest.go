@@ -346,6 +346,62 @@ func (s *Server) Pause() {
 	if err := s.proc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		s.tb.Fatalf("promtest: Pause: %v", err)
 	}
+	// kill(2) returns once SIGSTOP is queued: one thread is woken to take
+	// it and stops the others when it runs. On a busy machine that takes
+	// milliseconds, while a thread already running goes on answering
+	// queries (seen: a "hung" server answering a cycle in 2 ms). Return
+	// only when every thread is stopped.
+	if err := waitStopped(s.proc.cmd.Process.Pid, stopTimeout); err != nil {
+		s.tb.Fatalf("promtest: Pause: %v", err)
+	}
+}
+
+// waitStopped waits until every thread of process pid is in the stopped
+// state ('T' in /proc/pid/task/tid/stat): Linux only.
+func waitStopped(pid int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		running, err := runningThreads(pid)
+		if err != nil {
+			return err
+		}
+		if running == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d threads of process %d not stopped %s after SIGSTOP", running, pid, timeout)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// runningThreads counts the threads of process pid that are not stopped.
+func runningThreads(pid int) (int, error) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	running := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // the thread ended
+		}
+		if err != nil {
+			return 0, err
+		}
+		// The state is the first field after the command name, which
+		// is in parentheses and may contain spaces.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) == 0 {
+			return 0, fmt.Errorf("promtest: unexpected /proc stat line %q", b)
+		}
+		if f[0] != "T" {
+			running++
+		}
+	}
+	return running, nil
 }
 
 // Resume undoes Pause with SIGCONT.
