@@ -286,6 +286,8 @@ type Monitor struct {
 	backfill       bool
 	// backfillStarted: the backfill runs once per Monitor, in its first Run.
 	backfillStarted atomic.Bool
+	// cycles tells the backfill when cycles run, so that it gives way.
+	cycles *cycleGate
 
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
@@ -343,6 +345,7 @@ func New(opts Options) (*Monitor, error) {
 		intervalChanged: make(chan struct{}, 1),
 		store:           opts.Store,
 		backfill:        opts.Backfill,
+		cycles:          newCycleGate(),
 		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
 	if m.maxParallel == 0 {

@@ -143,7 +143,10 @@ func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWind
 	var first time.Time
 	var found bool
 	probe := v1.Range{Start: start, End: win.end, Step: backfillProbe}
-	err := m.tryPast(ctx, res, func() (err error) { first, found, err = bq.probe(ctx, probe, &res.queries); return err })
+	err := m.tryPast(ctx, res, func(ctx context.Context) (err error) {
+		first, found, err = bq.probe(ctx, probe, &res.queries)
+		return err
+	})
 	switch {
 	case err != nil:
 		m.pastFailed(ctx, res, err) // then ask for everything
@@ -155,7 +158,7 @@ func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWind
 		start = later(start, first.Add(-backfillProbe))
 	}
 	for _, hr := range hourRuns(win, start) {
-		err := m.tryPast(ctx, res, func() error {
+		err := m.tryPast(ctx, res, func(ctx context.Context) error {
 			return bq.hours(ctx, hr.r, hr.window, &res.queries, func(app int, ts int64, up, down int) {
 				h := ts/3600 - res.firstHour
 				if h >= 0 && h < 24 {
@@ -171,7 +174,7 @@ func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWind
 	steps := max(60, backfillPoints/max(1, bq.series))
 	for _, sp := range win.spans {
 		for _, r := range chunks(later(sp[0], start), sp[1], backfillStep, steps) {
-			err := m.tryPast(ctx, res, func() error {
+			err := m.tryPast(ctx, res, func(ctx context.Context) error {
 				return bq.counts(ctx, r, &res.queries, func(ts int64, up, down int) {
 					min := ts / 60
 					if k := min - res.first; win.want[min] && k >= 0 && k < int64(len(res.minutes)) {
@@ -230,11 +233,12 @@ func hourRuns(win pastWindow, start time.Time) []hourRun {
 	return out
 }
 
-// tryPast runs ask up to backfillTries times while it fails.
-func (m *Monitor) tryPast(ctx context.Context, res *pastResult, ask func() error) error {
+// tryPast runs ask up to backfillTries times while it fails, each time
+// giving way to the cycles (cyclegate.go).
+func (m *Monitor) tryPast(ctx context.Context, res *pastResult, ask func(context.Context) error) error {
 	var err error
 	for range backfillTries {
-		if err = ask(); err == nil || ctx.Err() != nil {
+		if err = m.cycles.run(ctx, ask); err == nil || ctx.Err() != nil {
 			return err
 		}
 	}

@@ -221,12 +221,19 @@ type inProcess struct {
 // waits for /health.
 func startInProcess(t *testing.T, cfg string, lookup func(string) (string, bool)) *inProcess {
 	t.Helper()
+	p := runInProcess(t, lookup, "-config", cfg, "-listen", "127.0.0.1:0", "-storage.path", t.TempDir())
+	waitFor(t, "/health 200", 10*time.Second, func() bool { code, _ := get(t, p.base+"/health"); return code == http.StatusOK })
+	return p
+}
+
+// runInProcess runs the server with args until the test ends, and waits
+// for the line that says where it listens.
+func runInProcess(t *testing.T, lookup func(string) (string, bool), args ...string) *inProcess {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
 	t.Cleanup(cancel)
-	go func() {
-		p.done <- run(ctx, []string{"-config", cfg, "-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, io.Discard, p.log, lookup)
-	}()
+	go func() { p.done <- run(ctx, args, io.Discard, p.log, lookup) }()
 	waitFor(t, "the listening log line", 10*time.Second, func() bool {
 		m := listenLine.FindStringSubmatch(p.log.String())
 		if m != nil {
@@ -234,7 +241,6 @@ func startInProcess(t *testing.T, cfg string, lookup func(string) (string, bool)
 		}
 		return m != nil
 	})
-	waitFor(t, "/health 200", 10*time.Second, func() bool { code, _ := get(t, p.base+"/health"); return code == http.StatusOK })
 	return p
 }
 

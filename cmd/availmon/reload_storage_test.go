@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon/hmac"
-	"github.com/availmon/availmon/internal/promtest"
 )
 
 // A reload that changes storage.* applies nothing of it (the store is
@@ -81,19 +79,7 @@ func TestReloadStorageNeedsRestart(t *testing.T) {
 // startReloadable runs the server in process with -web.enable-reload.
 func startReloadable(t *testing.T, cfg string, lookup func(string) (string, bool), flags ...string) *inProcess {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
-	t.Cleanup(cancel)
-	args := append([]string{"-config", cfg, "-listen", "127.0.0.1:0", "-web.enable-reload"}, flags...)
-	go func() { p.done <- run(ctx, args, io.Discard, p.log, lookup) }()
-	waitFor(t, "the listening log line", 10*time.Second, func() bool {
-		m := listenLine.FindStringSubmatch(p.log.String())
-		if m != nil {
-			p.base = "http://" + m[1]
-		}
-		return m != nil
-	})
-	return p
+	return runInProcess(t, lookup, append([]string{"-config", cfg, "-listen", "127.0.0.1:0", "-web.enable-reload"}, flags...)...)
 }
 
 func postSigned(t *testing.T, url, secret string) (int, string) {

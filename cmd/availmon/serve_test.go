@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -16,20 +15,7 @@ import (
 // startArgs is startInProcess with more flags, on a free port.
 func startArgs(t *testing.T, args ...string) *inProcess {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	p := &inProcess{log: new(promtest.SyncBuffer), cancel: cancel, done: make(chan int, 1)}
-	t.Cleanup(cancel)
-	go func() {
-		p.done <- run(ctx, append([]string{"-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, args...), io.Discard, p.log, noEnv)
-	}()
-	waitFor(t, "the listening log line", 10*time.Second, func() bool {
-		m := listenLine.FindStringSubmatch(p.log.String())
-		if m != nil {
-			p.base = "http://" + m[1]
-		}
-		return m != nil
-	})
-	return p
+	return runInProcess(t, noEnv, append([]string{"-listen", "127.0.0.1:0", "-storage.path", t.TempDir()}, args...)...)
 }
 
 // A client trickling a request body holds the shutdown only for the

@@ -1,0 +1,92 @@
+package availmon
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// cycleGate lets background work against the backends (the backfill) give
+// way to the cycles: it starts only while no cycle runs, and a cycle that
+// begins meanwhile interrupts it, to be asked again after that cycle. On a
+// small machine a long range query beside a cycle's queries can double the
+// cycle's time; the cycle is what the API shows, the backfill can wait.
+type cycleGate struct {
+	mu      sync.Mutex
+	running bool
+	idle    chan struct{} // closed when the running cycle ends
+	begun   chan struct{} // closed when the next cycle begins
+}
+
+func newCycleGate() *cycleGate {
+	g := &cycleGate{idle: make(chan struct{}), begun: make(chan struct{})}
+	close(g.idle)
+	return g
+}
+
+// begin marks a cycle running and interrupts the work under way.
+func (g *cycleGate) begin() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running = true
+	g.idle = make(chan struct{})
+	close(g.begun)
+	g.begun = make(chan struct{})
+}
+
+// end marks the cycle done and lets waiting work start.
+func (g *cycleGate) end() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running = false
+	close(g.idle)
+}
+
+// errCycleBegan is the cause of a context a cycle interrupted.
+var errCycleBegan = errors.New("a cycle began")
+
+// maxYields bounds how often one piece of work gives way: with cycles back
+// to back it would otherwise never run.
+const maxYields = 3
+
+// run calls ask once no cycle runs, with a context that a cycle beginning
+// cancels; interrupted, ask is called again after that cycle, up to
+// maxYields times, and then without interruption.
+func (g *cycleGate) run(ctx context.Context, ask func(context.Context) error) error {
+	for yields := 0; ; yields++ {
+		g.mu.Lock()
+		idle := g.idle
+		g.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if yields >= maxYields {
+			return ask(ctx)
+		}
+		g.mu.Lock()
+		if g.running { // a cycle began between the two looks
+			g.mu.Unlock()
+			continue
+		}
+		begun := g.begun
+		g.mu.Unlock()
+		actx, cancel := context.WithCancelCause(ctx)
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-begun:
+				cancel(errCycleBegan)
+			case <-done:
+			}
+		}()
+		err := ask(actx)
+		close(done)
+		interrupted := context.Cause(actx) == errCycleBegan
+		cancel(nil)
+		if !interrupted || ctx.Err() != nil {
+			return err
+		}
+	}
+}
