@@ -81,13 +81,11 @@ func (h *appHistory) add(e checkEntry, size int) {
 }
 
 func (h *appHistory) pack(e checkEntry) packedEntry {
-	ms := min(max(time.Unix(0, e.at).UnixMilli(), -maxPackedMillis-1), maxPackedMillis)
-	v := ms<<2 | packStatus(e.status)
-	us := (e.rt + time.Microsecond/2) / time.Microsecond // rounded, as the API shows it
+	v := checkMillis(e.at)<<2 | packStatus(e.status)
 	return packedEntry{
 		lo:       uint32(v),
 		hi:       int16(v >> 32),
-		rtMicros: uint32(min(max(us, 0), math.MaxUint32)),
+		rtMicros: checkMicros(e.rt), // rounded, as the API shows it
 		err:      h.intern(e.err),
 	}
 }

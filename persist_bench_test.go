@@ -1,6 +1,9 @@
 package availmon
 
 import (
+	"context"
+	"fmt"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -10,7 +13,14 @@ import (
 // (history_size 100) and 30 days of minute buckets.
 func fullStateMonitor(b *testing.B) (*Monitor, *fakeClock) {
 	b.Helper()
-	m, clock := largeMonitor(b, 10_000, 100, defaultHistorySize)
+	return fullStateMonitorWith(b, 10_000)
+}
+
+// fullStateMonitorWith is fullStateMonitor with apps apps, and opts applied
+// to its options.
+func fullStateMonitorWith(b *testing.B, apps int, opts ...func(*Options)) (*Monitor, *fakeClock) {
+	b.Helper()
+	m, clock := largeMonitorWith(b, apps, 100, defaultHistorySize, opts...)
 	now := clock.Now()
 	for i := range historyMinutes {
 		m.hist.add(now.Add(-time.Duration(i)*time.Minute), 9000, 700, 300)
@@ -23,10 +33,47 @@ func fullStateMonitor(b *testing.B) (*Monitor, *fakeClock) {
 // cycle. Requests never wait for it.
 func BenchmarkStateEncodeLive(b *testing.B) {
 	m, _ := fullStateMonitor(b)
+	benchEncodeLive(b, m)
+}
+
+// BenchmarkStateEncodeLive50k is the same at 50,000 apps.
+func BenchmarkStateEncodeLive50k(b *testing.B) {
+	m, _ := fullStateMonitorWith(b, 50_000)
+	benchEncodeLive(b, m)
+}
+
+// BenchmarkStateEncodeLive50kFailing is 50,000 apps of which 30% fail every
+// check with an error text of their own that changes every check, as a
+// timeout naming the app and the connection's port does: the worst case for
+// the error texts a save writes.
+func BenchmarkStateEncodeLive50kFailing(b *testing.B) {
+	m, _ := fullStateMonitorWith(b, 50_000, func(o *Options) { o.Backends[0].Source = &failingSource{} })
+	benchEncodeLive(b, m)
+}
+
+// benchEncodeLive encodes the state into a buffer presized from the last
+// save, as the saver does, and reports the state's size.
+func benchEncodeLive(b *testing.B, m *Monitor) {
 	n := len(m.encodeLive(0))
 	b.ReportAllocs()
 	reportCPU(b, func() { _ = m.encodeLive(n + n/16 + 4096) })
 	b.ReportMetric(float64(n), "bytes/state")
+}
+
+// failingSource is benchSource with 30% of the apps unavailable, each with
+// a text naming the app and a port that changes every check.
+type failingSource struct{ calls atomic.Int64 }
+
+func (s *failingSource) Check(ctx context.Context, apps []App) ([]Result, error) {
+	out, _ := benchSource{}.Check(ctx, apps)
+	for i, a := range apps {
+		if n := int(a.Name[len(a.Name)-1]) + int(a.Name[len(a.Name)-2]); n%10 < 3 {
+			port := 32768 + s.calls.Add(1)%28000
+			out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf(
+				`Get "http://%s.internal:8080/health": dial tcp 10.0.3.7:%d->10.1.0.1:8080: i/o timeout (Client.Timeout exceeded while awaiting headers)`, a.Name, port)}
+		}
+	}
+	return out, nil
 }
 
 // BenchmarkStateCopy is what a save held the cycle lock for before it

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -371,6 +373,16 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(encodeState(s))
 	s.maint = savedMaintenance{nextID: 3, windows: []MaintenanceWindow{{ID: "api-3", App: "a", Labels: map[string]string{"k": "v"}, From: t0, To: t0.Add(time.Hour)}}}
 	f.Add(encodeState(s))
+	s.apps = append(s.apps, savedApp{name: "b", history: failingHistory(7), state: appState{checked: true, lastCheck: t0, err: "only the state's"}})
+	f.Add(encodeState(s))
+	f.Add(goodKnobs.encode())
+	for _, file := range []string{"testdata/state-encoding-2.bin", "testdata/state-encoding-3.bin"} {
+		old, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(old)
+	}
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -388,6 +400,12 @@ func FuzzDecodeState(f *testing.F) {
 		if len(again.apps) != len(got.apps) || len(again.minutes) != len(got.minutes) || len(again.replay) != len(got.replay) ||
 			len(again.maint.windows) != len(got.maint.windows) {
 			t.Fatalf("re-encoding changed the state")
+		}
+		// Encoding 4 keeps checks as the history does: they come back the same.
+		for i := range got.apps {
+			if b[0] == stateEncoding && !slices.Equal(got.apps[i].history, again.apps[i].history) || got.apps[i].state.err != again.apps[i].state.err {
+				t.Fatalf("re-encoding changed app %q: %+v, then %+v", got.apps[i].name, got.apps[i], again.apps[i])
+			}
 		}
 	})
 }

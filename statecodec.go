@@ -38,15 +38,17 @@ type savedApp struct {
 // stateEncoding is the version of the encoding below. A decoder reads it
 // and the versions before it that it lists in readsEncoding, and refuses
 // any other: a file of a newer availmon is set aside, never misread.
-// Encoding 3 added the maintenance windows of the API at the end.
-const stateEncoding = 3
+// Encoding 3 added the maintenance windows of the API at the end; encoding
+// 4 writes checks as compactly as the history holds them, each app's error
+// texts once (statecodec4.go).
+const stateEncoding = 4
 
-func readsEncoding(v uint64) bool { return v == stateEncoding || v == 2 }
+func readsEncoding(v uint64) bool { return v >= 2 && v <= stateEncoding }
 
-// encodeState writes s compactly: varints, check times as deltas. A
-// running monitor encodes its live state the same way without taking a
-// copy first (encodeLive, statesave.go); the encoder's parts below are
-// shared so that the two cannot drift apart.
+// encodeState writes s compactly: varints, times as deltas. A running
+// monitor encodes its live state the same way without taking a copy first
+// (encodeLive, statesave.go); the encoder's parts below are shared so that
+// the two cannot drift apart.
 func encodeState(s *savedState) []byte {
 	var e encoder
 	e.header(s.savedAt, s.interval)
@@ -69,7 +71,18 @@ func encodeState(s *savedState) []byte {
 	return e.b
 }
 
-type encoder struct{ b []byte }
+// encoder appends the encoding to b. What it keeps besides is what a part
+// is encoded relative to (the previous minute, hour or check) and an app's
+// table of error texts, reused from one app to the next.
+type encoder struct {
+	b []byte
+
+	prevMinute, prevHour  int64
+	prevMillis, prevDelta int64
+	texts                 []string          // the app's error texts, in the order of first use
+	slotRef               []uint64          // live: history error number - 1 -> 1 + index in texts
+	textRef               map[string]uint64 // a copy's: text -> 1 + index in texts
+}
 
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
@@ -89,8 +102,12 @@ func (e *encoder) header(savedAt time.Time, iv *intervalSetting) {
 	}
 }
 
+// minute is one minute bucket, its minute relative to the bucket before it
+// (the buckets come in slot order: one minute apart but where the ring
+// wraps).
 func (e *encoder) minute(b *minuteBucket) {
-	e.varint(b.minute)
+	e.varint(b.minute - e.prevMinute)
+	e.prevMinute = b.minute
 	e.uvarint(uint64(b.up))
 	e.uvarint(uint64(b.down))
 	e.uvarint(uint64(b.lastUp))
@@ -105,7 +122,7 @@ func (e *encoder) day(w *dayWindow) {
 			n++
 		}
 	}
-	e.uvarint(uint64(n))
+	e.beginDay(n)
 	for i := range w {
 		if c := w[i].c; c.total() > 0 {
 			e.hour(w[i].hour, c)
@@ -113,50 +130,30 @@ func (e *encoder) day(w *dayWindow) {
 	}
 }
 
-// hour is one hour of a day window that counted some check.
-func (e *encoder) hour(hour int64, c counts) {
-	e.varint(hour)
-	e.uvarint(uint64(c.up))
-	e.uvarint(uint64(c.down))
-	e.uvarint(uint64(c.unavailable))
-	e.uvarint(uint64(c.rtN))
-	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.rtSum))
-}
-
+// app encodes a copy's app as appHistory.encode does the live one.
 func (e *encoder) app(a *savedApp) {
-	e.appState(a.name, a.location, &a.state)
-	e.uvarint(uint64(len(a.history)))
-	var prev int64
+	e.str(a.name)
+	e.str(a.location)
+	e.beginChecks(len(a.history), 0)
+	if e.textRef == nil {
+		e.textRef = make(map[string]uint64)
+	}
+	clear(e.textRef)
 	for i := range a.history {
-		e.check(&prev, &a.history[i])
+		c := &a.history[i]
+		var ref uint64
+		if c.err != "" {
+			if ref = e.textRef[c.err]; ref == 0 {
+				e.texts = append(e.texts, c.err)
+				ref = uint64(len(e.texts))
+				e.textRef[c.err] = ref
+			}
+		}
+		e.check(checkMillis(c.at), checkMicros(c.rt), c.status, ref)
 	}
+	e.appState(&a.state)
+	e.errTexts()
 	e.day(&a.day)
-}
-
-// appState is an app's names and its last state, what comes before its
-// checks.
-func (e *encoder) appState(name, location string, st *appState) {
-	e.str(name)
-	e.str(location)
-	if st.checked {
-		e.b = append(e.b, 1)
-		e.status(st.status)
-		e.varint(st.lastCheck.UnixNano())
-		e.varint(int64(st.rt))
-		e.str(st.err)
-	} else {
-		e.b = append(e.b, 0)
-	}
-}
-
-// check is one entry of an app's history; prev is the time of the one
-// before it (0 before the first), which it moves on.
-func (e *encoder) check(prev *int64, c *checkEntry) {
-	e.varint(c.at - *prev)
-	*prev = c.at
-	e.varint(int64(c.rt))
-	e.status(c.status)
-	e.str(c.err)
 }
 
 func (e *encoder) replay(rs []hmac.ReplayEntry) {
@@ -188,6 +185,7 @@ func decodeState(b []byte) (*savedState, error) {
 	if d.err == nil && !readsEncoding(v) {
 		return nil, fmt.Errorf("%w: encoding version %d, this availmon reads 2 to %d", ErrBadState, v, stateEncoding)
 	}
+	d.v = v
 	s := &savedState{savedAt: time.Unix(0, d.varint())}
 	if iv := time.Duration(d.varint()); iv != 0 {
 		s.interval = &intervalSetting{d: iv, text: d.str()}
@@ -196,8 +194,14 @@ func decodeState(b []byte) (*savedState, error) {
 		}
 	}
 	s.minutes = make([]minuteBucket, d.count(6))
+	var prev int64 // encoding 4: each minute is relative to the one before
 	for i := range s.minutes {
-		s.minutes[i] = minuteBucket{minute: d.varint(), up: d.int63(), down: d.int63(),
+		minute := d.varint()
+		if v >= 4 {
+			minute += prev
+			prev = minute
+		}
+		s.minutes[i] = minuteBucket{minute: minute, up: d.int63(), down: d.int63(),
 			lastUp: d.int31(), lastDown: d.int31(), lastU: d.int31(), seen: true}
 	}
 	d.day(&s.sysDay)
@@ -228,8 +232,10 @@ func decodeState(b []byte) (*savedState, error) {
 }
 
 type decoder struct {
-	b   []byte
-	err error
+	b    []byte
+	err  error
+	v    uint64   // the encoding's version
+	refs []uint64 // encoding 4: an app's checks' error references, reused
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -311,60 +317,32 @@ func (d *decoder) bytes(n int) []byte {
 
 func (d *decoder) str() string { return string(d.bytes(d.count(1))) }
 
-func (d *decoder) status() Status {
-	switch b := d.bytes(1)[0]; b {
-	case 0:
-		return StatusUnavailable
-	case 1:
-		return StatusUp
-	case 2:
-		return StatusDown
-	default:
-		d.fail("status code %d", b)
-		return StatusUnavailable
-	}
-}
+func (d *decoder) status() Status { return d.statusOf(uint64(d.bytes(1)[0])) }
 
+// day reads a day window of the decoder's encoding.
 func (d *decoder) day(w *dayWindow) {
-	n := d.count(13)
-	if n > len(w) {
-		d.fail("%d hours in a day window", n)
+	if d.v < 4 {
+		d.dayV3(w)
 		return
 	}
-	for range n {
-		hour := d.varint()
-		c := counts{up: d.int63(), down: d.int63(), unavailable: d.int63(), rtN: d.int63()}
-		c.rtSum = math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8)))
-		if math.IsNaN(c.rtSum) || math.IsInf(c.rtSum, 0) || c.rtSum < 0 {
-			d.fail("response time sum %v", c.rtSum)
-			return
-		}
-		slot := &w[mod(hour, int64(len(w)))]
-		if slot.c.total() > 0 {
-			d.fail("hour %d given twice", hour)
-			return
-		}
-		slot.hour, slot.c = hour, c
-	}
+	d.dayV4(w)
 }
 
-func (d *decoder) app(a *savedApp) {
-	a.name, a.location = d.str(), d.str()
-	switch flag := d.bytes(1)[0]; flag {
-	case 0:
-		a.state = appState{status: StatusUnavailable}
-	case 1:
-		a.state = appState{checked: true, status: d.status(), lastCheck: time.Unix(0, d.varint()),
-			rt: d.duration(), err: d.str()}
-	default:
-		d.fail("app %q: checked flag %d", a.name, flag)
+// putHour puts an hour's counts in its slot of w, once.
+func (d *decoder) putHour(w *dayWindow, hour int64, c counts) {
+	slot := &w[mod(hour, int64(len(w)))]
+	if slot.c.total() > 0 {
+		d.fail("hour %d given twice", hour)
 		return
 	}
-	a.history = make([]checkEntry, d.count(4))
-	var at int64
-	for i := range a.history {
-		at += d.varint()
-		a.history[i] = checkEntry{at: at, rt: d.duration(), status: d.status(), err: d.str()}
+	slot.hour, slot.c = hour, c
+}
+
+// app reads an app of the decoder's encoding.
+func (d *decoder) app(a *savedApp) {
+	if d.v < 4 {
+		d.appV3(a)
+		return
 	}
-	d.day(&a.day)
+	d.appV4(a)
 }

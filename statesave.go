@@ -34,8 +34,9 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	e.uvarint(uint64(len(m.plan.apps)))
 	for i := range m.plan.apps {
 		a := &m.plan.apps[i]
-		e.appState(a.Name, a.Location, &st.apps[i])
-		st.history[i].encode(&e)
+		e.str(a.Name)
+		e.str(a.Location)
+		st.history[i].encode(&e, &st.apps[i])
 		st.appDay[i].encode(&e)
 	}
 	m.cycleMu.Unlock()
@@ -68,18 +69,22 @@ func (h *minuteHistory) encodeSeen(e *encoder) {
 	}
 }
 
-// encode encodes the checks, oldest first, as encoder.app does a copy.
-func (h *appHistory) encode(e *encoder) {
+// encode encodes the checks, oldest first, the app's last state st and the
+// table of their error texts, as encoder.app does a copy. It walks the
+// checks once, straight from their packed form: the error numbers of the
+// history become the table's refs as they are first used.
+func (h *appHistory) encode(e *encoder, st *appState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e.uvarint(uint64(len(h.entries)))
-	var prev int64
+	e.beginChecks(len(h.entries), len(h.errs))
 	for _, part := range [2][]packedEntry{h.entries[h.next:], h.entries[:h.next]} {
 		for _, p := range part {
-			c := h.unpack(p)
-			e.check(&prev, &c)
+			v := int64(p.hi)<<32 | int64(p.lo)
+			e.check(v>>2, p.rtMicros, statusCodes[v&3], e.ref(p.err, h.errs))
 		}
 	}
+	e.appState(st)
+	e.errTexts()
 }
 
 // encode encodes w as encoder.day does w.window().
@@ -90,7 +95,7 @@ func (w *appDayWindow) encode(e *encoder) {
 			n++
 		}
 	}
-	e.uvarint(uint64(n))
+	e.beginDay(n)
 	for i := range w.slots {
 		if c := w.counts(i); c.total() > 0 {
 			e.hour(int64(w.slots[i].hour), c)

@@ -3,6 +3,8 @@ package availmon
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The state a save encodes straight from the monitor is, byte for byte,
@@ -25,6 +28,14 @@ func TestEncodeLiveMatchesCopy(t *testing.T) {
 	}
 	tm := newStoreMonitor(t, st, clock, func(o *Options) { o.Authenticator, o.HistorySize = v, 4 })
 	runCycles(t, tm, 9) // more cycles than the ring holds, across an hour
+	// Error texts that change, come back and leave the ring, so that the
+	// history's numbering of them differs from their order of first use.
+	for i := range 7 {
+		tm.src.SetResult("search", Result{Status: StatusUnavailable, Err: fmt.Errorf("dial tcp 10.0.0.1:%d: i/o timeout", 40000+i%5)})
+		tm.src.SetResult("checkout", Result{Status: StatusDown, ResponseTime: time.Duration(i) * time.Millisecond, Err: errors.New("HTTP 500")})
+		tm.scrape(t)
+		clock.Advance(time.Duration(40+i) * time.Second)
+	}
 	req := signedReq(t, http.MethodPost, "/api/scrape-interval", `{"interval":"45s"}`, authSecret, clock.Now())
 	if rec := serve(tm.h, req); rec.Code != http.StatusOK {
 		t.Fatalf("POST /api/scrape-interval = %d %s", rec.Code, rec.Body)
@@ -42,6 +53,11 @@ func TestEncodeLiveMatchesCopy(t *testing.T) {
 	}
 	if len(s.replay) == 0 || s.interval == nil || len(s.apps[0].history) != 4 {
 		t.Errorf("the fixture misses a part: %d replay entries, interval %v, %d checks", len(s.replay), s.interval, len(s.apps[0].history))
+	}
+	c := tm.copyState()
+	c.interval.runtime = false // a restored interval is the configuration's again until set anew
+	if diff := cmp.Diff(c, s, stateCmp); diff != "" {
+		t.Errorf("the live encoding decodes unlike the copy (-copy +decoded):\n%s", diff)
 	}
 }
 
