@@ -292,20 +292,21 @@ type Monitor struct {
 	interval        atomic.Pointer[intervalSetting]
 	intervalChanged chan struct{} // wakes Run when the interval changes
 
-	cycleMu  sync.Mutex          // one cycle (or reconfiguration) at a time
-	plan     *plan               // under cycleMu; readers use the snapshot's plan
-	rules    []*ruleState        // under cycleMu
-	awaiting map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
-	disc     discoveryMetrics
-	ctlOpts  controlOptions
-	maint    *maintenance
-	state    *cycleState
-	snapGen  uint64 // under cycleMu: snapshots published so far
-	snap     atomic.Pointer[snapshot]
-	hist     *minuteHistory
-	events   *eventLog
-	exp      *promexport.Exporter
-	live     *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
+	cycleMu   sync.Mutex          // one cycle (or reconfiguration) at a time
+	plan      *plan               // under cycleMu; readers use the snapshot's plan
+	rules     []*ruleState        // under cycleMu
+	awaiting  map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
+	disc      discoveryMetrics
+	ctlOpts   controlOptions
+	maint     *maintenance
+	state     *cycleState
+	snapGen   uint64 // under cycleMu: snapshots published so far
+	bodyHints bodyHints
+	snap      atomic.Pointer[snapshot]
+	hist      *minuteHistory
+	events    *eventLog
+	exp       *promexport.Exporter
+	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
 	// metricsSize is the size of the last snapshot part of /metrics, the
 	// next one's starting capacity.
 	metricsSize atomic.Int64

@@ -143,7 +143,7 @@ func BenchmarkEncodeApps(b *testing.B) {
 	cur := m.snap.Load()
 	b.ReportAllocs()
 	for b.Loop() {
-		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps}
+		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, hints: cur.hints}
 		if len(fresh.appsData().head) == 0 {
 			b.Fatal("no JSON")
 		}

@@ -17,13 +17,7 @@ func envelopeHead(v any) []byte {
 		// bug, not a request error.
 		panic("availmon: encoding snapshot: " + err.Error())
 	}
-	b := buf.Bytes()
-	if cap(b)-len(b) > len(b)/8 {
-		// A buffer that grew by doubling can be twice the answer: keep
-		// only the answer, which lives as long as its snapshot.
-		b = bytes.Clone(b)
-	}
-	return b
+	return trimmed(buf.Bytes())
 }
 
 // writeEncoded answers with an envelope whose data is b's ready bytes and

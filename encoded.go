@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // encodedBody is one answer's fixed part, encoded once per snapshot: the
@@ -142,6 +143,12 @@ type lazyBody struct {
 
 func (l *lazyBody) get(v func() any) *encodedBody {
 	l.once.Do(func() { l.b = newEncodedBody(envelopeHead(v())) })
+	return l.b
+}
+
+// getLarge is get for the large answers, encoded by largeEnvelopeHead.
+func (l *lazyBody) getLarge(hint *atomic.Int64, v func() any) *encodedBody {
+	l.once.Do(func() { l.b = newEncodedBody(largeEnvelopeHead(v(), hint)) })
 	return l.b
 }
 

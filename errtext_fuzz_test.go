@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Whatever a backend answers, the error text kept per app is at most
@@ -47,4 +48,22 @@ func FuzzRedactQuery(f *testing.F) {
 			t.Fatalf("redactQuery(%q, %q) = %q still holds the query", msg, query, got)
 		}
 	})
+}
+
+// TestTextInterner: equal texts of a cycle share one copy, and an app's
+// unchanged text stays the one it had.
+func TestTextInterner(t *testing.T) {
+	var texts textInterner
+	prev := strings.Clone("backend down")
+	if got := texts.intern(strings.Clone("backend down"), prev); unsafe.StringData(got) != unsafe.StringData(prev) {
+		t.Errorf("an unchanged text was not kept as it was")
+	}
+	first := texts.intern(strings.Clone("timeout"), "")
+	second := texts.intern(strings.Clone("timeout"), "other")
+	if first != "timeout" || unsafe.StringData(first) != unsafe.StringData(second) {
+		t.Errorf("two equal texts of a cycle are two copies")
+	}
+	if got := texts.intern("", "x"); got != "" {
+		t.Errorf("intern of the empty text = %q", got)
+	}
 }

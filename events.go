@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,34 +45,82 @@ type Event struct {
 // eventLog is a bounded ring of recent events with sequence numbers. Readers
 // follow it at their own pace and never hold up the writer: one that falls
 // more than the ring's size behind learns that it lost events.
+//
+// The ring is sized for a burst of every app changing at once (twice the
+// apps by default), yet most of it is usually empty or holds the first
+// checks' updates: so it grows as events arrive, up to its size, and its
+// entries are a third of an Event. An entry's /api/ws message is encoded
+// when it is logged only while a /api/ws client follows the log (one
+// encoding for every client); otherwise nobody may ever read it, and a
+// client that does encodes it itself.
 type eventLog struct {
-	mu     sync.Mutex
-	ring   []logEntry
-	next   uint64        // sequence number of the next event
-	notify chan struct{} // closed and replaced on every append
+	mu      sync.Mutex
+	ring    []logEntry // grows to size, then wraps
+	size    uint64
+	next    uint64        // sequence number of the next event
+	notify  chan struct{} // closed and replaced on every append
+	encoded atomic.Int64  // followers that want messages (/api/ws clients)
 }
 
-// logEntry is an event with its /api/ws message, encoded once for every
-// client.
+// logEntry is an event as the log keeps it: a status update in its own
+// fields, any other kind (rare) behind other.
 type logEntry struct {
-	ev  Event
-	msg []byte
+	at            time.Time
+	app, location string
+	status, prev  Status
+	other         *Event // an event other than a status update
+	msg           []byte // its /api/ws message, or nil: see eventLog
 }
 
 func newEventLog(size int) *eventLog {
-	return &eventLog{ring: make([]logEntry, size), notify: make(chan struct{})}
+	return &eventLog{size: uint64(max(size, 1)), notify: make(chan struct{})}
+}
+
+func newLogEntry(e *Event, encode bool) logEntry {
+	var le logEntry
+	if e.Type == EventStatusUpdate && e.Interval == "" && e.PreviousInterval == "" && e.Change == nil && e.Name == "" && e.Backend == "" {
+		le = logEntry{at: e.Time, app: e.App, location: e.Location, status: e.Status, prev: e.PreviousStatus}
+	} else {
+		c := *e
+		le = logEntry{other: &c}
+	}
+	if encode {
+		le.msg = eventMessage(*e)
+	}
+	return le
+}
+
+// event returns the entry as an Event.
+func (le *logEntry) event() Event {
+	if le.other != nil {
+		return *le.other
+	}
+	return Event{Type: EventStatusUpdate, Time: le.at, App: le.app, Location: le.location, Status: le.status, PreviousStatus: le.prev}
+}
+
+// wantMessages registers a follower that sends /api/ws messages until
+// the returned function is called.
+func (l *eventLog) wantMessages() (done func()) {
+	l.encoded.Add(1)
+	return func() { l.encoded.Add(-1) }
 }
 
 // append logs evs and returns the sequence number right after them, taken
 // under the same lock, so that a concurrent append cannot slip in between.
 func (l *eventLog) append(evs ...Event) (next uint64) {
+	encode := l.encoded.Load() > 0
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(evs) == 0 {
 		return l.next
 	}
-	for _, e := range evs {
-		l.ring[l.next%uint64(len(l.ring))] = logEntry{ev: e, msg: eventMessage(e)}
+	for i := range evs {
+		le := newLogEntry(&evs[i], encode)
+		if uint64(len(l.ring)) < l.size {
+			l.ring = append(l.ring, le) // not wrapped yet: index l.next
+		} else {
+			l.ring[l.next%l.size] = le
+		}
 		l.next++
 	}
 	close(l.notify)
@@ -86,12 +135,11 @@ func (l *eventLog) append(evs ...Event) (next uint64) {
 func (l *eventLog) readEntries(from uint64, dst []logEntry) (entries []logEntry, next uint64, lost bool, wait <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	size := uint64(len(l.ring))
-	if l.next > size && from < l.next-size {
-		from, lost = l.next-size, true
+	if l.next > l.size && from < l.next-l.size {
+		from, lost = l.next-l.size, true
 	}
 	for s := from; s < l.next; s++ {
-		dst = append(dst, l.ring[s%size])
+		dst = append(dst, l.ring[s%l.size])
 	}
 	return dst, l.next, lost, l.notify
 }

@@ -247,7 +247,7 @@ func keys(m map[string]any) []string {
 func (l *eventLog) read(from uint64, dst []Event) (evs []Event, next uint64, lost bool, wait <-chan struct{}) {
 	entries, next, lost, wait := l.readEntries(from, nil)
 	for _, e := range entries {
-		dst = append(dst, e.ev)
+		dst = append(dst, e.event())
 	}
 	return dst, next, lost, wait
 }

@@ -227,6 +227,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	var evs []Event
 	var up, down, unavail int
 	inMaint := m.maint.activeApps(p, end) // nil: no window is open
+	var texts textInterner
 	for i, r := range out.results {
 		prev := st.apps[i]
 		cur := appState{
@@ -236,7 +237,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			rt:        r.ResponseTime,
 		}
 		if r.Err != nil {
-			cur.err = r.Err.Error()
+			cur.err = texts.intern(r.Err.Error(), prev.err)
 		}
 		cur.damp = prev.damp
 		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
@@ -310,5 +311,6 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s := m.state.snapshot(m.plan, m.snapGen, now)
 	m.snapGen++
 	s.eventSeq = eventSeq
+	s.hints = &m.bodyHints
 	m.snap.Store(s)
 }

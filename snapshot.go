@@ -39,6 +39,7 @@ type snapshot struct {
 	promOnce    sync.Once
 	prom        *promexport.Snapshot
 	ctl         ctlCache // the operators' controls' views, controlsnap.go
+	hints       *bodyHints
 }
 
 type appView struct {
@@ -145,7 +146,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 }
 
 func (s *snapshot) appsData() *encodedBody {
-	return s.appsJSON.get(func() any {
+	return s.appsJSON.getLarge(&s.hints.apps, func() any {
 		out := make([]appJSON, len(s.apps))
 		for i := range out {
 			out[i] = s.appJSON(i)
@@ -195,27 +196,30 @@ func (s *snapshot) locationData(li int) *encodedBody {
 }
 
 func (s *snapshot) summaryData() *encodedBody {
-	return s.summaryJSON.get(func() any {
-		p := s.p
-		out := summaryJSON{
-			TotalRequests:       s.day.total(),
-			TotalErrors:         s.day.unavailable,
-			AverageResponseTime: s.day.avgResponse(),
-			UptimePercentage:    s.day.uptime(),
-			Apps:                make([]appSummaryJSON, len(s.apps)),
-			Locations:           make([]locationSummaryItemJSON, len(s.locs)),
-		}
-		for i, a := range s.apps {
-			out.Apps[i] = appSummaryJSON{Name: p.apps[i].Name, Status: a.status,
-				Uptime24h: a.day.uptime(), AvgResponseTime: a.day.avgResponse()}
-		}
-		for i, l := range s.locs {
-			out.Locations[i] = locationSummaryItemJSON{Name: p.locations[i].Name,
-				AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
-				Availability: l.day.uptime()}
-		}
-		return out
-	})
+	return s.summaryJSON.getLarge(&s.hints.summary, func() any { return s.summaryValue() })
+}
+
+// summaryValue is the data of /api/metrics/summary.
+func (s *snapshot) summaryValue() summaryJSON {
+	p := s.p
+	out := summaryJSON{
+		TotalRequests:       s.day.total(),
+		TotalErrors:         s.day.unavailable,
+		AverageResponseTime: s.day.avgResponse(),
+		UptimePercentage:    s.day.uptime(),
+		Apps:                make([]appSummaryJSON, len(s.apps)),
+		Locations:           make([]locationSummaryItemJSON, len(s.locs)),
+	}
+	for i, a := range s.apps {
+		out.Apps[i] = appSummaryJSON{Name: p.apps[i].Name, Status: a.status,
+			Uptime24h: a.day.uptime(), AvgResponseTime: a.day.avgResponse()}
+	}
+	for i, l := range s.locs {
+		out.Locations[i] = locationSummaryItemJSON{Name: p.locations[i].Name,
+			AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
+			Availability: l.day.uptime()}
+	}
+	return out
 }
 
 func seconds(d time.Duration) float64 { return roundTo(d.Seconds(), 6) }

@@ -90,6 +90,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 
 	next := s.eventSeq
 	var buf []logEntry
+	var ev Event // one for every entry: yield takes its address
 	for {
 		var lost bool
 		var wait <-chan struct{}
@@ -100,13 +101,14 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 		}
 		for i := range buf {
 			e := &buf[i]
-			shutdown := e.ev.Type == EventSystem && e.ev.Name == eventShutdown
+			ev = e.event()
+			shutdown := ev.Type == EventSystem && ev.Name == eventShutdown
 			if shutdown && from+uint64(i) < m.runFrom.Load() {
 				// The end of an earlier Run: Run has started again since,
 				// and the snapshot this subscriber started from postdates it.
 				continue
 			}
-			if filter.pass(&e.ev) && !yield(&e.ev, e.msg) {
+			if filter.pass(&ev) && !yield(&ev, e.msg) {
 				return errStopped
 			}
 			if shutdown {

@@ -330,6 +330,7 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 	}
 
 	var werr error
+	defer m.events.wantMessages()()
 	err = m.follow(ctx, filter, func(e *Event, msg []byte) bool {
 		if msg == nil {
 			msg = eventMessage(*e)

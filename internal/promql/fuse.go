@@ -22,7 +22,6 @@ type fusion struct {
 
 // fusions lists the ways e can be fused, by label name.
 func (e *Expr) fusions() []fusion {
-	e.fuseOnce.Do(func() { e.fuse = findFusions(e.text, e.node) })
 	return e.fuse
 }
 

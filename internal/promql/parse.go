@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -13,11 +12,12 @@ import (
 // scalar, the two kinds of answer an app's state can be read from.
 type Expr struct {
 	text    string
-	node    parser.Expr
-	printed string // node printed: what is sent, and the key of equal expressions
-
-	fuseOnce sync.Once
-	fuse     []fusion
+	printed string // the syntax tree printed: what is sent, and the key of equal expressions
+	scalar  bool
+	fuse    []fusion
+	// The syntax tree itself is not kept: it is several times the size of
+	// the text, there is one per app, and it is only needed again when a
+	// plan is made (tree), which is far rarer than a cycle.
 }
 
 // Parse parses text with Prometheus's parser (without experimental
@@ -44,11 +44,22 @@ func Parse(text string) (*Expr, error) {
 		return nil, fmt.Errorf("%s: the expression returns a %s; it must return an instant vector or a scalar",
 			node.PositionRange().StartPosInput(text, 0), parser.DocumentedType(t))
 	}
-	return &Expr{text: text, node: node, printed: node.String()}, nil
+	return &Expr{text: text, printed: node.String(), scalar: node.Type() == parser.ValueTypeScalar,
+		fuse: findFusions(text, node)}, nil
+}
+
+// tree parses the expression again. It parsed once, and the parser is
+// deterministic, so it cannot fail.
+func (e *Expr) tree() parser.Expr {
+	node, err := parser.NewParser(parser.Options{}).ParseExpr(e.text)
+	if err != nil {
+		panic(fmt.Sprintf("promql: %q parsed once and not again: %v", e.text, err))
+	}
+	return node
 }
 
 // String returns the expression as written.
 func (e *Expr) String() string { return e.text }
 
 // Scalar reports whether the expression returns a scalar.
-func (e *Expr) Scalar() bool { return e.node.Type() == parser.ValueTypeScalar }
+func (e *Expr) Scalar() bool { return e.scalar }

@@ -234,9 +234,9 @@ func (t *term) node(tagged bool) parser.Expr {
 		return t.fused(regex(t.values)).Expr
 	}
 	if tagged && t.expr.Scalar() {
-		return &parser.Call{Func: parser.Functions["vector"], Args: parser.Expressions{t.expr.node}}
+		return &parser.Call{Func: parser.Functions["vector"], Args: parser.Expressions{t.expr.tree()}}
 	}
-	return t.expr.node
+	return t.expr.tree()
 }
 
 // String returns the query to send (built once; a Query is immutable): one term as it is, several tagged with

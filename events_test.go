@@ -1,0 +1,69 @@
+package availmon
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func statusEvent(i int) Event {
+	return Event{Type: EventStatusUpdate, Time: time.Unix(int64(i), 0).UTC(), App: fmt.Sprintf("app-%d", i),
+		Location: "loc", Status: StatusDown, PreviousStatus: StatusUp}
+}
+
+// TestEventLogGrowsThenWraps: the ring holds what was logged, up to its
+// size, without allocating it all up front, and then keeps the newest.
+func TestEventLogGrowsThenWraps(t *testing.T) {
+	l := newEventLog(8)
+	var all []Event
+	for i := range 5 {
+		all = append(all, statusEvent(i))
+	}
+	all = append(all, Event{Type: EventSystem, Time: time.Unix(5, 0).UTC(), Name: "backend_connected", Backend: "b"})
+	l.append(all...)
+	if len(l.ring) != 6 {
+		t.Fatalf("ring of %d entries after 6 events, want 6 (it grows as events arrive)", len(l.ring))
+	}
+	got, next, lost, _ := l.read(0, nil)
+	if diff := cmp.Diff(all, got); diff != "" || next != 6 || lost {
+		t.Fatalf("read from 0: next %d lost %v (-want +got):\n%s", next, lost, diff)
+	}
+	for i := 6; i < 13; i++ {
+		e := statusEvent(i)
+		all = append(all, e)
+		l.append(e)
+	}
+	if len(l.ring) != 8 {
+		t.Fatalf("ring of %d entries, want its size 8", len(l.ring))
+	}
+	got, next, lost, _ = l.read(0, nil)
+	if diff := cmp.Diff(all[5:], got); diff != "" || next != 13 || !lost {
+		t.Fatalf("read from 0 after wrapping: next %d lost %v (-want +got):\n%s", next, lost, diff)
+	}
+	got, _, lost, _ = l.read(10, nil)
+	if diff := cmp.Diff(all[10:], got); diff != "" || lost {
+		t.Fatalf("read from 10: lost %v (-want +got):\n%s", lost, diff)
+	}
+}
+
+// TestEventLogEncodesForFollowers: messages are encoded once when logged
+// while a /api/ws client follows, and not at all otherwise.
+func TestEventLogEncodesForFollowers(t *testing.T) {
+	l := newEventLog(16)
+	l.append(statusEvent(0))
+	done := l.wantMessages()
+	l.append(statusEvent(1))
+	done()
+	l.append(statusEvent(2))
+	entries, _, _, _ := l.readEntries(0, nil)
+	for i, want := range []bool{false, true, false} {
+		if has := entries[i].msg != nil; has != want {
+			t.Errorf("event %d: message encoded %v, want %v", i, has, want)
+		}
+	}
+	if got, want := string(entries[1].msg), string(eventMessage(statusEvent(1))); got != want {
+		t.Errorf("message %s, want %s", got, want)
+	}
+}
