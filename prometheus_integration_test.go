@@ -143,6 +143,21 @@ func (c *apiClient) appStates() map[string]string {
 	return out
 }
 
+// appErrors returns the error of every app that has one, for failure
+// messages.
+func (c *apiClient) appErrors() map[string]string {
+	c.t.Helper()
+	var body struct{ Data []wireApp }
+	c.get("/api/apps", &body)
+	out := make(map[string]string)
+	for _, a := range body.Data {
+		if a.Error != "" {
+			out[a.Name] = a.Error
+		}
+	}
+	return out
+}
+
 func (c *apiClient) app(name string) wireAppDetail {
 	c.t.Helper()
 	var body struct{ Data wireAppDetail }

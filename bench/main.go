@@ -87,6 +87,13 @@ func main() {
 		}
 		o.apps = append(o.apps, n)
 	}
+	if o.profile != "" {
+		// Found missing only after the fill, minutes into the run.
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: -profile: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {

@@ -35,7 +35,7 @@ type reloader struct {
 }
 
 func newReloader(path string, lookup config.LookupFunc, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer) *reloader {
-	r := &reloader{path: path, lookup: lookup, log: log, cur: cfg,
+	r := &reloader{path: path, lookup: lookup, log: log, cur: settingsOf(cfg),
 		// Prometheus's own names for the same thing, so that the same
 		// alerts work.
 		ok: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -103,8 +103,17 @@ func (r *reloader) apply() (availmon.ConfigChange, error) {
 			r.log.Error("reload: scrape_interval not applied", "err", err)
 		}
 	}
-	r.cur = cfg
+	r.cur = settingsOf(cfg)
 	return ch, nil
+}
+
+// settingsOf is cfg without its apps and rules, all a reload compares
+// against: the Monitor has its own copy of them, and at 50,000 apps the
+// config's would be several megabytes kept for nothing.
+func settingsOf(cfg *config.Config) *config.Config {
+	c := *cfg
+	c.Apps, c.Discover = nil, nil
+	return &c
 }
 
 // onSIGHUP reloads on every SIGHUP until ctx ends.

@@ -44,7 +44,11 @@ func Parse(text string) (*Expr, error) {
 		return nil, fmt.Errorf("%s: the expression returns a %s; it must return an instant vector or a scalar",
 			node.PositionRange().StartPosInput(text, 0), parser.DocumentedType(t))
 	}
-	return &Expr{text: text, printed: node.String(), scalar: node.Type() == parser.ValueTypeScalar,
+	printed := node.String()
+	if printed == text {
+		printed = text // one copy, not two, of most apps' expression
+	}
+	return &Expr{text: text, printed: printed, scalar: node.Type() == parser.ValueTypeScalar,
 		fuse: findFusions(text, node)}, nil
 }
 
