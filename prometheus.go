@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -62,13 +63,17 @@ type promQuerier interface {
 // is 0, and unavailable when there is no sample, a NaN or an error. Apps of
 // one Check call are combined into a single query.
 type PrometheusSource struct {
-	name    string
-	api     promQuerier
-	client  api.Client // the planned queries' HTTP part (promquery.go)
-	timeout time.Duration
-	log     *slog.Logger
-	clock   Clock
-	solo    *soloVerdicts // expressions asked on their own for a while
+	name   string
+	api    promQuerier
+	client api.Client // the planned queries' HTTP part (promquery.go)
+	http   *http.Client
+	// answerSize is about the size of the largest recent answer to a
+	// planned query, which the next one's buffer starts at (promquery.go).
+	answerSize atomic.Int64
+	timeout    time.Duration
+	log        *slog.Logger
+	clock      Clock
+	solo       *soloVerdicts // expressions asked on their own for a while
 
 	exprs       exprCache
 	plans       planCache
@@ -108,7 +113,8 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 	if o.MaxQueryLength < 0 {
 		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
 	}
-	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), client: c, timeout: o.QueryTimeout, log: log,
+	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), client: c, http: &http.Client{Transport: rt},
+		timeout: o.QueryTimeout, log: log,
 		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
 

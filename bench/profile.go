@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // profiler saves the availmon binary's heap profiles and its GC trace for
@@ -64,7 +66,29 @@ func (p profiler) heap(base, point string) error {
 		return err
 	}
 	fmt.Println("saved", name)
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return p.memStats(base, strings.TrimSuffix(name, ".pb.gz")+".txt")
+}
+
+// memStats saves the text form of the heap profile, whose end is the
+// runtime's MemStats: where the resident memory that is not live heap goes
+// (heap idle and released, spans, GC metadata, stacks).
+func (p profiler) memStats(base, name string) error {
+	res, err := http.Get(base + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if i := bytes.Index(b, []byte("\n# runtime.MemStats")); i >= 0 {
+		b = b[i+1:]
+	}
+	return os.WriteFile(name, b, 0o644)
 }
 
 // keepLog copies the binary's output (with the GC trace) beside the
