@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"unicode/utf8"
 )
 
 // controlOptions are the Options of the operators' controls. New fixes them;
@@ -99,6 +100,8 @@ func checkLabel(k, v string) error {
 		return fmt.Errorf("label %q: the value is empty", k)
 	case len(v) > 1024:
 		return fmt.Errorf("label %q: the value is longer than 1024 bytes", k)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("label %q: the value is not valid UTF-8 (Prometheus refuses it as a label value)", k)
 	}
 	return nil
 }

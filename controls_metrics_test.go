@@ -58,6 +58,7 @@ func TestControlsOptionsErrors(t *testing.T) {
 		{"bad label key", func(o *Options) { o.Apps[0].Labels = map[string]string{"a-b": "x"} }, `label "a-b": the key is not a label name`},
 		{"reserved label key prefix", func(o *Options) { o.Apps[0].Labels = map[string]string{"__x": "x"} }, `label "__x"`},
 		{"empty label value", func(o *Options) { o.Apps[0].Labels = map[string]string{"team": ""} }, `label "team": the value is empty`},
+		{"label value not UTF-8", func(o *Options) { o.Apps[0].Labels = map[string]string{"team": "\xff"} }, `label "team": the value is not valid UTF-8`},
 		{"export reserved", func(o *Options) { o.ExportLabels = []string{"location"} }, `ExportLabels: "location"`},
 		{"export twice", func(o *Options) { o.ExportLabels = []string{"team", "team"} }, `listed twice`},
 		{"export bad", func(o *Options) { o.ExportLabels = []string{"1x"} }, `not a label name`},

@@ -46,20 +46,13 @@ func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *
 	if b, ok := c.byFormat[f]; ok {
 		return b, nil
 	}
-	mfs, err := exp.GatherSnapshot(s.promSnapshot())
-	if err != nil {
-		return nil, err
-	}
 	var buf bytes.Buffer
 	n := int(last.Load())
 	buf.Grow(n + n/32 + 512)
-	enc := expfmt.NewEncoder(&buf, f)
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			return nil, err
-		}
+	// No "# EOF" yet: in OpenMetrics it goes after the live families.
+	if err := exp.EncodeSnapshot(&buf, s.promSnapshot(), f); err != nil {
+		return nil, err
 	}
-	// No Close: an OpenMetrics "# EOF" goes after the live families.
 	head := buf.Bytes()
 	last.Store(int64(len(head)))
 	if cap(head)-len(head) > len(head)/8 {

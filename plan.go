@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // plan is the set of apps, locations and backends one cycle checks, with the
@@ -45,6 +46,8 @@ func buildPlan(opts *Options) (*plan, []error) {
 			bad("location %d has no name", i+1)
 		case hasKey(p.locIndex, l.Name):
 			bad("location %q is listed twice", l.Name)
+		case !utf8.ValidString(l.Name):
+			bad("location %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", l.Name)
 		default:
 			p.locIndex[l.Name] = i
 		}
@@ -95,6 +98,8 @@ func buildPlan(opts *Options) (*plan, []error) {
 			bad("app %d has no name", i+1)
 		} else if hasKey(p.appIndex, a.Name) {
 			bad("app %q is listed twice", a.Name)
+		} else if !utf8.ValidString(a.Name) {
+			bad("app %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", a.Name)
 		}
 		p.appIndex[a.Name] = i
 		if a.HTTP != nil {

@@ -12,6 +12,10 @@
 //	reg := prometheus.NewRegistry()
 //	reg.MustRegister(exp)
 //
+// A server that encodes the snapshot's families once per snapshot calls
+// EncodeSnapshot, which writes availmon_up (a series per app) straight
+// from the Snapshot in the text formats, with the bytes expfmt would give.
+//
 // Label values come from configuration (app, location and backend names) or
 // from small fixed sets (route patterns, HTTP methods and status codes), never
 // from raw request input, so cardinality is bounded by the configuration.

@@ -73,6 +73,7 @@ type Exporter struct {
 	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
 	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
 	controls                                    controlDescs
+	up                                          upText
 	mu                                          sync.Mutex
 	cachedSeq                                   uint64
 	cachedUp                                    []prometheus.Metric
@@ -98,6 +99,8 @@ const (
 	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
+const upHelp = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps."
+
 // New returns an Exporter reading state through o.
 func New(o Options) *Exporter {
 	if o.Snapshot == nil || o.Interval == nil {
@@ -121,9 +124,9 @@ func New(o Options) *Exporter {
 			Name: NameHTTPRequests,
 			Help: "Total HTTP requests served, by method, route pattern and status code.",
 		}, []string{"method", "path", "status"}),
-		upDesc: prometheus.NewDesc(NameUp,
-			"Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.",
+		upDesc: prometheus.NewDesc(NameUp, upHelp,
 			append([]string{"app", "location"}, o.ExportLabels...), nil),
+		up: newUpText(upHelp, o.ExportLabels),
 		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc(NameLocationRatio,

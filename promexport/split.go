@@ -28,16 +28,23 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectLive(ch
 // GatherSnapshot gathers the families of s, sorted by name as a registry
 // gathers them.
 func (e *Exporter) GatherSnapshot(s *Snapshot) ([]*dto.MetricFamily, error) {
+	return e.gather(snapshotCollector{e: e, s: s})
+}
+
+func (e *Exporter) gather(c snapshotCollector) ([]*dto.MetricFamily, error) {
 	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(snapshotCollector{e, s}); err != nil {
+	if err := reg.Register(c); err != nil {
 		return nil, err
 	}
 	return reg.Gather()
 }
 
+// snapshotCollector collects the families of s, availmon_up left out when
+// withoutUp (EncodeSnapshot writes it itself).
 type snapshotCollector struct {
-	e *Exporter
-	s *Snapshot
+	e         *Exporter
+	s         *Snapshot
+	withoutUp bool
 }
 
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -50,7 +57,11 @@ func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 // cache: the caller of GatherSnapshot keeps what it needs of the result, and
 // a second copy of every app's series would only hold memory.
 func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
-	c.e.collectSnapshot(c.s, c.e.buildUp(c.s), ch)
+	var up []prometheus.Metric
+	if !c.withoutUp {
+		up = c.e.buildUp(c.s)
+	}
+	c.e.collectSnapshot(c.s, up, ch)
 }
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
