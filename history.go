@@ -34,6 +34,7 @@ type checkEntry struct {
 //	uvarint  if hasErr: 1 + the index of its error text in errs
 //
 // so that a check with no error takes 4 bytes most often.
+//
 // The oldest check's time bytes are stale once the check before it has
 // been dropped: its time and delta are in first and firstDelta instead, so
 // that dropping it only moves head and updates them from the next one.
