@@ -87,27 +87,55 @@ func TestSaveAllocatesOnlyItsEncoding(t *testing.T) {
 	}
 }
 
-// An app's history of 100 entries costs its 1,200 bytes and its header,
-// not the allocator's 1,280-byte size class (7% more at every app count).
-func TestHistoryRingBytes(t *testing.T) {
-	const size = 100
-	const entry = int(unsafe.Sizeof(packedEntry{}))
-	const apps = 12 * (slabBytes / (entry * size)) // whole slabs
-	s := newRingSlab(size)
-	hs := make([]*appHistory, apps)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i := range hs {
-		hs[i] = s.history()
-		for n := range size {
-			hs[i].add(checkEntry{at: int64(n) * 1e9, status: StatusUp}, size)
-		}
-	}
-	runtime.ReadMemStats(&after)
-	perApp := float64(after.TotalAlloc-before.TotalAlloc) / float64(apps)
-	if limit := 1.01*float64(entry*size) + 64; perApp > limit {
-		t.Errorf("a full history of %d entries takes %.0f bytes, want at most %.0f", size, perApp, limit)
+// A full history of 100 checks a second apart, answered in 20 to 80 ms,
+// takes about half the 1,256 bytes an app's ring of 12-byte entries and
+// its header took (5,371 for an app failing with a new error text every
+// check, most of them its table of texts, which grew by doubling), and
+// adding a check to it allocates nothing.
+func TestHistoryBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		distinct bool
+		limit    float64
+	}{
+		{"up", false, 700},
+		{"distinct errors", true, 3500},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			const apps, size = 4000, 100
+			es := benchChecks(size, tt.distinct) // texts shared by every app: not counted
+			hs := make([]*appHistory, apps)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for i := range hs {
+				hs[i] = new(appHistory)
+				for _, e := range es {
+					hs[i].add(e, size)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			perApp := float64(after.HeapAlloc-before.HeapAlloc) / apps
+			h := hs[0]
+			counted := int(unsafe.Sizeof(*h)) + cap(h.buf) + cap(h.errs)*int(unsafe.Sizeof(errText{}))
+			t.Logf("%.0f bytes of live heap per app; header, buffer and texts' table %d bytes (%d of checks, %.1f a check)",
+				perApp, counted, len(h.buf)-h.head, float64(len(h.buf)-h.head)/size)
+			if perApp > tt.limit {
+				t.Errorf("a full history of %d checks takes %.0f bytes, want at most %.0f", size, perApp, tt.limit)
+			}
+			at := es[size-1].at
+			allocs := testing.AllocsPerRun(1000, func() {
+				at += 1e9
+				e := es[int(at/1e9)%size]
+				e.at = at
+				h.add(e, size)
+			})
+			if allocs != 0 {
+				t.Errorf("adding to a full history allocates %.1f times", allocs)
+			}
+			runtime.KeepAlive(hs)
+		})
 	}
 }
 

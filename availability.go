@@ -418,7 +418,7 @@ func New(opts Options) (*Monitor, error) {
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
-	m.state = newCycleState(p, m.historySize)
+	m.state = newCycleState(p)
 	if m.store != nil {
 		m.restore(context.Background())
 	}

@@ -1,7 +1,9 @@
 package availmon
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -15,47 +17,52 @@ type checkEntry struct {
 	err    string
 }
 
-// appHistory is a ring of an app's most recent checks. There are
-// HistorySize entries per app, so thousands of apps make millions of them:
-// each is kept in 12 bytes (a checkEntry is 56), with the error texts held
-// once per app and referred to by number. What it drops is what the API
-// never shows: the time below the millisecond and the response time below
-// the microsecond.
+// appHistory is an app's most recent checks, at most the history size of
+// them, oldest first. There are HistorySize checks per app, so thousands of
+// apps make millions of them: they are kept as a stream of varints, about 4
+// bytes a check (fixed 12-byte entries made the histories the largest
+// structure of the heap), with the error texts held once per app and
+// referred to by number. What it drops is what the API never shows: the
+// time below the millisecond and the response time below the microsecond.
+//
+// Each check in buf[head:] is
+//
+//	varint   its time in unix ms, less the time of the check before it,
+//	         less the delta before that (0 at a steady interval: 1 byte)
+//	uvarint  rt<<3 | hasErr<<2 | status, rt being its response time in
+//	         microseconds, saturated to 32 bits (3 bytes from 2 to 262 ms)
+//	uvarint  if hasErr: 1 + the index of its error text in errs
+//
+// so that a check with no error takes 4 bytes most often.
+//
+// The oldest check's time bytes are stale once the check before it has
+// been dropped: its time and delta are in first and firstDelta instead, so
+// that dropping it only moves head and updates them from the next one.
 type appHistory struct {
-	mu      sync.Mutex
-	entries []packedEntry // a ring of exactly the history size (historyslab.go)
-	next    int           // where the next entry goes once the ring is full
-	errs    []errText     // the distinct error texts of entries
+	mu                sync.Mutex
+	buf               []byte
+	head, n           int       // where the oldest check starts; the number of checks
+	first, firstDelta int64     // the oldest check's time in unix ms, and its delta
+	last, lastDelta   int64     // the newest one's, which the next is encoded against
+	errs              []errText // the distinct error texts of checks
 }
 
-// packedEntry is a checkEntry in 12 bytes. The time in unix milliseconds
-// and the status code make one 46-bit signed number, at<<2|status, split
-// over lo and hi: it spans 278 years either side of 1970, and a time past
-// that (which UnixNano cannot even give for long) is kept as the nearest
-// one it holds.
-type packedEntry struct {
-	lo       uint32 // the low 32 bits of at<<2|status
-	hi       int16  // the bits above them, sign included
-	err      uint16 // 1 + index in errs; 0 for no error
-	rtMicros uint32 // saturates at about 71 minutes
-}
-
-// maxPackedMillis bounds the unix milliseconds a packedEntry holds.
-const maxPackedMillis = 1<<43 - 1
-
-// errText is an error text with the number of entries that show it.
+// errText is an error text with the number of checks that show it.
 type errText struct {
 	text string
 	refs int
 }
 
-// maxErrTexts bounds an app's distinct error texts to what packedEntry.err
-// can number; past it, new texts share the last slot.
+// maxErrTexts bounds an app's distinct error texts to what an error number
+// can be (uint16); past it, new texts share the last slot.
 const maxErrTexts = math.MaxUint16
+
+// maxCheckBytes bounds the encoding of one check.
+const maxCheckBytes = 3 * binary.MaxVarintLen64
 
 var statusCodes = [...]Status{StatusUp, StatusDown, StatusUnavailable}
 
-func packStatus(s Status) int64 {
+func packStatus(s Status) uint64 {
 	switch s {
 	case StatusUp:
 		return 0
@@ -65,33 +72,97 @@ func packStatus(s Status) int64 {
 	return 2
 }
 
+// add appends e, dropping the oldest checks past size.
 func (h *appHistory) add(e checkEntry, size int) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.entries == nil {
-		h.entries = make([]packedEntry, 0, size)
+	h.push(e, size, maxErrTexts)
+	h.mu.Unlock()
+}
+
+// push is add with the bound on distinct error texts as a parameter, so
+// that tests can reach it.
+func (h *appHistory) push(e checkEntry, size, maxTexts int) {
+	size = max(size, 1)
+	for h.n >= size {
+		h.dropOldest()
 	}
-	if len(h.entries) < size {
-		h.entries = append(h.entries, h.pack(e))
+	// Release before interning, so that a full table reuses the slot of
+	// the dropped check.
+	errNum := h.intern(e.err, maxTexts, size)
+	ms := checkMillis(e.at)
+	var dod int64
+	if h.n == 0 {
+		h.first, h.firstDelta, h.last, h.lastDelta = ms, 0, ms, 0
+	} else {
+		// Times are within ±2⁴³, so neither difference overflows.
+		delta := ms - h.last
+		dod = delta - h.lastDelta
+		h.last, h.lastDelta = ms, delta
+	}
+	var tmp [maxCheckBytes]byte
+	c := binary.AppendVarint(tmp[:0], dod)
+	word := uint64(checkMicros(e.rt))<<3 | packStatus(e.status) // rounded, as the API shows it
+	if errNum != 0 {
+		word |= 4
+	}
+	c = binary.AppendUvarint(c, word)
+	if errNum != 0 {
+		c = binary.AppendUvarint(c, uint64(errNum))
+	}
+	h.room(len(c), size)
+	h.buf = append(h.buf, c...)
+	h.n++
+}
+
+// dropOldest drops the oldest check; there is one.
+func (h *appHistory) dropOldest() {
+	r := h.reader()
+	_, _, _, errNum := r.next()
+	h.release(errNum)
+	if h.n--; h.n == 0 {
+		h.buf, h.head = h.buf[:0], 0
 		return
 	}
-	h.release(h.entries[h.next].err)
-	h.entries[h.next] = h.pack(e)
-	h.next = (h.next + 1) % size
+	rest := len(r.b)
+	r.next()
+	h.head, h.first, h.firstDelta = len(h.buf)-rest, r.ms, r.delta
 }
 
-func (h *appHistory) pack(e checkEntry) packedEntry {
-	v := checkMillis(e.at)<<2 | packStatus(e.status)
-	return packedEntry{
-		lo:       uint32(v),
-		hi:       int16(v >> 32),
-		rtMicros: checkMicros(e.rt), // rounded, as the API shows it
-		err:      h.intern(e.err),
+// room makes buf hold need more bytes. When its end reaches its capacity,
+// the checks are copied down over the dropped ones, or into a new buffer
+// when that would leave less than a sixteenth of them free (copies would
+// then be frequent) or more than half of the buffer unused. So copies cost
+// at most 16 bytes per byte added, and no check allocates once the history
+// is full and its checks keep their size. A history not yet full is sized
+// for size checks like those it has: one allocation fills it.
+func (h *appHistory) room(need, size int) {
+	if len(h.buf)+need <= cap(h.buf) {
+		return
 	}
+	live := len(h.buf) - h.head
+	want := live + need
+	if h.n+1 < size {
+		perCheck := (want + h.n) / (h.n + 1) // rounded up
+		want = max(want, perCheck*min(size, math.MaxInt32))
+	}
+	want += want / 16
+	if c := cap(h.buf); c >= want && c <= 2*want {
+		h.buf, h.head = h.buf[:copy(h.buf, h.buf[h.head:])], 0
+		return
+	}
+	h.buf, h.head = withCap(h.buf[h.head:], want), 0
 }
 
-// intern returns the number of text in errs, adding it if new.
-func (h *appHistory) intern(text string) uint16 {
+// withCap returns a copy of s with a capacity of at least c: all of the
+// allocator's size class, which it would round c up to anyway.
+func withCap[S ~[]E, E any](s S, c int) S {
+	return append(slices.Grow(S(nil), c), s...)
+}
+
+// intern returns the number of text in errs, adding it if new: errs holds
+// at most maxTexts texts (past it, new texts share the last slot) and
+// grows no larger than size checks can refer to.
+func (h *appHistory) intern(text string, maxTexts, size int) uint16 {
 	if text == "" {
 		return 0
 	}
@@ -105,14 +176,17 @@ func (h *appHistory) intern(text string) uint16 {
 			free = i
 		}
 	}
-	switch {
+	switch n := len(h.errs); {
 	case free >= 0:
-	case len(h.errs) < maxErrTexts:
-		free = len(h.errs)
+	case n < maxTexts:
+		if n == cap(h.errs) {
+			h.errs = withCap(h.errs, n+max(1, min(n, size-n, maxTexts-n)))
+		}
+		free = n
 		h.errs = append(h.errs, errText{})
 	default:
 		// Every slot is in use: share the last one rather than grow.
-		free = len(h.errs) - 1
+		free = n - 1
 		h.errs[free].refs++
 		return uint16(free + 1)
 	}
@@ -131,36 +205,65 @@ func (h *appHistory) release(n uint16) {
 	}
 }
 
-func (h *appHistory) unpack(p packedEntry) checkEntry {
-	v := int64(p.hi)<<32 | int64(p.lo)
-	e := checkEntry{
-		at:     (v >> 2) * int64(time.Millisecond),
-		rt:     time.Duration(p.rtMicros) * time.Microsecond,
-		status: statusCodes[v&3],
+// checkReader decodes a history's checks, oldest first.
+type checkReader struct {
+	b         []byte // the checks not read yet
+	ms, delta int64  // the time of the check read last, and its delta
+	oldest    bool   // the next check is the oldest: its time is ms
+}
+
+func (h *appHistory) reader() checkReader {
+	return checkReader{b: h.buf[h.head:], ms: h.first, delta: h.firstDelta, oldest: true}
+}
+
+// next decodes the next check: its time in unix ms, its response time in
+// µs, its status and its error number (0 for none). The caller knows there
+// is one: buf is only written by push, so it is not checked.
+func (r *checkReader) next() (ms int64, rtMicros uint32, s Status, errNum uint16) {
+	dod, k := binary.Varint(r.b)
+	if !r.oldest {
+		r.delta += dod
+		r.ms += r.delta
 	}
-	if p.err != 0 {
-		e.err = h.errs[p.err-1].text
+	r.oldest = false
+	word, j := binary.Uvarint(r.b[k:])
+	r.b = r.b[k+j:]
+	if word&4 != 0 {
+		n, i := binary.Uvarint(r.b)
+		r.b = r.b[i:]
+		errNum = uint16(n)
+	}
+	return r.ms, uint32(word >> 3), statusCodes[word&3], errNum
+}
+
+// check returns a decoded check as a checkEntry.
+func (h *appHistory) check(ms int64, rtMicros uint32, s Status, errNum uint16) checkEntry {
+	e := checkEntry{
+		at:     ms * int64(time.Millisecond),
+		rt:     time.Duration(rtMicros) * time.Microsecond,
+		status: s,
+	}
+	if errNum != 0 {
+		e.err = h.errs[errNum-1].text
 	}
 	return e
 }
 
-// list returns the entries, oldest first.
+// list returns the checks, oldest first.
 func (h *appHistory) list() []checkEntry {
 	h.mu.Lock()
-	n := len(h.entries)
+	n := h.n
 	h.mu.Unlock()
 	return h.appendTo(make([]checkEntry, 0, n))
 }
 
-// appendTo appends the entries to dst, oldest first.
+// appendTo appends the checks to dst, oldest first.
 func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, p := range h.entries[h.next:] {
-		dst = append(dst, h.unpack(p))
-	}
-	for _, p := range h.entries[:h.next] {
-		dst = append(dst, h.unpack(p))
+	r := h.reader()
+	for range h.n {
+		dst = append(dst, h.check(r.next()))
 	}
 	return dst
 }
@@ -168,14 +271,16 @@ func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
 // restore makes es (oldest first) the history, keeping the last size of
 // them.
 func (h *appHistory) restore(es []checkEntry, size int) {
-	es = es[max(0, len(es)-size):]
 	h.mu.Lock()
-	if cap(h.entries) != size {
-		h.entries = make([]packedEntry, 0, size)
-	}
-	h.entries, h.next, h.errs = h.entries[:0], 0, nil
-	for _, e := range es {
-		h.entries = append(h.entries, h.pack(e))
-	}
+	h.reset(es, size, maxErrTexts)
 	h.mu.Unlock()
+}
+
+// reset is restore under h.mu, with the bound on distinct error texts as a
+// parameter.
+func (h *appHistory) reset(es []checkEntry, size, maxTexts int) {
+	h.buf, h.head, h.n, h.errs = h.buf[:0], 0, 0, nil
+	for _, e := range es[max(0, len(es)-size):] {
+		h.push(e, size, maxTexts)
+	}
 }

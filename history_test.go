@@ -1,84 +1,244 @@
 package availmon
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// What the API shows of a check: the time to the millisecond, the response
-// time to the microsecond.
-func shown(e checkEntry) checkEntry {
-	e.at = time.Unix(0, e.at).UnixMilli() * int64(time.Millisecond)
-	e.rt = e.rt.Round(time.Microsecond)
+// historyModel is what an appHistory must show, kept plainly: a slice of
+// the last size checks as the API shows them, and for each the slot of
+// its error text, a slot being free when no check refers to it (counted
+// afresh, where the history counts references as it goes).
+type historyModel struct {
+	size, maxTexts int
+	checks         []checkEntry // err empty: it is slots[slot[i]]
+	slot           []int        // -1 for no error
+	slots          []string
+}
+
+func (m *historyModel) add(e checkEntry) {
+	for len(m.checks) >= max(m.size, 1) {
+		m.checks, m.slot = m.checks[1:], m.slot[1:]
+	}
+	ms := e.at / 1e6
+	if e.at%1e6 < 0 {
+		ms-- // floor
+	}
+	ms = min(max(ms, -1<<43), 1<<43-1)
+	us := min(max(e.rt.Round(time.Microsecond)/time.Microsecond, 0), math.MaxUint32)
+	m.checks = append(m.checks, checkEntry{at: ms * 1e6, rt: us * time.Microsecond, status: e.status})
+	m.slot = append(m.slot, m.slotFor(e.err))
+}
+
+func (m *historyModel) used(s int) bool {
+	for _, t := range m.slot {
+		if t == s {
+			return true
+		}
+	}
+	return false
+}
+
+// slotFor is the rule of error texts: a text already shown keeps its slot,
+// a new one takes the first free slot, or a new slot while there are fewer
+// than maxTexts, or else shares the last.
+func (m *historyModel) slotFor(text string) int {
+	if text == "" {
+		return -1
+	}
+	for s := range m.slots {
+		if m.used(s) && m.slots[s] == text {
+			return s
+		}
+	}
+	for s := range m.slots {
+		if !m.used(s) {
+			m.slots[s] = text
+			return s
+		}
+	}
+	if len(m.slots) < m.maxTexts {
+		m.slots = append(m.slots, text)
+	}
+	return len(m.slots) - 1
+}
+
+func (m *historyModel) restore(es []checkEntry) {
+	m.checks, m.slot, m.slots = nil, nil, nil
+	for _, e := range es[max(0, len(es)-m.size):] {
+		m.add(e)
+	}
+}
+
+func (m *historyModel) list() []checkEntry {
+	out := make([]checkEntry, len(m.checks))
+	for i, c := range m.checks {
+		if s := m.slot[i]; s >= 0 {
+			c.err = m.slots[s]
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// historyGen makes checks as a monitor and its tests give them: mostly at
+// a steady interval, some jittered, some going back, some jumping by
+// years or to the ends of int64, with error texts that repeat and churn.
+type historyGen struct {
+	at    int64
+	texts int // the texts in use are those numbered texts-8 to texts
+}
+
+func (g *historyGen) next(r func(n int) int) checkEntry {
+	const s = int64(time.Second)
+	switch k := r(20); {
+	case k < 12: // steady
+		g.at += 30 * s
+	case k < 15: // jittered
+		g.at += 30*s + int64(r(400)-200)*int64(time.Millisecond) + int64(r(1e6))
+	case k < 17: // back
+		g.at -= int64(r(1000)) * s
+	case k == 17: // years either way
+		g.at += int64(r(200)-100) * 365 * 24 * 3600 * s
+	default: // the ends, and anywhere
+		g.at = [...]int64{math.MaxInt64, math.MinInt64, int64(r(1 << 30)), -int64(r(1<<30)) * s}[r(4)]
+	}
+	e := checkEntry{at: g.at, status: statusCodes[r(3)]}
+	switch k := r(10); {
+	case k < 6:
+		e.rt = time.Duration(20_000+r(60_000))*time.Microsecond + time.Duration(r(1000))
+	case k < 8:
+		e.rt = time.Duration(r(1 << 20))
+	default:
+		e.rt = [...]time.Duration{-time.Second, 0, 500, math.MaxInt64, math.MaxUint32*time.Microsecond + 499, 3 * time.Hour}[r(6)]
+	}
+	if r(3) > 0 {
+		if r(4) == 0 {
+			g.texts++ // churn
+		}
+		e.err = fmt.Sprintf("dial tcp 10.0.0.1:%d: refused", g.texts-r(8))
+	}
 	return e
 }
 
-// The ring keeps the last size checks, oldest first, with everything the
-// API shows of them, whatever their errors: compared with a plain slice.
-func FuzzAppHistory(f *testing.F) {
-	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, uint8(5))
-	f.Add([]byte{0, 0, 0, 255, 255, 7, 7, 7, 7, 3, 3, 3}, uint8(1))
-	f.Fuzz(func(t *testing.T, ops []byte, size uint8) {
-		n := int(size%20) + 1
-		var h appHistory
-		var want []checkEntry
-		base := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).UnixNano()
-		for i, op := range ops {
-			e := checkEntry{
-				at:     base + int64(i)*int64(1234567891) + int64(op)*7919,
-				rt:     time.Duration(op) * 1234567 * time.Nanosecond,
-				status: statusCodes[int(op)%3],
+// runHistoryModel drives a history and the model with the same checks,
+// taking its choices from r, and compares them after every step.
+func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int) {
+	t.Helper()
+	var h appHistory
+	m := historyModel{size: size, maxTexts: maxTexts}
+	g := historyGen{at: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).UnixNano()}
+	for step := range steps {
+		if r(50) == 0 { // a restore from a saved state, some checks more or fewer
+			es := m.list()
+			es = es[r(len(es)+1):]
+			for range r(3) {
+				es = append(es, g.next(r))
 			}
-			if op%4 != 0 {
-				e.err = fmt.Sprintf("error %d", op%7) // few distinct texts, repeated
-			}
-			if op%5 == 0 {
-				e.at = -e.at // 1913: a test clock before 1970
-			}
-			h.add(e, n)
-			want = append(want, shown(e))
-			if len(want) > n {
-				want = want[1:]
-			}
-			if diff := cmp.Diff(want, h.list(), cmp.AllowUnexported(checkEntry{})); diff != "" {
-				t.Fatalf("after %d adds (size %d) (-want +got):\n%s", i+1, n, diff)
-			}
+			h.mu.Lock()
+			h.reset(es, size, maxTexts)
+			h.mu.Unlock()
+			m.restore(es)
+		} else {
+			e := g.next(r)
+			h.mu.Lock()
+			h.push(e, size, maxTexts)
+			h.mu.Unlock()
+			m.add(e)
 		}
-		if cap(h.entries) != 0 && cap(h.entries) != n {
-			t.Errorf("ring capacity %d for size %d", cap(h.entries), n)
+		if want, got := m.list(), h.list(); !slices.Equal(want, got) { // cmp.Diff only to report: it is slow
+			t.Fatalf("size %d, %d texts: after step %d (-want +got):\n%s", size, maxTexts, step, cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})))
 		}
-		refs := 0
-		for _, e := range h.errs {
-			refs += e.refs
-			if e.refs == 0 && e.text != "" {
-				t.Errorf("unreferenced error text %q kept", e.text)
-			}
+		checkHistoryRefs(t, &h)
+		if step%16 == 0 {
+			checkHistoryEncoding(t, &h)
 		}
-		withErr := 0
-		for _, e := range h.entries {
-			if e.err != 0 {
-				withErr++
-			}
-		}
-		if refs != withErr {
-			t.Errorf("%d references to error texts for %d entries with an error", refs, withErr)
-		}
-		if len(h.errs) > 7 {
-			t.Errorf("%d error slots for 7 distinct texts", len(h.errs))
-		}
-	})
+	}
 }
 
-// An entry is 12 bytes: 10,000 apps of 100 checks are 12 MB, not 48.
-func TestPackedEntrySize(t *testing.T) {
-	if s := unsafe.Sizeof(packedEntry{}); s != 12 {
-		t.Errorf("packedEntry is %d bytes", s)
+// checkHistoryRefs checks that every error text is counted by the checks
+// that show it, and that a text no check shows is let go.
+func checkHistoryRefs(t *testing.T, h *appHistory) {
+	t.Helper()
+	refs := make([]int, len(h.errs))
+	r := h.reader()
+	for range h.n {
+		if _, _, _, n := r.next(); n != 0 {
+			refs[n-1]++
+		}
 	}
+	for i, e := range h.errs {
+		if e.refs != refs[i] || e.refs == 0 && e.text != "" {
+			t.Fatalf("error slot %d: %d references, %d checks refer to it, text %q", i, e.refs, refs[i], e.text)
+		}
+	}
+	if len(r.b) != 0 {
+		t.Fatalf("%d bytes past the last check", len(r.b))
+	}
+}
+
+// checkHistoryEncoding checks that a save walks the live history to the
+// bytes it gives for a copy of it.
+func checkHistoryEncoding(t *testing.T, h *appHistory) {
+	t.Helper()
+	var live, copied encoder
+	live.str("a")
+	live.str("l")
+	h.encode(&live, &appState{})
+	live.day(&dayWindow{})
+	copied.app(&savedApp{name: "a", location: "l", history: h.list()})
+	if !bytes.Equal(live.b, copied.b) {
+		t.Fatalf("live encoding %x, of a copy %x", live.b, copied.b)
+	}
+}
+
+// The history shows what a plain slice of its last checks does, with
+// times and response times rounded and clamped as the API shows them,
+// through steady, jittered, backward and huge steps of time, restores,
+// and error texts that repeat and churn, sharing slots past a small bound.
+func TestHistoryMatchesModel(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 100} {
+		for _, texts := range []int{maxErrTexts, 3, 1} {
+			t.Run(fmt.Sprintf("size %d texts %d", size, texts), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(size), uint64(texts)))
+				runHistoryModel(t, size, texts, 3000, rng.IntN)
+			})
+		}
+	}
+}
+
+// The same comparison, from fuzz bytes.
+func FuzzHistoryModel(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+	f.Add([]byte{0, 0, 0, 255, 255, 7, 7, 7, 7, 3, 3, 3})
+	f.Add([]byte{4, 1, 18, 0, 19, 3, 17, 99, 5, 5, 5, 5, 5, 5, 5, 5, 5, 200, 19, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		size := [...]int{1, 2, 3, 5, 100}[int(data[0])%5]
+		texts := [...]int{maxErrTexts, 2, 1}[int(data[1])%3]
+		data = data[2:min(len(data), 2048)] // a few hundred steps; more finds nothing new
+		// Each choice takes a varint of the data: 0 once it runs out.
+		r := func(n int) int {
+			v, k := binary.Uvarint(data)
+			if k <= 0 {
+				data = data[len(data):]
+				return 0
+			}
+			data = data[k:]
+			return int(v % uint64(n))
+		}
+		runHistoryModel(t, size, texts, len(data)/2+1, r)
+	})
 }
 
 // Times before 1970 (a test clock), times past 2248, and response times
@@ -87,16 +247,38 @@ func TestPackedEntrySize(t *testing.T) {
 func TestAppHistoryEdges(t *testing.T) {
 	var h appHistory
 	old := time.Date(1960, 1, 1, 0, 0, 0, 5e6, time.UTC).UnixNano()
-	h.add(checkEntry{at: old, rt: 3 * time.Hour, status: StatusDown}, 3)
-	h.add(checkEntry{at: old, rt: -time.Second, status: StatusUnavailable, err: "x"}, 3)
-	h.add(checkEntry{at: math.MaxInt64, status: StatusUp}, 3)
+	h.add(checkEntry{at: old, rt: 3 * time.Hour, status: StatusDown}, 4)
+	h.add(checkEntry{at: old, rt: -time.Second, status: StatusUnavailable, err: "x"}, 4)
+	h.add(checkEntry{at: math.MaxInt64, rt: math.MaxInt64, status: StatusUp}, 4)
+	h.add(checkEntry{at: math.MinInt64, rt: 1499, status: StatusUp}, 4)
 	got := h.list()
 	want := []checkEntry{
 		{at: old, rt: 4294967295 * time.Microsecond, status: StatusDown},
 		{at: old, rt: 0, status: StatusUnavailable, err: "x"},
-		{at: maxPackedMillis * int64(time.Millisecond), status: StatusUp}, // year 2248
+		{at: maxCheckMillis * int64(time.Millisecond), rt: math.MaxUint32 * time.Microsecond, status: StatusUp}, // year 2248
+		{at: minCheckMillis * int64(time.Millisecond), rt: time.Microsecond, status: StatusUp},                  // year 1691
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A full history adds a check without allocating, and keeps its buffer
+// about the size of its checks: a sixteenth more, rounded up to the
+// allocator's size class.
+func TestHistoryBufferSize(t *testing.T) {
+	for _, distinct := range []bool{false, true} {
+		var h appHistory
+		for _, e := range benchChecks(1000, distinct) {
+			h.add(e, 100)
+			if h.n == 100 {
+				if live := len(h.buf) - h.head; cap(h.buf) > 2*(live+maxCheckBytes) {
+					t.Fatalf("distinct errors %v: %d bytes of checks in a buffer of %d", distinct, live, cap(h.buf))
+				}
+			}
+		}
+		if cap(h.errs) > 112 {
+			t.Errorf("distinct errors %v: %d slots for 100 checks' texts", distinct, cap(h.errs))
+		}
 	}
 }

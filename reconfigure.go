@@ -173,7 +173,6 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		appDay:       make([]appDayWindow, len(p.apps)),
 		locDay:       make([]dayWindow, len(p.locations)),
 		sysDay:       st.sysDay,
-		rings:        st.rings,
 		backends:     make([]bool, len(p.backends)),
 		backendSeen:  make([]bool, len(p.backends)),
 		cycles:       st.cycles,
@@ -189,7 +188,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		j, ok := old.appIndex[a.Name]
 		if !ok {
 			ns.apps[i] = appState{status: StatusUnavailable}
-			ns.history[i] = ns.rings.history()
+			ns.history[i] = new(appHistory)
 			continue
 		}
 		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]

@@ -26,17 +26,15 @@ type cycleState struct {
 	appDay       []appDayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
-	rings        *ringSlab // where new apps' histories are cut from
-	backends     []bool    // answered in the last cycle that tried it
+	backends     []bool // answered in the last cycle that tried it
 	backendSeen  []bool
 	cycles       int
 	lastCycle    time.Time
 	lastDuration time.Duration
 }
 
-func newCycleState(p *plan, historySize int) *cycleState {
+func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
-		rings:       newRingSlab(historySize),
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*appHistory, len(p.apps)),
 		appDay:      make([]appDayWindow, len(p.apps)),
@@ -46,7 +44,7 @@ func newCycleState(p *plan, historySize int) *cycleState {
 	}
 	for i := range st.apps {
 		st.apps[i].status = StatusUnavailable
-		st.history[i] = st.rings.history()
+		st.history[i] = new(appHistory)
 	}
 	return st
 }

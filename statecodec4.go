@@ -32,11 +32,12 @@ import (
 // from fewer bytes of its own: a file decodes to a bounded multiple of its
 // size.
 
-// The bounds of a check's time in milliseconds (those of packedEntry), of
-// the difference between two and of the difference of two differences.
+// The bounds of a check's time in milliseconds (years 1691 to 2248, which
+// a history clamps times to), of the difference between two and of the
+// difference of two differences.
 const (
-	maxCheckMillis = maxPackedMillis
-	minCheckMillis = -maxPackedMillis - 1
+	maxCheckMillis = 1<<43 - 1
+	minCheckMillis = -maxCheckMillis - 1
 	maxCheckDelta  = maxCheckMillis - minCheckMillis
 	maxCheckDelta2 = 2 * maxCheckDelta
 )
@@ -50,7 +51,10 @@ func checkMillis(at int64) int64 {
 // checkMicros is the response time of a check in microseconds, rounded as
 // the API shows it and saturated as its history keeps it.
 func checkMicros(rt time.Duration) uint32 {
-	us := (rt + time.Microsecond/2) / time.Microsecond
+	us := rt / time.Microsecond
+	if rt%time.Microsecond >= time.Microsecond/2 {
+		us++ // half up; adding before dividing would wrap near MaxInt64
+	}
 	return uint32(min(max(us, 0), math.MaxUint32))
 }
 

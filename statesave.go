@@ -71,17 +71,16 @@ func (h *minuteHistory) encodeSeen(e *encoder) {
 
 // encode encodes the checks, oldest first, the app's last state st and the
 // table of their error texts, as encoder.app does a copy. It walks the
-// checks once, straight from their packed form: the error numbers of the
+// checks once, straight from their encoded form: the error numbers of the
 // history become the table's refs as they are first used.
 func (h *appHistory) encode(e *encoder, st *appState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e.beginChecks(len(h.entries), len(h.errs))
-	for _, part := range [2][]packedEntry{h.entries[h.next:], h.entries[:h.next]} {
-		for _, p := range part {
-			v := int64(p.hi)<<32 | int64(p.lo)
-			e.check(v>>2, p.rtMicros, statusCodes[v&3], e.ref(p.err, h.errs))
-		}
+	e.beginChecks(h.n, len(h.errs))
+	r := h.reader()
+	for range h.n {
+		ms, rt, s, errNum := r.next()
+		e.check(ms, rt, s, e.ref(errNum, h.errs))
 	}
 	e.appState(st)
 	e.errTexts()
