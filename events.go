@@ -67,9 +67,26 @@ type eventLog struct {
 type logEntry struct {
 	at            time.Time
 	app, location string
-	status, prev  Status
-	other         *Event // an event other than a status update
-	msg           []byte // its /api/ws message, or nil: see eventLog
+	status, prev  eventStatus
+	other         *Event  // an event other than a status update
+	msg           *[]byte // its /api/ws message, or nil: see eventLog
+}
+
+// eventStatus is a Status in the byte a log entry keeps of it: 0 for none
+// (an app's first check has no previous status).
+type eventStatus uint8
+
+var eventStatuses = [...]Status{"", StatusUp, StatusDown, StatusUnavailable}
+
+// eventStatusOf returns s's code; ok is false for a Status outside the three,
+// which no cycle makes, but which an event can hold.
+func eventStatusOf(s Status) (c eventStatus, ok bool) {
+	for i, v := range eventStatuses {
+		if v == s {
+			return eventStatus(i), true
+		}
+	}
+	return 0, false
 }
 
 func newEventLog(size int) *eventLog {
@@ -78,16 +95,28 @@ func newEventLog(size int) *eventLog {
 
 func newLogEntry(e *Event, encode bool) logEntry {
 	var le logEntry
-	if e.Type == EventStatusUpdate && e.Interval == "" && e.PreviousInterval == "" && e.Change == nil && e.Name == "" && e.Backend == "" {
-		le = logEntry{at: e.Time, app: e.App, location: e.Location, status: e.Status, prev: e.PreviousStatus}
+	st, ok1 := eventStatusOf(e.Status)
+	prev, ok2 := eventStatusOf(e.PreviousStatus)
+	if e.Type == EventStatusUpdate && ok1 && ok2 && e.Interval == "" && e.PreviousInterval == "" && e.Change == nil && e.Name == "" && e.Backend == "" {
+		le = logEntry{at: e.Time, app: e.App, location: e.Location, status: st, prev: prev}
 	} else {
 		c := *e
 		le = logEntry{other: &c}
 	}
 	if encode {
-		le.msg = eventMessage(*e)
+		msg := eventMessage(*e)
+		le.msg = &msg
 	}
 	return le
+}
+
+// message returns the entry's /api/ws message, or nil when it was not
+// encoded.
+func (le *logEntry) message() []byte {
+	if le.msg == nil {
+		return nil
+	}
+	return *le.msg
 }
 
 // event returns the entry as an Event.
@@ -95,7 +124,8 @@ func (le *logEntry) event() Event {
 	if le.other != nil {
 		return *le.other
 	}
-	return Event{Type: EventStatusUpdate, Time: le.at, App: le.app, Location: le.location, Status: le.status, PreviousStatus: le.prev}
+	return Event{Type: EventStatusUpdate, Time: le.at, App: le.app, Location: le.location,
+		Status: eventStatuses[le.status], PreviousStatus: eventStatuses[le.prev]}
 }
 
 // wantMessages registers a follower that sends /api/ws messages until

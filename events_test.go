@@ -63,7 +63,30 @@ func TestEventLogEncodesForFollowers(t *testing.T) {
 			t.Errorf("event %d: message encoded %v, want %v", i, has, want)
 		}
 	}
-	if got, want := string(entries[1].msg), string(eventMessage(statusEvent(1))); got != want {
+	if got, want := string(entries[1].message()), string(eventMessage(statusEvent(1))); got != want {
 		t.Errorf("message %s, want %s", got, want)
+	}
+}
+
+// Every event comes out of the log as it went in: status updates kept in
+// a log entry's own fields (statuses as a byte), and one whose statuses
+// are not among the three kept whole.
+func TestEventLogRoundTrip(t *testing.T) {
+	l := newEventLog(8)
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	in := []Event{
+		{Type: EventStatusUpdate, Time: at, App: "a", Location: "L", Status: StatusUp},
+		{Type: EventStatusUpdate, Time: at, App: "a", Location: "L", Status: StatusDown, PreviousStatus: StatusUp},
+		{Type: EventStatusUpdate, Time: at, App: "b", Location: "L", Status: StatusUnavailable, PreviousStatus: StatusDown},
+		{Type: EventStatusUpdate, Time: at, App: "c", Location: "L", Status: "odd", PreviousStatus: StatusUp},
+		{Type: EventSystem, Time: at, Name: "x"},
+	}
+	l.append(in...)
+	got, _, lost, _ := l.read(0, nil)
+	if lost {
+		t.Fatal("lost events")
+	}
+	if diff := cmp.Diff(in, got); diff != "" {
+		t.Errorf("events (-in +out):\n%s", diff)
 	}
 }

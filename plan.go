@@ -116,10 +116,14 @@ func buildPlan(opts *Options) (*plan, []error) {
 		} else {
 			p.appLocs[i] = li
 			p.locApps[li] = append(p.locApps[li], i)
+			// One copy of the name for all its apps, not one per app as
+			// a configuration parser makes them.
+			p.apps[i].Location = p.locations[li].Name
 		}
 		switch bi, ok := backendIndex[a.Backend]; {
 		case ok:
 			p.backendOf[i] = bi
+			p.apps[i].Backend = p.backends[bi].Name
 		case a.Backend == "" && len(p.backends) == 1:
 			p.apps[i].Backend = p.backends[0].Name
 		case a.Backend == "":

@@ -111,8 +111,9 @@ func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
 // exprCache keeps the parsed form of every expression seen, so that a cycle
 // plans from syntax trees without parsing again.
 type exprCache struct {
-	mu sync.Mutex
-	m  map[string]exprOrErr
+	mu     sync.Mutex
+	m      map[string]exprOrErr
+	shared map[string]string // the expressions' fusion keys, one copy each
 }
 
 type exprOrErr struct {
@@ -129,6 +130,10 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 	e, err := promql.Parse(text)
 	if c.m == nil {
 		c.m = make(map[string]exprOrErr)
+		c.shared = make(map[string]string)
+	}
+	if err == nil {
+		e.Share(c.shared)
 	}
 	c.m[text] = exprOrErr{e, err}
 	return e, err

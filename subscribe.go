@@ -108,7 +108,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 				// and the snapshot this subscriber started from postdates it.
 				continue
 			}
-			if filter.pass(&ev) && !yield(&ev, e.msg) {
+			if filter.pass(&ev) && !yield(&ev, e.message()) {
 				return errStopped
 			}
 			if shutdown {

@@ -2,6 +2,7 @@ package promql
 
 import (
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -266,4 +267,27 @@ func classifyBinary(n *parser.BinaryExpr, label string) dependence {
 		return keeps
 	}
 	return mixed
+}
+
+// Share makes e's fusion labels and keys the copies held in seen, adding
+// its own where seen has none, and its values part of its text where they
+// appear in it as written. Thousands of apps' expressions fuse under one
+// key, and each parse made its own copy of it.
+func (e *Expr) Share(seen map[string]string) {
+	for i := range e.fuse {
+		f := &e.fuse[i]
+		f.label = shared(seen, f.label)
+		f.key = shared(seen, f.key)
+		if j := strings.Index(e.text, f.value); j >= 0 {
+			f.value = e.text[j : j+len(f.value)]
+		}
+	}
+}
+
+func shared(seen map[string]string, s string) string {
+	if v, ok := seen[s]; ok {
+		return v
+	}
+	seen[s] = s
+	return s
 }
