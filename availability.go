@@ -87,7 +87,9 @@ type Result struct {
 // app, in the same order. A non-nil error means the backend itself could not
 // be reached: every app of the batch is then unavailable and the backend
 // counts as not answering. Check must return promptly once ctx is done;
-// the monitor waits for it before it starts the next cycle.
+// the monitor waits for it before it starts the next cycle. Check must not
+// modify apps, nor keep it after it returns: it may be the monitor's own
+// list (as an io.Writer must not modify the slice it is given).
 type Source interface {
 	Check(ctx context.Context, apps []App) ([]Result, error)
 }

@@ -259,15 +259,15 @@ func result(samples, rtSamples model.Vector, roundTrip time.Duration) Result {
 // sampleSummary is what the rulings need of an expression's samples, in
 // any order: how many, whether one is 0 or NaN, and the largest other
 // value. A cycle keeps one per expression, not the samples.
+// It is 16 bytes: a cycle of 50,000 apps keeps two per app while it runs.
 type sampleSummary struct {
-	n         int
-	zero, nan bool
-	worst     float64 // the largest value that is not NaN, when worstSet
-	worstSet  bool
+	worst               float64 // the largest value that is not NaN, when worstSet
+	any                 bool    // a sample was seen
+	zero, nan, worstSet bool
 }
 
 func (s *sampleSummary) add(f float64) {
-	s.n++
+	s.any = true
 	switch {
 	case f == 0:
 		s.zero = true
@@ -299,7 +299,7 @@ func (s *sampleSummary) result(rt *sampleSummary, roundTrip time.Duration) Resul
 		r.ResponseTime = time.Duration(rt.worst * float64(time.Second))
 	}
 	switch {
-	case s.n == 0:
+	case !s.any:
 		r.Status, r.Err = StatusUnavailable, errNoSample
 	case s.zero:
 		r.Status = StatusDown

@@ -141,12 +141,34 @@ type cycleResult struct {
 	failures []backendFailure // per backend
 }
 
-func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
-	b := p.backendOf[batch[0]]
+// batchApps returns the apps of batch: the plan's own list when the batch
+// is a run of it, as batches mostly are, rather than a copy of every app
+// each cycle (5.6 MB at 50,000 apps, live for the whole cycle).
+func batchApps(p *plan, batch []int) []App {
+	lo := batch[0]
+	if hi := lo + len(batch); batch[len(batch)-1] == hi-1 && hi <= len(p.apps) && isRun(batch) {
+		return p.apps[lo:hi:hi]
+	}
 	apps := make([]App, len(batch))
 	for i, ai := range batch {
 		apps[i] = p.apps[ai]
 	}
+	return apps
+}
+
+// isRun reports whether idx counts up by one.
+func isRun(idx []int) bool {
+	for i := 1; i < len(idx); i++ {
+		if idx[i] != idx[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
+	b := p.backendOf[batch[0]]
+	apps := batchApps(p, batch)
 	ctx, perRequest := m.observeRequests(ctx, p, b)
 	start := time.Now()
 	res, err := m.callSource(ctx, p.backends[b], apps)

@@ -488,3 +488,21 @@ func checkHistoryMatchesApp(t *testing.T, app obj) {
 		t.Errorf("app says %v at %v, its last history entry %v at %v", app["status"], app["last_check"], last["status"], last["timestamp"])
 	}
 }
+
+// A batch that is a run of the plan's apps is handed to the source as the
+// plan's own list, capped so that an append cannot reach the next app; any
+// other batch is a copy.
+func TestBatchApps(t *testing.T) {
+	p := &plan{apps: []App{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}}
+	run := batchApps(p, []int{1, 2})
+	if len(run) != 2 || cap(run) != 2 || &run[0] != &p.apps[1] {
+		t.Errorf("a run: len %d cap %d, not the plan's own apps", len(run), cap(run))
+	}
+	gap := batchApps(p, []int{0, 2, 3})
+	if len(gap) != 3 || gap[0].Name != "a" || gap[1].Name != "c" || gap[2].Name != "d" || &gap[0] == &p.apps[0] {
+		t.Errorf("a batch with a gap: %+v", gap)
+	}
+	if one := batchApps(p, []int{3}); len(one) != 1 || one[0].Name != "d" {
+		t.Errorf("one app: %+v", one)
+	}
+}
