@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,7 +147,12 @@ func (l *eventLog) append(evs ...Event) (next uint64) {
 	}
 	for i := range evs {
 		le := newLogEntry(&evs[i], encode)
-		if uint64(len(l.ring)) < l.size {
+		if n := uint64(len(l.ring)); n < l.size {
+			if n == uint64(cap(l.ring)) {
+				// Grown by append, the last growth could pass the size
+				// by a quarter, kept for good.
+				l.ring = slices.Grow(l.ring, int(min(max(2*n, 64), l.size)-n))
+			}
 			l.ring = append(l.ring, le) // not wrapped yet: index l.next
 		} else {
 			l.ring[l.next%l.size] = le

@@ -53,11 +53,8 @@ func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *
 	if err := exp.EncodeSnapshot(&buf, s.promSnapshot(), f); err != nil {
 		return nil, err
 	}
-	head := buf.Bytes()
-	last.Store(int64(len(head)))
-	if cap(head)-len(head) > len(head)/8 {
-		head = bytes.Clone(head) // it grew after all: keep only the answer
-	}
+	last.Store(int64(buf.Len()))
+	head := trimmed(buf.Bytes()) // it may have grown after all: keep only the answer
 	b := newEncodedBody(head)
 	if c.byFormat == nil {
 		c.byFormat = make(map[expfmt.Format]*encodedBody)

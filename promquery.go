@@ -128,7 +128,10 @@ func (s *PrometheusSource) do(ctx context.Context, req *http.Request) (*http.Res
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err() // as api.Client.Do: the context's error, not the read's
 	}
-	s.noteAnswer(buf.Len())
+	if err == nil && res.StatusCode/100 == 2 {
+		// Not an answer cut at max_response_bytes, nor an error page.
+		s.noteAnswer(buf.Len())
+	}
 	return res, buf.Bytes(), err
 }
 
