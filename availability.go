@@ -309,13 +309,10 @@ type Monitor struct {
 	events    *eventLog
 	exp       *promexport.Exporter
 	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
-	// metricsSize is the size of the last snapshot part of /metrics, the
-	// next one's starting capacity.
-	metricsSize atomic.Int64
-	running     atomic.Bool
-	stopping    atomic.Bool
-	runFrom     atomic.Uint64 // event sequence number when Run last started
-	progress    atomic.Int64  // unix nanoseconds of Run's start or last cycle end
+	running   atomic.Bool
+	stopping  atomic.Bool
+	runFrom   atomic.Uint64 // event sequence number when Run last started
+	progress  atomic.Int64  // unix nanoseconds of Run's start or last cycle end
 
 	filteredMetrics http.Handler // serves /metrics?name[]=...
 }

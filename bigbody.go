@@ -17,6 +17,7 @@ import (
 // bodyHints are the sizes of the last large answers, to size the next.
 type bodyHints struct {
 	apps, summary atomic.Int64
+	metrics       atomic.Int64 // the snapshot part of /metrics (metricsserve.go)
 }
 
 // streamJSON writes a value as encoding/json would, but its large lists an

@@ -98,7 +98,7 @@ func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
 	s := m.snap.Load()
-	body, err := s.metricsBody(m.exp, format, &m.metricsSize)
+	body, err := s.metricsBody(m.exp, format, &m.bodyHints.metrics)
 	if err != nil {
 		m.log.Error("serving /metrics: gathering the snapshot's families", "err", err)
 		http.Error(w, "An error has occurred while gathering metrics:\n\n"+err.Error(), http.StatusInternalServerError)

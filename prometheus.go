@@ -257,9 +257,9 @@ func result(samples, rtSamples model.Vector, roundTrip time.Duration) Result {
 }
 
 // sampleSummary is what the rulings need of an expression's samples, in
-// any order: how many, whether one is 0 or NaN, and the largest other
-// value. A cycle keeps one per expression, not the samples.
-// It is 16 bytes: a cycle of 50,000 apps keeps two per app while it runs.
+// any order: whether there is one, whether one is 0 or NaN, and the largest
+// other value. A cycle keeps one per expression, not the samples: 16 bytes,
+// two per app while a cycle of 50,000 apps runs.
 type sampleSummary struct {
 	worst               float64 // the largest value that is not NaN, when worstSet
 	any                 bool    // a sample was seen

@@ -145,8 +145,8 @@ type cycleResult struct {
 // is a run of it, as batches mostly are, rather than a copy of every app
 // each cycle (5.6 MB at 50,000 apps, live for the whole cycle).
 func batchApps(p *plan, batch []int) []App {
-	lo := batch[0]
-	if hi := lo + len(batch); batch[len(batch)-1] == hi-1 && hi <= len(p.apps) && isRun(batch) {
+	if isRun(batch) {
+		lo, hi := batch[0], batch[0]+len(batch)
 		return p.apps[lo:hi:hi]
 	}
 	apps := make([]App, len(batch))
