@@ -150,9 +150,7 @@ func TestMetricsBodyNotObjectsPerApp(t *testing.T) {
 	for _, f := range []expfmt.Format{expfmt.FmtText, expfmt.FmtOpenMetrics_1_0_0} {
 		var last atomic.Int64
 		encode := func() int {
-			fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, prom: prom}
-			fresh.promOnce.Do(func() {})
-			body, err := fresh.metricsBody(m.exp, f, &last)
+			body, err := encodeMetrics(m.exp, prom, f, &last)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -178,9 +178,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 			var last atomic.Int64
 			b.ReportAllocs()
 			for b.Loop() {
-				fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, prom: prom}
-				fresh.promOnce.Do(func() {})
-				body, err := fresh.metricsBody(m.exp, f, &last)
+				body, err := encodeMetrics(m.exp, prom, f, &last)
 				if err != nil || len(body.head) == 0 {
 					b.Fatal(err)
 				}

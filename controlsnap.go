@@ -6,33 +6,36 @@ import (
 )
 
 // ctlCache holds what the operators' controls derive from one snapshot,
-// built on first use: the per-state index of /api/apps filters, each app's
-// JSON, and the services' states.
+// each part built on first use: the services' states, and the per-state
+// index of /api/apps filters with each app's JSON. They are apart because
+// every /metrics scrape needs the services (availmon_service_up) while
+// filters are rare, and the filters' part costs some 50 bytes an app.
 type ctlCache struct {
-	once sync.Once
-	v    *ctlViews
+	once     sync.Once
+	v        *ctlViews
+	appsOnce sync.Once
+	apps     *appViews
 }
 
 type ctlViews struct {
-	byStatus map[Status][]int
-	appJSON  [][]byte // each app's JSON in /api/apps, encoded lazily
-	appOnce  []sync.Once
 	services []serviceView
 	svcJSON  lazyJSON
 	svcOne   []lazyJSON
 }
 
+// appViews are what /api/apps filters read: the apps of each state, and
+// each app's JSON, encoded lazily.
+type appViews struct {
+	byStatus map[Status][]int
+	appJSON  [][]byte
+	appOnce  []sync.Once
+}
+
 func (s *snapshot) ctlViews() *ctlViews {
 	s.ctl.once.Do(func() {
 		v := &ctlViews{
-			byStatus: make(map[Status][]int, 3),
-			appJSON:  make([][]byte, len(s.apps)),
-			appOnce:  make([]sync.Once, len(s.apps)),
 			services: make([]serviceView, len(s.p.ctl.services)),
 			svcOne:   make([]lazyJSON, len(s.p.ctl.services)),
-		}
-		for i, a := range s.apps {
-			v.byStatus[a.status] = append(v.byStatus[a.status], i)
 		}
 		for i := range s.p.ctl.services {
 			v.services[i] = s.p.ctl.services[i].evaluate(s.serviceStatus)
@@ -40,6 +43,21 @@ func (s *snapshot) ctlViews() *ctlViews {
 		s.ctl.v = v
 	})
 	return s.ctl.v
+}
+
+func (s *snapshot) appViews() *appViews {
+	s.ctl.appsOnce.Do(func() {
+		v := &appViews{
+			byStatus: make(map[Status][]int, 3),
+			appJSON:  make([][]byte, len(s.apps)),
+			appOnce:  make([]sync.Once, len(s.apps)),
+		}
+		for i, a := range s.apps {
+			v.byStatus[a.status] = append(v.byStatus[a.status], i)
+		}
+		s.ctl.apps = v
+	})
+	return s.ctl.apps
 }
 
 // serviceStatus is an app's state as services count it: an app in
@@ -53,7 +71,7 @@ func (s *snapshot) serviceStatus(i int) Status {
 
 // appsList writes the JSON array of the apps idx, from each app's JSON
 // encoded at most once per snapshot.
-func (v *ctlViews) appsList(s *snapshot, idx []int) []byte {
+func (v *appViews) appsList(s *snapshot, idx []int) []byte {
 	n := 2
 	for _, i := range idx {
 		n += len(v.app(s, i)) + 1
@@ -71,7 +89,7 @@ func (v *ctlViews) appsList(s *snapshot, idx []int) []byte {
 	return b.Bytes()
 }
 
-func (v *ctlViews) app(s *snapshot, i int) []byte {
+func (v *appViews) app(s *snapshot, i int) []byte {
 	v.appOnce[i].Do(func() {
 		b, err := marshal(s.appJSON(i))
 		if err != nil {

@@ -55,7 +55,7 @@ func (m *Monitor) parseAppFilter(rawQuery string, s *snapshot) (*appFilter, erro
 			if !st.Valid() {
 				return nil, validationError("invalid status", fmt.Sprintf("status %q is not supported", vs[0]), "allowed values: up, down, unavailable")
 			}
-			f.lists = append(f.lists, s.ctlViews().byStatus[st])
+			f.lists = append(f.lists, s.appViews().byStatus[st])
 		case strings.HasPrefix(key, labelParam):
 			lk := key[len(labelParam):]
 			if !s.p.ctl.labelKeys[lk] {
@@ -126,7 +126,7 @@ func (m *Monitor) listAppsFiltered(w http.ResponseWriter, r *http.Request, s *sn
 	}
 	idx := f.apply(len(s.apps))
 	writeJSON(w, http.StatusOK, envelope{
-		Data: rawJSON(s.ctlViews().appsList(s, idx)),
+		Data: rawJSON(s.appViews().appsList(s, idx)),
 		Meta: listMetaJSON{Count: len(idx), Timestamp: jsonTime(s.made), LastUpdate: jsonTime(s.at)},
 	})
 }

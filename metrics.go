@@ -37,32 +37,32 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	return nil
 }
 
-// promSnapshot is the snapshot as the exporter sees it, built once.
+// promSnapshot is the snapshot as the exporter sees it. It is built per
+// call, not kept: /metrics encodes it once per format and keeps only the
+// bytes, which are a fraction of its 80 bytes an app; only the rare
+// filtered scrape, or a registry of the embedding program, build it again.
 func (s *snapshot) promSnapshot() *promexport.Snapshot {
-	s.promOnce.Do(func() {
-		pl := s.p
-		p := &promexport.Snapshot{
-			Seq:               s.seq,
-			Apps:              make([]promexport.App, len(s.apps)),
-			Locations:         make([]promexport.Location, len(s.locs)),
-			Backends:          make([]promexport.Backend, len(pl.backends)),
-			LastCycleEnd:      s.at,
-			LastCycleDuration: s.cycleDuration,
-		}
-		for i, a := range s.apps {
-			p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status),
-				Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint}
-		}
-		for i, l := range s.locs {
-			p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
-		}
-		for i, b := range pl.backends {
-			p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
-		}
-		p.Services = s.promServices()
-		s.prom = p
-	})
-	return s.prom
+	pl := s.p
+	p := &promexport.Snapshot{
+		Seq:               s.seq,
+		Apps:              make([]promexport.App, len(s.apps)),
+		Locations:         make([]promexport.Location, len(s.locs)),
+		Backends:          make([]promexport.Backend, len(pl.backends)),
+		LastCycleEnd:      s.at,
+		LastCycleDuration: s.cycleDuration,
+	}
+	for i, a := range s.apps {
+		p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status),
+			Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint}
+	}
+	for i, l := range s.locs {
+		p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
+	}
+	for i, b := range pl.backends {
+		p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
+	}
+	p.Services = s.promServices()
+	return p
 }
 
 // routeUnmatched labels requests that matched no route, so that probing

@@ -36,9 +36,6 @@ type metricsCache struct {
 
 // metricsBody is the snapshot's families in format, gathered and encoded on
 // first use (a scraper keeps to one format: in practice once per snapshot).
-// last is the size of the previous snapshot's encoding, which the buffer
-// starts at: grown by doubling from nothing, the half-megabyte encoding of
-// 10,000 apps allocated twice its size, and a copy to trim it.
 func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *atomic.Int64) (*encodedBody, error) {
 	c := &s.metrics
 	c.mu.Lock()
@@ -46,21 +43,31 @@ func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *
 	if b, ok := c.byFormat[f]; ok {
 		return b, nil
 	}
-	var buf bytes.Buffer
-	n := int(last.Load())
-	buf.Grow(n + n/32 + 512)
-	// No "# EOF" yet: in OpenMetrics it goes after the live families.
-	if err := exp.EncodeSnapshot(&buf, s.promSnapshot(), f); err != nil {
+	b, err := encodeMetrics(exp, s.promSnapshot(), f, last)
+	if err != nil {
 		return nil, err
 	}
-	last.Store(int64(buf.Len()))
-	head := trimmed(buf.Bytes()) // it may have grown after all: keep only the answer
-	b := newEncodedBody(head)
 	if c.byFormat == nil {
 		c.byFormat = make(map[expfmt.Format]*encodedBody)
 	}
 	c.byFormat[f] = b
 	return b, nil
+}
+
+// encodeMetrics encodes p's families in format f. last is the size of the
+// previous snapshot's encoding, which the buffer starts at: grown by
+// doubling from nothing, the half-megabyte encoding of 10,000 apps
+// allocated twice its size, and a copy to trim it.
+func encodeMetrics(exp *promexport.Exporter, p *promexport.Snapshot, f expfmt.Format, last *atomic.Int64) (*encodedBody, error) {
+	var buf bytes.Buffer
+	n := int(last.Load())
+	buf.Grow(n + n/32 + 512)
+	// No "# EOF" yet: in OpenMetrics it goes after the live families.
+	if err := exp.EncodeSnapshot(&buf, p, f); err != nil {
+		return nil, err
+	}
+	last.Store(int64(buf.Len()))
+	return newEncodedBody(trimmed(buf.Bytes())), nil // it may have grown after all: keep only the answer
 }
 
 // liveGatherer gathers the monitor's live families and extra's, leaving

@@ -1,10 +1,7 @@
 package availmon
 
 import (
-	"sync"
 	"time"
-
-	"github.com/availmon/availmon/promexport"
 )
 
 // snapshot is everything the read endpoints show that only changes once a
@@ -36,8 +33,6 @@ type snapshot struct {
 	summaryJSON lazyBody
 	historyAns  historyCache
 	metrics     metricsCache
-	promOnce    sync.Once
-	prom        *promexport.Snapshot
 	ctl         ctlCache // the operators' controls' views, controlsnap.go
 	hints       *bodyHints
 }

@@ -37,7 +37,15 @@ func (p profiler) env(extra []string) []string {
 	}
 	env := append(os.Environ(), extra...)
 	if p.dir != "" {
-		env = append(env, "GODEBUG=gctrace=1")
+		// Added to a GODEBUG of -env (memprofilerate=4096, say), which
+		// the last GODEBUG would otherwise replace.
+		debug := "gctrace=1"
+		for _, kv := range extra {
+			if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok && v != "" {
+				debug += "," + v
+			}
+		}
+		env = append(env, "GODEBUG="+debug)
 	}
 	return env
 }
