@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"mime"
 	"net/http"
 	"path"
 	"strings"
@@ -23,6 +22,31 @@ var dist embed.FS
 // origin's API: no inline script, nothing from another host.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// contentType names the types of the files the build writes. The mime
+// package would name them too, but its first use reads the system's type
+// files (/etc/mime.types: half a megabyte of maps kept for good, to name
+// four files) and makes the answers depend on the machine's copy. "" for
+// another extension: the bytes are sniffed then.
+func contentType(ext string) string {
+	switch ext {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".svg":
+		return "image/svg+xml"
+	case ".json", ".map":
+		return "application/json"
+	case ".png":
+		return "image/png"
+	case ".woff2":
+		return "font/woff2"
+	}
+	return ""
+}
 
 // asset is one embedded file, ready to serve.
 type asset struct {
@@ -62,7 +86,7 @@ func Handler(api http.Handler) http.Handler {
 			rel = "/"
 		}
 		sum := sha256.Sum256(body)
-		ctype := mime.TypeByExtension(path.Ext(name))
+		ctype := contentType(path.Ext(name))
 		if ctype == "" {
 			ctype = http.DetectContentType(body)
 		}
