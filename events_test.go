@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -88,5 +89,37 @@ func TestEventLogRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(in, got); diff != "" {
 		t.Errorf("events (-in +out):\n%s", diff)
+	}
+}
+
+// A status update is kept in 64 bytes whatever its time, and comes back
+// as it went in: the same instant, in the same location.
+func TestLogEntryKeepsTime(t *testing.T) {
+	if n := unsafe.Sizeof(logEntry{}); n > 64 {
+		t.Errorf("a log entry takes %d bytes, want at most 64", n)
+	}
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 25, 14, 0, 0, 123456789, time.UTC),
+		time.Date(2026, 11, 25, 14, 0, 0, 1, time.Local),
+		time.Now(), // with a monotonic reading, which an event does not need
+		time.Date(2026, 11, 25, 14, 0, 0, 0, paris),
+		{},
+		time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), // past UnixNano's range
+		time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		e := Event{Type: EventStatusUpdate, Time: at, App: "a", Location: "l", Status: StatusDown, PreviousStatus: StatusUp}
+		le := newLogEntry(&e, false)
+		got := le.event()
+		if !got.Time.Equal(at) || got.Time.Location() != at.Location() {
+			t.Errorf("%v came back as %v", at, got.Time)
+		}
+		got.Time = at
+		if diff := cmp.Diff(e, got); diff != "" {
+			t.Errorf("%v: (-in +out)\n%s", at, diff)
+		}
 	}
 }
