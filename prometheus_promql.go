@@ -239,6 +239,7 @@ type plannedRun struct {
 	rt      []time.Duration // round trip of the query that answered the item
 	refused []bool          // the item's expression was refused on its own
 	buf     []promanswer.Series
+	body    []byte // the answers' bytes, read one query after another
 }
 
 // ask runs q. When the server refuses it (and answers a trivial query, so
@@ -247,8 +248,8 @@ type plannedRun struct {
 // queries, not n.
 func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	c := r.c
-	ans, err := c.s.askRouted(ctx, q, r.buf)
-	r.buf = ans.series[:0]
+	ans, err := c.s.askRouted(ctx, q, r.buf, r.body)
+	r.buf, r.body = ans.series[:0], ans.body[:0]
 	if err != nil {
 		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
 			return newQueryError(c.s.name, describe(q), q.String(), err)

@@ -34,19 +34,21 @@ type routedAnswer struct {
 	typ    model.ValueType
 	series []promanswer.Series
 	rt     time.Duration // the round trip
+	body   []byte        // the answer's bytes, for the next answer to be read into
 }
 
 // askRouted runs q and routes its answer's series; buf is reused for
-// them. Errors are those of query.
-func (s *PrometheusSource) askRouted(ctx context.Context, q *promql.Query, buf []promanswer.Series) (routedAnswer, error) {
+// them, and body for the answer's bytes (nothing decoded refers to them).
+// Errors are those of query.
+func (s *PrometheusSource) askRouted(ctx context.Context, q *promql.Query, buf []promanswer.Series, body []byte) (routedAnswer, error) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
 	start := time.Now()
-	res, body, err := s.post(ctx, queryForm(ctx, q.String(), start))
-	out := routedAnswer{rt: time.Since(start)}
+	res, body, err := s.post(ctx, queryForm(ctx, q.String(), start), body)
+	out := routedAnswer{rt: time.Since(start), body: body}
 	if err != nil {
 		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}
@@ -90,7 +92,7 @@ func queryForm(ctx context.Context, query string, ts time.Time) url.Values {
 // post sends form to the query endpoint as client_golang's DoGetFallback
 // does: POSTed, and again as a GET when the server (or a proxy) refuses
 // the POST with 403, 405 or 501.
-func (s *PrometheusSource) post(ctx context.Context, form url.Values) (*http.Response, []byte, error) {
+func (s *PrometheusSource) post(ctx context.Context, form url.Values, into []byte) (*http.Response, []byte, error) {
 	u := s.client.URL(queryEndpoint, nil)
 	encoded := form.Encode()
 	req, err := http.NewRequest(http.MethodPost, u.String(), strings.NewReader(encoded))
@@ -101,14 +103,14 @@ func (s *PrometheusSource) post(ctx context.Context, form url.Values) (*http.Res
 	// Idempotent: the transport may retry it on a connection it found
 	// closed, as for a GET (the header is not sent).
 	req.Header["Idempotency-Key"] = nil
-	res, body, err := s.do(ctx, req)
+	res, body, err := s.do(ctx, req, into)
 	if res != nil && (res.StatusCode == http.StatusForbidden || res.StatusCode == http.StatusMethodNotAllowed ||
 		res.StatusCode == http.StatusNotImplemented) {
 		u.RawQuery = encoded
 		if req, err = http.NewRequest(http.MethodGet, u.String(), nil); err != nil {
 			return nil, nil, err
 		}
-		return s.do(ctx, req)
+		return s.do(ctx, req, body)
 	}
 	return res, body, err
 }
@@ -116,14 +118,19 @@ func (s *PrometheusSource) post(ctx context.Context, form url.Values) (*http.Res
 // do is api.Client's Do, but reads the answer into a buffer that starts at
 // the size of the largest recent answer: client_golang's grows from 512
 // bytes by doubling, so every answer of a cycle (a megabyte at 10,000 apps)
-// was allocated about twice over, garbage that a lower GOGC pays for.
-func (s *PrometheusSource) do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+// was allocated about twice over, garbage that a lower GOGC pays for. It
+// reads into into instead when that has the room, so that the queries of
+// one call share a buffer.
+func (s *PrometheusSource) do(ctx context.Context, req *http.Request, into []byte) (*http.Response, []byte, error) {
 	res, err := s.http.Do(req.WithContext(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer res.Body.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, int(s.answerSize.Load())+bytes.MinRead))
+	if want := int(s.answerSize.Load()) + bytes.MinRead; cap(into) < want {
+		into = make([]byte, 0, want)
+	}
+	buf := bytes.NewBuffer(into[:0])
 	_, err = buf.ReadFrom(res.Body)
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err() // as api.Client.Do: the context's error, not the read's
