@@ -2,46 +2,379 @@ package availmon
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-// An app's compact window counts exactly as a dayWindow does, over any
-// sequence of checks, and converts to the same dayWindow.
+// An app's compact window answers as a plain model of it does, over any
+// sequence of checks, restores and past hours that fuzz bytes describe.
 func FuzzAppDayWindow(f *testing.F) {
-	f.Add([]byte{0, 10, 200, 3, 255, 40, 1, 1, 1, 90})
+	f.Add([]byte{1, 0, 10, 0, 200, 3, 255, 40, 1, 1, 1, 90})
+	f.Add([]byte{0, 0, 200, 1, 5, 0, 240, 0, 1, 0, 140, 2, 3, 5, 4, 7, 6})
+	f.Add([]byte{1, 4, 60, 0, 0, 5, 250, 9, 9, 1, 2, 6, 3, 200, 7, 1, 8, 7})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		ops = ops[:min(len(ops), 65535)] // no hour past what 16 bits count
+		checkDayOps(t, ops[:min(len(ops), 512)]) // ~200 operations: each run stays quick
+	})
+}
+
+// The same comparison over random sequences: checks with the clock going
+// forward, back a little and back a lot, gaps longer than a day, restores
+// and past hours (some past what 16 bits count, which checks then add to).
+func TestAppDayWindowModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		ops := make([]byte, 1+r.IntN(600))
+		for i := range ops {
+			ops[i] = byte(r.Uint32())
+		}
+		checkDayOps(t, ops)
+		if t.Failed() {
+			t.Fatalf("ops %v", ops)
+		}
+	}
+}
+
+// checkDayOps runs the operations ops describe on a window and on a model
+// of it, and compares them after each.
+func checkDayOps(t *testing.T, ops []byte) {
+	t.Helper()
+	o := byteReader{b: ops}
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	if o.next()%2 == 0 {
+		now = time.Date(1969, 12, 30, 22, 0, 0, 0, time.UTC) // negative hours
+	}
+	var w appDayWindow
+	m := dayModel{hours: map[int64]modelHour{}}
+	for step := 0; len(o.b) > 0; step++ {
+		switch op := o.next() % 8; op {
+		case 0, 1, 2, 3, 4:
+			if op < 4 { // 4: another check at the same time
+				now = now.Add(clockStep(o.next()))
+			}
+			s, rt := statusCodes[o.next()%3], responseTime(o.next(), o.next())
+			w.add(now, s, rt)
+			m.add(now, s, rt)
+		case 5:
+			hour, c := now.Unix()/3600+int64(int8(o.next())), pastCounts(&o)
+			w.addHour(hour, c)
+			m.addHour(hour, c)
+		case 6:
+			d := storedWindow(&o, now.Unix()/3600)
+			w.set(&d)
+			m.set(&d)
+		case 7: // a save and a restore change nothing
+			before := w
+			w.set(w.window())
+			if w != before {
+				t.Fatalf("step %d: set(window()) = %+v, was %+v", step, w, before)
+			}
+		}
+		compareDay(t, step, &w, &m, now)
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func compareDay(t *testing.T, step int, w *appDayWindow, m *dayModel, now time.Time) {
+	t.Helper()
+	if got, want := w.empty(), len(m.hours) == 0; got != want {
+		t.Errorf("step %d: empty() = %v, want %v", step, got, want)
+	}
+	newest := time.Unix(m.newest*3600, 0)
+	for _, at := range []time.Time{now, newest} {
+		for _, off := range []time.Duration{-24, -1, 0, 23} {
+			at := at.Add(off * time.Hour)
+			if got, want := w.sum(at), m.sum(at); got != want {
+				t.Errorf("step %d: sum at %v = %+v, want %+v", step, at, got, want)
+			}
+		}
+	}
+	if got, want := *w.window(), m.window(); got != want {
+		t.Errorf("step %d: window() = %+v, want %+v", step, got, want)
+	}
+}
+
+// clockStep is how far the clock moves before a check: mostly forward, up
+// to 3.4 hours; back by up to 24.3 hours; forward by 24 to 55 hours; or
+// back by 24 to 55 hours.
+func clockStep(b byte) time.Duration {
+	switch {
+	case b < 128:
+		return time.Duration(b) * 97 * time.Second
+	case b < 192:
+		return -time.Duration(b-128) * 23 * time.Minute
+	case b < 224:
+		return time.Duration(24+b-192) * time.Hour
+	}
+	return -time.Duration(24+b-224) * time.Hour
+}
+
+// responseTime is a response time to the nanosecond, or a negative one, or
+// one so long that a sum saturates at once.
+func responseTime(a, b byte) time.Duration {
+	switch a {
+	case 254:
+		return -5 * time.Millisecond
+	case 255:
+		return 1 << 42
+	}
+	return time.Duration(a)*time.Millisecond + time.Duration(b)*3517
+}
+
+// pastCounts are the counts of an hour filled in from elsewhere: mostly
+// small, some past 16 bits, some negative or with a nonsense sum.
+func pastCounts(o *byteReader) counts {
+	scale := []int64{1, 1, 1, 1000, -1, 0}[o.next()%6]
+	c := counts{up: scale * int64(o.next()), down: scale * int64(o.next()),
+		unavailable: int64(o.next() % 4), rtN: scale * int64(o.next())}
+	switch us := int64(o.next()); us {
+	case 255:
+		c.rtSum = math.NaN()
+	case 254:
+		c.rtSum = 1e7 // past 32 bits of microseconds
+	default:
+		c.rtSum = float64(us*us*us) / 1e6
+	}
+	return c
+}
+
+// storedWindow is a dayWindow as a store gives it back: hours around base,
+// some beyond what an int32 holds, each in its slot.
+func storedWindow(o *byteReader, base int64) dayWindow {
+	var d dayWindow
+	for range o.next() % 30 {
+		hour := base + int64(int8(o.next()))
+		if o.next() == 0 {
+			hour += 1 << 40
+		}
+		d[mod(hour, 24)].hour, d[mod(hour, 24)].c = hour, pastCounts(o)
+	}
+	return d
+}
+
+type byteReader struct{ b []byte }
+
+// next is the next byte, 0 past the end.
+func (r *byteReader) next() byte {
+	if len(r.b) == 0 {
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// dayModel is what an appDayWindow means, kept plainly: the counts of each
+// hour within a day of the newest, in wide integers, saturated only when
+// read.
+type dayModel struct {
+	newest int64
+	hours  map[int64]modelHour
+}
+
+type modelHour struct{ up, down, unavail, rtN, rtMicros int64 }
+
+func (m *dayModel) add(t time.Time, s Status, rt time.Duration) {
+	h := t.Unix() / 3600
+	if len(m.hours) == 0 || h <= m.newest-24 {
+		m.restart(h)
+	}
+	m.advance(h)
+	c := m.hours[h]
+	switch s {
+	case StatusUp:
+		c.up++
+	case StatusDown:
+		c.down++
+	default:
+		c.unavail++
+	}
+	if s != StatusUnavailable && c.rtN < math.MaxUint16 {
+		c.rtN++
+		if rt > 0 {
+			c.rtMicros += int64((rt + 500*time.Nanosecond) / time.Microsecond)
+		}
+	}
+	m.hours[h] = c
+}
+
+func (m *dayModel) restart(h int64) {
+	m.newest = h
+	clear(m.hours)
+}
+
+func (m *dayModel) advance(h int64) {
+	if h <= m.newest {
+		return
+	}
+	m.newest = h
+	for hr := range m.hours {
+		if hr <= h-24 {
+			delete(m.hours, hr)
+		}
+	}
+}
+
+func (m *dayModel) addHour(h int64, c counts) {
+	mc, ok := modelCounts(c)
+	switch {
+	case !ok || h != int64(int32(h)):
+		return
+	case len(m.hours) == 0:
+		m.restart(h)
+	case h <= m.newest-24:
+		return
+	}
+	m.advance(h)
+	m.hours[h] = m.hours[h].plus(mc)
+}
+
+func (m *dayModel) set(d *dayWindow) {
+	clear(m.hours)
+	found := false
+	for i := range d {
+		if _, ok := modelCounts(d[i].c); ok && d[i].hour == int64(int32(d[i].hour)) && (!found || d[i].hour > m.newest) {
+			m.newest, found = d[i].hour, true
+		}
+	}
+	for i := range d {
+		if mc, ok := modelCounts(d[i].c); ok && found && d[i].hour > m.newest-24 && d[i].hour <= m.newest {
+			m.hours[d[i].hour] = m.hours[d[i].hour].plus(mc)
+		}
+	}
+}
+
+// modelCounts is c with what no slot can hold taken out: negative counts,
+// and a sum that is not a number; ok is whether it counts any check.
+func modelCounts(c counts) (mc modelHour, ok bool) {
+	mc = modelHour{up: max(c.up, 0), down: max(c.down, 0), unavail: max(c.unavailable, 0),
+		rtN: max(c.rtN, 0)}
+	if c.rtSum > 0 {
+		mc.rtMicros = int64(math.Round(c.rtSum * 1e6))
+	}
+	return mc, mc.up+mc.down+mc.unavail > 0
+}
+
+func (a modelHour) plus(b modelHour) modelHour {
+	return modelHour{a.up + b.up, a.down + b.down, a.unavail + b.unavail, a.rtN + b.rtN, a.rtMicros + b.rtMicros}
+}
+
+// counts is what a slot of 16-bit counts and a 32-bit sum reads as.
+func (a modelHour) counts() counts {
+	c16 := func(n int64) int64 { return min(n, math.MaxUint16) }
+	return counts{up: c16(a.up), down: c16(a.down), unavailable: c16(a.unavail), rtN: c16(a.rtN),
+		rtSum: float64(min(a.rtMicros, math.MaxUint32)) / 1e6}
+}
+
+// sum adds the hours in (h-24, h], oldest first.
+func (m *dayModel) sum(at time.Time) counts {
+	h := at.Unix() / 3600
+	var c counts
+	for hr := h - 23; hr <= h; hr++ {
+		if mh, ok := m.hours[hr]; ok {
+			c.merge(mh.counts())
+		}
+	}
+	return c
+}
+
+func (m *dayModel) window() dayWindow {
+	var d dayWindow
+	for hr, mh := range m.hours {
+		d[mod(hr, 24)].hour, d[mod(hr, 24)].c = hr, mh.counts()
+	}
+	return d
+}
+
+// Without the clock going back, the window answers as the per-slot
+// dayWindow it replaces, but for float rounding of the response times'
+// sum (now of whole microseconds).
+func TestAppDayWindowAnswersAsDayWindow(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
 		var compact appDayWindow
 		var plain dayWindow
 		now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-		for i, op := range ops {
-			now = now.Add(time.Duration(op) * 97 * time.Second) // up to ~7h a step
-			s := statusCodes[i%3]
-			rt := time.Duration(op) * time.Millisecond
+		for i := range r.IntN(500) {
+			now = now.Add(time.Duration(r.IntN(256)) * 97 * time.Second) // up to ~7h a step
+			s, rt := statusCodes[r.IntN(3)], time.Duration(r.IntN(5_000_000))*time.Microsecond
 			compact.add(now, s, rt)
 			plain.add(now, s, rt)
 			for _, at := range []time.Time{now, now.Add(5 * time.Hour), now.Add(23 * time.Hour), now.Add(25 * time.Hour)} {
-				if got, want := compact.sum(at), plain.sum(at); got != want {
+				got, want := compact.sum(at), plain.sum(at)
+				if math.Abs(got.rtSum-want.rtSum) > 1e-9 {
+					t.Fatalf("step %d, sum at +%v: rtSum %v, want %v", i, at.Sub(now), got.rtSum, want.rtSum)
+				}
+				got.rtSum = want.rtSum
+				if got != want {
 					t.Fatalf("step %d, sum at +%v: %+v, want %+v", i, at.Sub(now), got, want)
 				}
 			}
 		}
-		if got := *compact.window(); got != plain {
-			t.Errorf("window() = %+v, want %+v", got, plain)
-		}
-		var restored appDayWindow
-		restored.set(&plain)
-		if restored != compact {
-			t.Errorf("set(window) = %+v, want %+v", restored, compact)
-		}
-	})
+	}
 }
 
+// The cases the ring decides, by name.
+func TestAppDayWindowRing(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC)
+	hour := at.Unix() / 3600
+	tests := []struct {
+		name string
+		run  func(w *appDayWindow)
+		now  time.Time
+		want counts
+	}{
+		{"an hour back keeps the day", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.add(at.Add(-time.Hour), StatusDown, 3*time.Millisecond)
+		}, at, counts{up: 1, down: 1, rtN: 2, rtSum: 0.004}},
+		{"a day back starts afresh", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.add(at.Add(-24*time.Hour), StatusDown, 3*time.Millisecond)
+			w.add(at.Add(-23*time.Hour), StatusUnavailable, 0)
+		}, at.Add(-time.Hour), counts{down: 1, unavailable: 1, rtN: 1, rtSum: 0.003}},
+		{"a gap of a day empties it", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.add(at.Add(24*time.Hour), StatusDown, 3*time.Millisecond)
+		}, at.Add(24 * time.Hour), counts{down: 1, rtN: 1, rtSum: 0.003}},
+		{"a past hour in the day counts", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.addHour(hour-23, counts{up: 5, down: 2})
+		}, at, counts{up: 6, down: 2, rtN: 1, rtSum: 0.001}},
+		{"a past hour before the day is dropped", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.addHour(hour-24, counts{up: 5, down: 2})
+		}, at.Add(-time.Hour), counts{}},
+		{"a later past hour moves the day on", func(w *appDayWindow) {
+			w.add(at, StatusUp, time.Millisecond)
+			w.addHour(hour+24, counts{up: 5})
+		}, at, counts{}},
+		{"response times sum to 32 bits", func(w *appDayWindow) {
+			w.add(at, StatusUp, 3000*time.Second)
+			w.add(at, StatusUp, 3000*time.Second)
+		}, at, counts{up: 2, rtN: 2, rtSum: math.MaxUint32 / 1e6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w appDayWindow
+			tt.run(&w)
+			if diff := cmp.Diff(tt.want, w.sum(tt.now), cmp.AllowUnexported(counts{})); diff != "" {
+				t.Errorf("sum (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// There is one window per app: its size is what 10,000 apps pay 10,000
+// times.
 func TestAppDayWindowSize(t *testing.T) {
-	if s := unsafe.Sizeof(appDayWindow{}); s != 480 {
-		t.Errorf("appDayWindow is %d bytes", s)
+	if s := unsafe.Sizeof(appDayWindow{}); s > 300 {
+		t.Errorf("appDayWindow is %d bytes, want at most 300", s)
 	}
 }
 

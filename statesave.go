@@ -97,7 +97,7 @@ func (w *appDayWindow) encode(e *encoder) {
 	e.beginDay(n)
 	for i := range w.slots {
 		if c := w.counts(i); c.total() > 0 {
-			e.hour(int64(w.slots[i].hour), c)
+			e.hour(w.hourAt(i), c)
 		}
 	}
 }
