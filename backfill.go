@@ -300,8 +300,8 @@ func (h *minuteHistory) seenSince(since time.Time) map[int64]bool {
 	defer h.mu.RUnlock()
 	out := make(map[int64]bool)
 	for _, b := range h.buckets {
-		if b.seen && b.minute >= from {
-			out[b.minute] = true
+		if b.seen && int64(b.minute) >= from {
+			out[int64(b.minute)] = true
 		}
 	}
 	return out
@@ -318,14 +318,14 @@ func (h *minuteHistory) fillPast(first int64, minutes [][2]int32, asked int, now
 	filled := 0
 	for k, c := range minutes {
 		min := first + int64(k)
-		if c[0]+c[1] == 0 || min <= cur-historyMinutes || min >= cur {
+		if c[0]+c[1] == 0 || min <= cur-historyMinutes || min >= cur || !fitsMinute(min) {
 			continue
 		}
 		b := &h.buckets[mod(min, historyMinutes)]
-		if b.seen && b.minute >= min {
+		if b.seen && int64(b.minute) >= min {
 			continue
 		}
-		*b = minuteBucket{minute: min, up: int64(c[0]), down: int64(c[1]), lastUp: int32(c[0]),
+		*b = minuteBucket{minute: int32(min), up: uint32(c[0]), down: uint32(c[1]), lastUp: int32(c[0]),
 			lastDown: int32(c[1]), lastU: int32(max(0, asked-int(c[0])-int(c[1]))), seen: true}
 		filled++
 	}

@@ -107,8 +107,8 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 		if !ok {
 			return badge{}, notFoundError("application not found", fmt.Sprintf("no application is named %q", name))
 		}
-		state, day = string(s.apps[i].status), s.apps[i].day
-		if s.apps[i].maint {
+		state, day = string(s.apps[i].status()), s.apps[i].day.counts()
+		if s.apps[i].maint() {
 			state = "maintenance"
 		}
 	case badgeLocation:
@@ -125,7 +125,7 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 		state = s.ctlViews().services[i].state
 		for _, apps := range p.ctl.services[i].locApps {
 			for _, ai := range apps {
-				day.merge(s.apps[ai].day)
+				day.merge(s.apps[ai].day.counts())
 			}
 		}
 	}

@@ -53,7 +53,7 @@ func (s *snapshot) appViews() *appViews {
 			appOnce:  make([]sync.Once, len(s.apps)),
 		}
 		for i, a := range s.apps {
-			v.byStatus[a.status] = append(v.byStatus[a.status], i)
+			v.byStatus[a.status()] = append(v.byStatus[a.status()], i)
 		}
 		s.ctl.apps = v
 	})
@@ -63,10 +63,10 @@ func (s *snapshot) appViews() *appViews {
 // serviceStatus is an app's state as services count it: an app in
 // maintenance counts as up, so planned work does not page anyone.
 func (s *snapshot) serviceStatus(i int) Status {
-	if s.apps[i].maint {
+	if s.apps[i].maint() {
 		return StatusUp
 	}
-	return s.apps[i].status
+	return s.apps[i].status()
 }
 
 // appsList writes the JSON array of the apps idx, from each app's JSON

@@ -1,5 +1,7 @@
 package availmon
 
+import "math"
+
 // Flap damping: an app's shown state moves to a new value only after that
 // value has come back from enough consecutive checks. Every raw check still
 // goes into the app's history and the per-check counters; only the shown
@@ -17,10 +19,10 @@ func (t thresholds) need(s Status) int {
 }
 
 // damper remembers the run of raw results that differ from the accepted
-// state.
+// state. appState keeps its fields, packed with its own.
 type damper struct {
-	cand Status // the state the run is of
-	run  int    // consecutive checks that returned cand
+	run  int32      // consecutive checks that returned cand
+	cand statusCode // the state the run is of
 }
 
 // step folds one raw result into the damper and returns the state to show.
@@ -31,12 +33,13 @@ func (d *damper) step(accepted Status, checked bool, raw Status, th thresholds) 
 		*d = damper{}
 		return raw
 	}
-	if raw == d.cand {
+	switch c := codeOf(raw); {
+	case c != d.cand:
+		d.cand, d.run = c, 1
+	case d.run < math.MaxInt32: // it stops there, 68 years of checks a second on
 		d.run++
-	} else {
-		d.cand, d.run = raw, 1
 	}
-	if d.run >= th.need(raw) {
+	if int(d.run) >= th.need(raw) {
 		*d = damper{}
 		return raw
 	}

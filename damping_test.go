@@ -85,7 +85,7 @@ func TestFlapDamping(t *testing.T) {
 				tm.src.Set("checkout", r, 10*time.Millisecond)
 				tm.scrape(t)
 				tm.clock.Advance(30 * time.Second)
-				shown = append(shown, tm.snap.Load().apps[0].status)
+				shown = append(shown, tm.snap.Load().apps[0].status())
 			}
 			if diff := cmp.Diff(statuses(tt.shown), shown); diff != "" {
 				t.Errorf("shown states (-want +got):\n%s", diff)
@@ -126,8 +126,8 @@ func TestFlapDampingPerAppOverride(t *testing.T) {
 	}
 	tm.scrape(t)
 	s := tm.snap.Load()
-	if s.apps[0].status != StatusUp || s.apps[1].status != StatusDown {
-		t.Errorf("after one down check: checkout %s (threshold 3), search %s (threshold 1); want up, down", s.apps[0].status, s.apps[1].status)
+	if s.apps[0].status() != StatusUp || s.apps[1].status() != StatusDown {
+		t.Errorf("after one down check: checkout %s (threshold 3), search %s (threshold 1); want up, down", s.apps[0].status(), s.apps[1].status())
 	}
 }
 

@@ -93,11 +93,11 @@ func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult
 		np := m.withDiscovered(p, found, m.rules)
 		m.applyPlan(np, false)
 		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
-		out.at = append(out.at[:p.nListed:p.nListed], make([]time.Time, len(found))...)
 		p = np
 	}
+	out.foundAt = make([]time.Time, len(found))
 	for i, f := range found {
-		out.results[p.nListed+i], out.at[p.nListed+i] = f.result, f.at
+		out.results[p.nListed+i], out.foundAt[i] = f.result, f.at
 	}
 	return p
 }

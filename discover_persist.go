@@ -32,8 +32,8 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 		delete(m.awaiting, name)
 		i := p.appIndex[name]
 		st.apps[i] = a.state
-		if !a.state.checked {
-			st.apps[i].status = StatusUnavailable
+		if !a.state.checked() {
+			st.apps[i].setStatus(StatusUnavailable)
 		}
 		for _, e := range a.history[max(0, len(a.history)-m.historySize):] {
 			st.history[i].add(e, m.historySize)

@@ -132,10 +132,10 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 	// A cycle writes the history before it publishes the snapshot that
 	// reflects it: leave out checks this snapshot does not show yet, so the
 	// app's status and its last history entry are one view.
-	if !s.apps[i].checked {
+	if !s.apps[i].checked() {
 		entries = nil
 	}
-	for n := len(entries); n > 0 && entries[n-1].at > s.apps[i].lastCheck.UnixNano(); n-- {
+	for n := len(entries); n > 0 && entries[n-1].at > s.apps[i].lastCheck; n-- {
 		entries = entries[:n-1]
 	}
 	hist := make([]historyEntryJSON, len(entries))

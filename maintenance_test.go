@@ -157,7 +157,7 @@ func TestMaintenanceRecurringAcrossDST(t *testing.T) {
 	}{{utc(3, 29, 0, 45), true}, {utc(3, 29, 12, 0), false}, {utc(3, 29, 23, 45), true}, {utc(3, 30, 0, 45), false}} {
 		tm.clock.Set(c.at)
 		tm.scrape(t)
-		if got := tm.snap.Load().apps[1].maint; got != c.want {
+		if got := tm.snap.Load().apps[1].maint(); got != c.want {
 			t.Errorf("cycle at %s: maintenance %v, want %v", c.at.Format(time.RFC3339), got, c.want)
 		}
 	}

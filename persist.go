@@ -68,8 +68,8 @@ func (m *Monitor) apply(s *savedState) int {
 		}
 		kept++
 		st.apps[i] = a.state
-		if !a.state.checked {
-			st.apps[i].status = StatusUnavailable
+		if !a.state.checked() {
+			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].restore(a.history, m.historySize)
 		st.appDay[i].set(&a.day)
@@ -201,10 +201,10 @@ func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, b := range bs {
-		if b.minute <= cur-historyMinutes || b.minute > cur {
+		if m := int64(b.minute); m <= cur-historyMinutes || m > cur {
 			continue
 		}
-		slot := &h.buckets[mod(b.minute, historyMinutes)]
+		slot := &h.buckets[mod(int64(b.minute), historyMinutes)]
 		if !slot.seen || slot.minute < b.minute {
 			*slot = b
 			slot.seen = true

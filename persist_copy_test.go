@@ -29,7 +29,7 @@ func (m *Monitor) copyState() *savedState {
 	for i, a := range m.plan.apps {
 		from := len(arena)
 		arena = st.history[i].appendTo(arena)
-		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: st.apps[i],
+		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: keptState(st.apps[i]),
 			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
 	}
 	m.cycleMu.Unlock()
@@ -54,3 +54,14 @@ func (h *minuteHistory) seen() []minuteBucket {
 
 // save encodes the state and writes it to the store, as a Run's saver does.
 func (m *Monitor) save(ctx context.Context) error { return m.write(ctx, m.encodeLive(0)) }
+
+// keptState is a as a state file keeps it: without the damper, the
+// maintenance flag or the clock's location.
+func keptState(a appState) appState {
+	if !a.checked() {
+		return unchecked()
+	}
+	k := checkedState(a.status(), a.lastCheck, a.rt)
+	k.err = a.err
+	return k
+}

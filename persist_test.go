@@ -341,9 +341,9 @@ func TestStateEncodingRoundTrip(t *testing.T) {
 		minutes:  []minuteBucket{{minute: 100, up: 5, down: 1, lastUp: 2, lastDown: 1, lastU: 3, seen: true}},
 		locs:     []savedLocation{{name: "Tel Aviv"}},
 		apps: []savedApp{
-			{name: "a", location: "Tel Aviv", state: appState{checked: true, status: StatusDown, lastCheck: t0, rt: time.Second, err: "HTTP 500"},
+			{name: "a", location: "Tel Aviv", state: savedAppState(StatusDown, t0, time.Second, "HTTP 500"),
 				history: []checkEntry{{at: t0.UnixNano(), rt: time.Millisecond, status: StatusUp}, {at: t0.UnixNano() + 1e9, status: StatusDown, err: "x"}}},
-			{name: "b", location: "Tel Aviv", state: appState{status: StatusUnavailable}},
+			{name: "b", location: "Tel Aviv", state: unchecked()},
 		},
 		replay: []hmac.ReplayEntry{{Signature: [32]byte{1, 2, 3}, Expires: t0.Add(time.Minute)}},
 	}
@@ -367,13 +367,13 @@ func TestStateEncodingRoundTrip(t *testing.T) {
 // encodes back to the same bytes' meaning.
 func FuzzDecodeState(f *testing.F) {
 	s := &savedState{savedAt: t0, minutes: []minuteBucket{{minute: 7, up: 1, seen: true}},
-		apps: []savedApp{{name: "a", location: "l", state: appState{checked: true, status: StatusUp, lastCheck: t0},
+		apps: []savedApp{{name: "a", location: "l", state: savedAppState(StatusUp, t0, 0, ""),
 			history: []checkEntry{{at: 5, status: StatusDown, err: "e"}}}}}
 	s.sysDay.add(t0, StatusUp, time.Second)
 	f.Add(encodeState(s))
 	s.maint = savedMaintenance{nextID: 3, windows: []MaintenanceWindow{{ID: "api-3", App: "a", Labels: map[string]string{"k": "v"}, From: t0, To: t0.Add(time.Hour)}}}
 	f.Add(encodeState(s))
-	s.apps = append(s.apps, savedApp{name: "b", history: failingHistory(7), state: appState{checked: true, lastCheck: t0, err: "only the state's"}})
+	s.apps = append(s.apps, savedApp{name: "b", history: failingHistory(7), state: savedAppState("", t0, 0, "only the state's")})
 	f.Add(encodeState(s))
 	f.Add(goodKnobs.encode())
 	for _, file := range []string{"testdata/state-encoding-2.bin", "testdata/state-encoding-3.bin"} {

@@ -187,7 +187,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 	for i, a := range p.apps {
 		j, ok := old.appIndex[a.Name]
 		if !ok {
-			ns.apps[i] = appState{status: StatusUnavailable}
+			ns.apps[i] = unchecked()
 			ns.history[i] = new(appHistory)
 			continue
 		}

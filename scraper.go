@@ -92,7 +92,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	p := m.plan
 	out := &cycleResult{
 		results:  make([]Result, len(p.apps)),
-		at:       make([]time.Time, len(p.apps)),
+		batchAt:  make([]time.Time, len(p.batches)),
 		answered: make([]bool, len(p.backends)),
 		tried:    make([]bool, len(p.backends)),
 		failures: make([]backendFailure, len(p.backends)),
@@ -110,7 +110,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 				if b >= len(p.batches) {
 					return
 				}
-				m.checkBatch(cctx, p, p.batches[b], out)
+				m.checkBatch(cctx, p, b, out)
 			}
 		})
 	}
@@ -133,8 +133,13 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 // only the entries of its own batch; answered and tried are written under mu
 // because batches of one backend share them.
 type cycleResult struct {
-	results  []Result
-	at       []time.Time
+	results []Result
+	// When the results came (at): one time per batch, as every app of a
+	// batch gets the time of the batch's answer, and one per discovered app,
+	// the time of its rule's answer. A time per app cost 24 bytes an app
+	// every cycle.
+	batchAt  []time.Time
+	foundAt  []time.Time
 	mu       sync.Mutex
 	answered []bool // per backend: some batch returned without error
 	tried    []bool
@@ -166,7 +171,16 @@ func isRun(idx []int) bool {
 	return true
 }
 
-func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cycleResult) {
+// at is when app i's result came.
+func (out *cycleResult) at(p *plan, i int) time.Time {
+	if i < p.nListed {
+		return out.batchAt[p.appBatch[i]]
+	}
+	return out.foundAt[i-p.nListed]
+}
+
+func (m *Monitor) checkBatch(ctx context.Context, p *plan, bi int, out *cycleResult) {
+	batch := p.batches[bi]
 	b := p.backendOf[batch[0]]
 	apps := batchApps(p, batch)
 	ctx, perRequest := m.observeRequests(ctx, p, b)
@@ -183,7 +197,7 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 	if err == nil && len(res) != len(apps) {
 		err = fmt.Errorf("source returned a result count (%d) unlike the app count (%d)", len(res), len(apps))
 	}
-	at := m.clock.Now()
+	out.batchAt[bi] = m.clock.Now()
 	for i, ai := range batch {
 		r := Result{Status: StatusUnavailable, Err: err}
 		if err == nil {
@@ -200,7 +214,6 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, batch []int, out *cyc
 		}
 		r.Err = boundError(r.Err)
 		out.results[ai] = r
-		out.at[ai] = at
 	}
 	out.mu.Lock()
 	out.tried[b] = true
@@ -251,42 +264,40 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	var texts textInterner
 	for i, r := range out.results {
-		prev := st.apps[i]
-		cur := appState{
-			checked:   true,
-			status:    r.Status,
-			lastCheck: out.at[i],
-			rt:        r.ResponseTime,
-		}
+		prev := &st.apps[i]
+		at := out.at(p, i)
+		cur := appState{rt: r.ResponseTime}
+		cur.setChecked(at)
 		if r.Err != nil {
 			cur.err = texts.intern(r.Err.Error(), prev.err)
 		}
-		cur.damp = prev.damp
-		cur.status = cur.damp.step(prev.status, prev.checked, r.Status, p.ctl.th[i])
-		if !prev.checked || prev.status != cur.status {
-			ev := Event{Type: EventStatusUpdate, Time: out.at[i], App: p.apps[i].Name,
-				Location: p.apps[i].Location, Status: cur.status}
-			if prev.checked {
-				ev.PreviousStatus = prev.status
+		d := prev.damper()
+		cur.setStatus(d.step(prev.status(), prev.checked(), r.Status, p.ctl.th[i]))
+		cur.setDamper(d)
+		if !prev.checked() || prev.code != cur.code {
+			ev := Event{Type: EventStatusUpdate, Time: at, App: p.apps[i].Name,
+				Location: p.apps[i].Location, Status: cur.status()}
+			if prev.checked() {
+				ev.PreviousStatus = prev.status()
 			}
 			evs = append(evs, ev)
 			m.logAppChange(&p.apps[i], &ev, cur.err)
 		}
-		cur.maint = inMaint != nil && inMaint[i]
-		st.apps[i] = cur
+		cur.setMaint(inMaint != nil && inMaint[i])
+		*prev = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
-		st.history[i].add(checkEntry{at: out.at[i].UnixNano(), status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
-		if cur.maint {
+		st.history[i].add(checkEntry{at: cur.lastCheck, status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		if cur.maint() {
 			continue // counts neither for nor against availability
 		}
-		st.appDay[i].add(out.at[i], r.Status, cur.rt)
-		st.locDay[p.appLocs[i]].add(out.at[i], r.Status, cur.rt)
-		st.sysDay.add(out.at[i], r.Status, cur.rt)
-		switch cur.status {
-		case StatusUp:
+		st.appDay[i].add(at, r.Status, cur.rt)
+		st.locDay[p.appLocs[i]].add(at, r.Status, cur.rt)
+		st.sysDay.add(at, r.Status, cur.rt)
+		switch cur.code {
+		case codeUp:
 			up++
-		case StatusDown:
+		case codeDown:
 			down++
 		default:
 			unavail++

@@ -167,7 +167,7 @@ func TestRunSetInterval(t *testing.T) {
 				}
 				// The cycle in progress when the interval changed finished
 				// normally: its app is up, not cut short.
-				if st := m.snap.Load().apps[0].status; st != StatusUp {
+				if st := m.snap.Load().apps[0].status(); st != StatusUp {
 					t.Errorf("app status %s, want up", st)
 				}
 				stop()
@@ -301,7 +301,7 @@ func TestScrapeTimeout(t *testing.T) {
 					t.Errorf("the cycle took %s, want about the 5s timeout", d)
 				}
 				s := m.snap.Load()
-				got := []Status{s.apps[0].status, s.apps[1].status}
+				got := []Status{s.apps[0].status(), s.apps[1].status()}
 				if diff := cmp.Diff([]Status{StatusUnavailable, StatusUp}, got); diff != "" {
 					t.Errorf("slow, fast (-want +got):\n%s", diff)
 				}

@@ -64,7 +64,7 @@ func (s *snapshot) serviceData(i int) []byte {
 			loc := serviceLocationJSON{Name: pl.locations[li].Name, Status: v.services[i].locState[j],
 				Apps: make([]serviceAppJSON, len(sv.locApps[j]))}
 			for k, ai := range sv.locApps[j] {
-				loc.Apps[k] = serviceAppJSON{Name: pl.apps[ai].Name, Status: s.apps[ai].status, Maintenance: s.apps[ai].maint}
+				loc.Apps[k] = serviceAppJSON{Name: pl.apps[ai].Name, Status: s.apps[ai].status(), Maintenance: s.apps[ai].maint()}
 			}
 			out.Locations[j] = loc
 		}

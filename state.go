@@ -6,16 +6,114 @@ import (
 	"time"
 )
 
-// appState is what the last check of one app found.
+// appState is what the last check of one app found. There is one per app
+// in the cycle state and one in every snapshot (two are often alive), so it
+// is packed into 40 bytes: statuses as codes, the time as unix nanoseconds,
+// the damper's fields and the flags in the last word.
 type appState struct {
-	checked   bool
-	status    Status
-	lastCheck time.Time
+	lastCheck int64 // unix nanoseconds; see lastCheckTime
 	rt        time.Duration
 	err       string
-	maint     bool   // in a maintenance window when checked
-	damp      damper // the run towards a new state, see damping.go
+	run       int32      // the damper's run (damping.go)
+	cand      statusCode // the damper's candidate
+	code      statusCode // the shown status
+	flags     stateFlags
 }
+
+type stateFlags uint8
+
+const (
+	flagChecked stateFlags = 1 << iota
+	flagMaint              // in a maintenance window when checked
+	// The last check's time as the clock gave it: in UTC rather than in
+	// time.Local (a restored state keeps neither, and is shown in Local,
+	// as time.Unix makes it), or the zero Time, which unix nanoseconds
+	// cannot hold and the API shows as null.
+	flagUTC
+	flagZeroTime
+)
+
+// unchecked is the state of an app no cycle has checked.
+func unchecked() appState { return appState{code: codeUnavailable} }
+
+// checkedState is the state of an app checked at unix nanosecond at, as a
+// state file keeps it: without the clock's location.
+func checkedState(s Status, at int64, rt time.Duration) appState {
+	return appState{lastCheck: at, rt: rt, code: codeOf(s), flags: flagChecked}
+}
+
+func (a *appState) status() Status     { return a.code.status() }
+func (a *appState) checked() bool      { return a.flags&flagChecked != 0 }
+func (a *appState) maint() bool        { return a.flags&flagMaint != 0 }
+func (a *appState) setStatus(s Status) { a.code = codeOf(s) }
+
+func (a *appState) setMaint(on bool) {
+	a.flags &^= flagMaint
+	if on {
+		a.flags |= flagMaint
+	}
+}
+
+// setChecked marks the app checked at t. The times a monitor meets fit unix
+// nanoseconds (years 1678 to 2262), as the history and the state file
+// already assume; t's monotonic reading is dropped, as nothing compares it.
+func (a *appState) setChecked(t time.Time) {
+	a.lastCheck = t.UnixNano()
+	a.flags &^= flagUTC | flagZeroTime
+	a.flags |= flagChecked
+	switch {
+	case t.IsZero():
+		a.flags |= flagZeroTime
+	case t.Location() == time.UTC:
+		a.flags |= flagUTC
+	}
+}
+
+// lastCheckTime is when the app was last checked, the zero Time if never.
+func (a *appState) lastCheckTime() time.Time {
+	if !a.checked() || a.flags&flagZeroTime != 0 {
+		return time.Time{}
+	}
+	t := time.Unix(0, a.lastCheck)
+	if a.flags&flagUTC != 0 {
+		t = t.UTC()
+	}
+	return t
+}
+
+func (a *appState) damper() damper { return damper{cand: a.cand, run: a.run} }
+
+func (a *appState) setDamper(d damper) { a.cand, a.run = d.cand, d.run }
+
+// statusCode is a Status in a byte, for what is kept per app. Only the
+// three statuses reach it: a cycle makes an invalid result of a Source
+// unavailable (checkBatch), discovery and the state file make only the
+// three. codeOf maps anything else to unavailable, as the history and the
+// state file do.
+type statusCode uint8
+
+const (
+	codeNone statusCode = iota // no status: a damper without a run
+	codeUp
+	codeDown
+	codeUnavailable
+)
+
+var codeStatuses = [...]Status{codeNone: "", codeUp: StatusUp, codeDown: StatusDown, codeUnavailable: StatusUnavailable}
+
+func codeOf(s Status) statusCode {
+	switch s {
+	case "":
+		return codeNone
+	case StatusUp:
+		return codeUp
+	case StatusDown:
+		return codeDown
+	}
+	return codeUnavailable
+}
+
+func (c statusCode) status() Status { return codeStatuses[c] }
 
 // cycleState is the monitor's mutable memory across cycles. Only commit
 // writes it, under cycleMu; handlers read snapshots and the two histories,
@@ -43,7 +141,7 @@ func newCycleState(p *plan) *cycleState {
 		backendSeen: make([]bool, len(p.backends)),
 	}
 	for i := range st.apps {
-		st.apps[i].status = StatusUnavailable
+		st.apps[i] = unchecked()
 		st.history[i] = new(appHistory)
 	}
 	return st
@@ -151,14 +249,27 @@ type minuteHistory struct {
 	buckets []minuteBucket
 }
 
+// minuteBucket is one minute of the history, 28 bytes: there are 43,260.
 type minuteBucket struct {
-	minute                  int64 // unix minutes; which minute the slot holds
-	up, down                int64 // app checks in the minute
+	minute int32 // unix minutes; which minute the slot holds (up to the year 6053)
+	// App checks in the minute, saturating: 4.29e9 is 71 million apps
+	// checked every second.
+	up, down                uint32
 	lastUp, lastDown, lastU int32 // app counts of the minute's last cycle
 	seen                    bool
 }
 
 const historyMinutes = 30*24*60 + 60
+
+// fitsMinute reports whether unix minute m fits a bucket. A minute that
+// does not (a clock past the year 6053, or as far before 1970) is not
+// kept.
+func fitsMinute(m int64) bool { return m >= math.MinInt32 && m <= math.MaxInt32 }
+
+// addCount is c+n, saturating.
+func addCount(c uint32, n int) uint32 {
+	return uint32(min(uint64(c)+uint64(max(n, 0)), math.MaxUint32))
+}
 
 func newMinuteHistory() *minuteHistory {
 	return &minuteHistory{buckets: make([]minuteBucket, historyMinutes)}
@@ -166,14 +277,17 @@ func newMinuteHistory() *minuteHistory {
 
 func (h *minuteHistory) add(t time.Time, up, down, unavailable int) {
 	min := t.Unix() / 60
+	if !fitsMinute(min) {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	b := &h.buckets[mod(min, historyMinutes)]
-	if !b.seen || b.minute != min {
-		*b = minuteBucket{minute: min, seen: true}
+	if !b.seen || int64(b.minute) != min {
+		*b = minuteBucket{minute: int32(min), seen: true}
 	}
-	b.up += int64(up)
-	b.down += int64(down)
+	b.up = addCount(b.up, up)
+	b.down = addCount(b.down, down)
 	b.lastUp, b.lastDown, b.lastU = int32(up), int32(down), int32(unavailable)
 }
 
@@ -200,11 +314,11 @@ func (h *minuteHistory) points(now time.Time, period, res time.Duration) []dataP
 		var last *minuteBucket
 		for m := start; m < start+resMin; m++ {
 			b := &h.buckets[mod(m, historyMinutes)]
-			if !b.seen || b.minute != m {
+			if !b.seen || int64(b.minute) != m {
 				continue
 			}
-			up += b.up
-			down += b.down
+			up += int64(b.up)
+			down += int64(b.down)
 			last = b
 		}
 		p := dataPoint{start: time.Unix(start*60, 0).UTC()}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -575,5 +577,125 @@ func TestMetricsSummaryWindow(t *testing.T) {
 		d["apps_summary"].(arr)[0].(obj)["uptime_24h"], d["locations_summary"].(arr)[0].(obj)["availability"]}
 	if diff := cmp.Diff([]any{3.0, 3.0, nil, nil, nil, nil}, got); diff != "" {
 		t.Errorf("summary after a day of outage (-want +got):\n%s", diff)
+	}
+}
+
+// savedAppState is the state of an app checked at at, as a state file
+// keeps it.
+func savedAppState(s Status, at time.Time, rt time.Duration, err string) appState {
+	st := checkedState(s, at.UnixNano(), rt)
+	st.err = err
+	return st
+}
+
+// What is kept per app, and per minute of the history, stays packed.
+func TestPackedSizes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		size, max uintptr
+	}{
+		{"appState", unsafe.Sizeof(appState{}), 48},
+		{"appView", unsafe.Sizeof(appView{}), 64},
+		{"minuteBucket", unsafe.Sizeof(minuteBucket{}), 28},
+	} {
+		if c.size > c.max {
+			t.Errorf("%s takes %d bytes, want at most %d", c.name, c.size, c.max)
+		}
+	}
+}
+
+// An app's last check comes back as the clock gave it: the same instant,
+// shown the same by the API and in the same location when that is UTC or
+// time.Local (a restored state's), the zero Time as the zero Time.
+func TestAppStateLastCheck(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		at      time.Time
+		wantLoc *time.Location
+	}{
+		{"UTC", time.Date(2026, 11, 25, 14, 0, 0, 123456789, time.UTC), time.UTC},
+		{"Local", time.Date(2026, 11, 25, 14, 0, 0, 1, time.Local), time.Local},
+		{"the system clock's, with a monotonic reading", time.Now(), time.Local},
+		{"another zone: the instant, in Local", time.Date(2026, 11, 25, 14, 0, 0, 0, paris), time.Local},
+		{"before 1970", time.Date(1969, 12, 31, 23, 59, 59, 999, time.UTC), time.UTC},
+		{"the zero Time", time.Time{}, time.UTC},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a appState
+			a.setChecked(c.at)
+			got := a.lastCheckTime()
+			if !got.Equal(c.at) || got.Location() != c.wantLoc || got.IsZero() != c.at.IsZero() {
+				t.Errorf("%v came back as %v", c.at, got)
+			}
+			want, _ := jsonTime(c.at).MarshalJSON()
+			shown, _ := jsonTime(got).MarshalJSON()
+			if string(shown) != string(want) {
+				t.Errorf("shown as %s, want %s", shown, want)
+			}
+			if !a.checked() || a.lastCheck != c.at.UnixNano() {
+				t.Errorf("checked %v, lastCheck %d; want true, %d (what the history and the state file keep)", a.checked(), a.lastCheck, c.at.UnixNano())
+			}
+		})
+	}
+	if u := unchecked(); !u.lastCheckTime().IsZero() || u.status() != StatusUnavailable {
+		t.Errorf("an unchecked app: last check %v, status %q", u.lastCheckTime(), u.status())
+	}
+}
+
+// The statuses round-trip through their codes; a status outside the three
+// is kept as unavailable, as the history and the state file keep it.
+func TestStatusCodes(t *testing.T) {
+	for _, s := range []Status{"", StatusUp, StatusDown, StatusUnavailable} {
+		if got := codeOf(s).status(); got != s {
+			t.Errorf("%q came back as %q", s, got)
+		}
+	}
+	if got := codeOf("odd").status(); got != StatusUnavailable {
+		t.Errorf(`"odd" kept as %q, want unavailable`, got)
+	}
+	var a appState
+	a.setStatus(StatusDown)
+	a.setMaint(true)
+	a.setDamper(damper{run: 2, cand: codeUp})
+	a.setMaint(false)
+	if a.status() != StatusDown || a.maint() || a.checked() || a.damper() != (damper{run: 2, cand: codeUp}) {
+		t.Errorf("fields mixed up: %+v", a)
+	}
+}
+
+// A clock outside the minutes a bucket holds (years -2113 to 6053) leaves
+// the minute history alone, rather than writing a wrapped minute.
+func TestMinuteHistoryOutOfRange(t *testing.T) {
+	h := newMinuteHistory()
+	far := time.Unix((math.MaxInt32+1)*60, 0)
+	h.add(far, 3, 1, 0)
+	h.add(time.Unix((math.MinInt32-1)*60, 0), 3, 1, 0)
+	for i := range h.buckets {
+		if h.buckets[i].seen {
+			t.Fatalf("bucket %d written: %+v", i, h.buckets[i])
+		}
+	}
+	if p := h.points(far, time.Hour, time.Hour); p[0].availability != nil {
+		t.Errorf("a point at %v: %+v, want no data", far, p[0])
+	}
+	last := time.Unix(math.MaxInt32*60, 0)
+	h.add(last, 3, 1, 0)
+	if p := h.points(last, time.Hour, time.Hour); p[0].availability == nil || *p[0].availability != 75 {
+		t.Errorf("the last minute a bucket holds: %+v, want 75%%", p[0])
+	}
+}
+
+// A minute's check counts saturate rather than wrap.
+func TestMinuteBucketSaturates(t *testing.T) {
+	h := newMinuteHistory()
+	h.add(t0, math.MaxInt32, 0, 0)
+	h.add(t0, math.MaxInt32, 0, 0)
+	h.add(t0, math.MaxInt32, 1, 0)
+	if b := h.buckets[mod(t0.Unix()/60, historyMinutes)]; b.up != math.MaxUint32 || b.down != 1 {
+		t.Errorf("up %d, down %d; want %d, 1", b.up, b.down, uint32(math.MaxUint32))
 	}
 }

@@ -87,7 +87,7 @@ type encoder struct {
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
 func (e *encoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *encoder) status(s Status)  { e.b = append(e.b, statusCode(s)) }
+func (e *encoder) status(s Status)  { e.b = append(e.b, fileStatusCode(s)) }
 
 // header is the encoding's version, the time of the save and the interval
 // set at run time (nil: none).
@@ -106,8 +106,8 @@ func (e *encoder) header(savedAt time.Time, iv *intervalSetting) {
 // (the buckets come in slot order: one minute apart but where the ring
 // wraps).
 func (e *encoder) minute(b *minuteBucket) {
-	e.varint(b.minute - e.prevMinute)
-	e.prevMinute = b.minute
+	e.varint(int64(b.minute) - e.prevMinute)
+	e.prevMinute = int64(b.minute)
 	e.uvarint(uint64(b.up))
 	e.uvarint(uint64(b.down))
 	e.uvarint(uint64(b.lastUp))
@@ -164,7 +164,9 @@ func (e *encoder) replay(rs []hmac.ReplayEntry) {
 	}
 }
 
-func statusCode(s Status) byte {
+// fileStatusCode is s's code in the state file, whose codes were fixed
+// before the statusCode a running monitor keeps.
+func fileStatusCode(s Status) byte {
 	switch s {
 	case StatusUp:
 		return 1
@@ -201,7 +203,10 @@ func decodeState(b []byte) (*savedState, error) {
 			minute += prev
 			prev = minute
 		}
-		s.minutes[i] = minuteBucket{minute: minute, up: d.int63(), down: d.int63(),
+		if d.err == nil && !fitsMinute(minute) {
+			d.fail("minute %d out of range", minute)
+		}
+		s.minutes[i] = minuteBucket{minute: int32(minute), up: d.count32(), down: d.count32(),
 			lastUp: d.int31(), lastDown: d.int31(), lastU: d.int31(), seen: true}
 	}
 	d.day(&s.sysDay)
@@ -274,6 +279,12 @@ func (d *decoder) int63() int64 {
 		return 0
 	}
 	return int64(v)
+}
+
+// count32 reads a count a bucket keeps in 32 bits, saturating as the
+// bucket does: a file may hold more from before the buckets shrank.
+func (d *decoder) count32() uint32 {
+	return uint32(min(uint64(d.int63()), math.MaxUint32))
 }
 
 func (d *decoder) int31() int32 {

@@ -75,7 +75,7 @@ func (e *encoder) check(ms int64, rtMicros uint32, s Status, ref uint64) {
 	e.varint(delta - e.prevDelta)
 	e.prevMillis, e.prevDelta = ms, delta
 	e.uvarint(uint64(rtMicros))
-	e.uvarint(ref<<2 | uint64(statusCode(s)))
+	e.uvarint(ref<<2 | uint64(fileStatusCode(s)))
 }
 
 // ref is the ref of a live history's error number n (0: none), adding its
@@ -95,13 +95,13 @@ func (e *encoder) ref(n uint16, errs []errText) uint64 {
 // appState is an app's last state, after its checks: its error text is a
 // ref into the same table, most often to the text of its last check.
 func (e *encoder) appState(st *appState) {
-	if !st.checked {
+	if !st.checked() {
 		e.b = append(e.b, 0)
 		return
 	}
 	e.b = append(e.b, 1)
-	e.status(st.status)
-	e.varint(st.lastCheck.UnixNano())
+	e.status(st.status())
+	e.varint(st.lastCheck)
 	e.varint(int64(st.rt))
 	var ref uint64
 	if st.err != "" {
@@ -246,10 +246,10 @@ func (d *decoder) appV4(a *savedApp) {
 func (d *decoder) appStateV4(a *savedApp) uint64 {
 	switch flag := d.bytes(1)[0]; flag {
 	case 0:
-		a.state = appState{status: StatusUnavailable}
+		a.state = unchecked()
 		return 0
 	case 1:
-		a.state = appState{checked: true, status: d.status(), lastCheck: time.Unix(0, d.varint()), rt: d.duration()}
+		a.state = checkedState(d.status(), d.varint(), d.duration())
 		return d.uvarint()
 	default:
 		d.fail("app %q: checked flag %d", a.name, flag)

@@ -44,8 +44,8 @@ func TestStateEncoding3Read(t *testing.T) {
 	}
 	if len(got.apps) != 2 || a.name != "a" || !slicesEqual(errs, wantErrs) || a.history[3].at != t0.Add(3*time.Minute).UnixNano() ||
 		a.history[0].rt != 25*time.Millisecond || a.history[3].status != StatusUnavailable ||
-		a.state.err != "HTTP 500" || a.state.status != StatusDown || got.apps[1].state.checked ||
-		len(got.minutes) != 2 || got.minutes[1].minute != t0.Unix()/60 || got.interval == nil || got.interval.d != 90*time.Second ||
+		a.state.err != "HTTP 500" || a.state.status() != StatusDown || got.apps[1].state.checked() ||
+		len(got.minutes) != 2 || int64(got.minutes[1].minute) != t0.Unix()/60 || got.interval == nil || got.interval.d != 90*time.Second ||
 		len(got.replay) != 1 || len(got.maint.windows) != 1 || got.maint.windows[0].ID != "api-3" || got.maint.nextID != 3 ||
 		a.day.sum(t0.Add(time.Minute)).total() != 2 || got.sysDay.sum(t0.Add(time.Hour)).total() != 2 {
 		t.Fatalf("the encoding-3 file read as %+v", got)
@@ -91,7 +91,7 @@ func TestStateEncoding4RoundTrip(t *testing.T) {
 	longer := long + "x"
 	s := &savedState{savedAt: t0, locs: []savedLocation{{name: "l"}}, apps: []savedApp{
 		{name: "failing", location: "l", history: failingHistory(100),
-			state: appState{checked: true, status: StatusUnavailable, lastCheck: t0, err: failingHistory(100)[98].err}},
+			state: savedAppState(StatusUnavailable, t0, 0, failingHistory(100)[98].err)},
 		{name: "mixed", location: "l", history: []checkEntry{
 			{at: t0.UnixNano(), status: StatusDown, rt: time.Second, err: "HTTP 500"},
 			{at: t0.UnixNano() + 15e9, status: StatusDown, rt: 71 * time.Minute, err: long},
@@ -101,10 +101,10 @@ func TestStateEncoding4RoundTrip(t *testing.T) {
 			{at: t0.UnixNano() + 45e9, status: StatusUp, err: "\xff\xfe"},
 			{at: t0.UnixNano() + 60e9, status: StatusUp, rt: 7 * time.Microsecond},
 			{at: t0.UnixNano() + 75e9, status: StatusDown, err: "HTTP 500"},
-		}, state: appState{checked: true, status: StatusDown, lastCheck: t0.Add(time.Minute), rt: 3 * time.Millisecond, err: "only the state's"}},
-		{name: "fresh", location: "l", state: appState{status: StatusUnavailable}},
+		}, state: savedAppState(StatusDown, t0.Add(time.Minute), 3*time.Millisecond, "only the state's")},
+		{name: "fresh", location: "l", state: unchecked()},
 		{name: "before 1970", location: "l", history: []checkEntry{{at: -5e6, status: StatusUp}, {at: 0, status: StatusDown, err: "e"}},
-			state: appState{checked: true, status: StatusDown, lastCheck: time.Unix(0, 0), err: "e"}},
+			state: savedAppState(StatusDown, time.Unix(0, 0), 0, "e")},
 	}}
 	for h := range 24 {
 		s.apps[0].day.add(t0.Add(time.Duration(h)*time.Hour), StatusUp, time.Duration(h)*time.Millisecond+333*time.Microsecond)
@@ -221,7 +221,7 @@ func TestStateEncoding4Bad(t *testing.T) {
 	if _, err := decodeState(k.encode()); err != nil {
 		t.Errorf("a shared text of maxErrorText bytes: %v", err)
 	}
-	full := encodeState(&savedState{savedAt: t0, apps: []savedApp{{name: "a", history: failingHistory(5), state: appState{checked: true, err: "x"}}}})
+	full := encodeState(&savedState{savedAt: t0, apps: []savedApp{{name: "a", history: failingHistory(5), state: savedAppState("", time.Time{}, 0, "x")}}})
 	for n := range len(full) {
 		if _, err := decodeState(full[:n]); !errors.Is(err, ErrBadState) {
 			t.Fatalf("the first %d of %d bytes: %v, want ErrBadState", n, len(full), err)
@@ -255,5 +255,51 @@ func TestShared(t *testing.T) {
 		if q, r := shared(c.b, c.a); q != p || r != s {
 			t.Errorf("shared(%q, %q) = %d, %d unlike the other way round", c.b, c.a, q, r)
 		}
+	}
+}
+
+// Minute buckets round-trip at the ends of what they hold. A minute past
+// them is refused, as any value out of range; a count past 32 bits (which
+// a bucket no longer holds) is kept at the most it holds.
+func TestStateMinuteRange(t *testing.T) {
+	s := &savedState{savedAt: t0, minutes: []minuteBucket{
+		{minute: math.MinInt32, up: math.MaxUint32, down: 1, lastUp: math.MaxInt32, seen: true},
+		{minute: -1, down: 7, lastDown: 7, seen: true},
+		{minute: math.MaxInt32, up: 2, lastU: 5, seen: true},
+	}}
+	got, err := decodeState(encodeState(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+
+	// A file of one bucket, its minute and up count written as given.
+	file := func(minute int64, up uint64) []byte {
+		var e encoder
+		e.header(t0, nil)
+		e.uvarint(1)
+		e.varint(minute)
+		e.uvarint(up)
+		e.uvarint(0)
+		e.uvarint(0)
+		e.uvarint(0)
+		e.uvarint(0)
+		rest := encodeState(&savedState{savedAt: t0})
+		var h encoder
+		h.header(t0, nil)
+		return append(e.b, rest[len(h.b)+1:]...) // after the header and its count of no minutes
+	}
+	if got, err := decodeState(file(math.MaxInt32, 3)); err != nil || got.minutes[0].minute != math.MaxInt32 || got.minutes[0].up != 3 {
+		t.Fatalf("a minute in range: %+v, %v", got, err)
+	}
+	for _, m := range []int64{math.MaxInt32 + 1, math.MinInt32 - 1, math.MaxInt64} {
+		if _, err := decodeState(file(m, 3)); !errors.Is(err, ErrBadState) || !strings.Contains(err.Error(), "minute") {
+			t.Errorf("minute %d: %v, want ErrBadState naming the minute", m, err)
+		}
+	}
+	if got, err := decodeState(file(7, 1<<40)); err != nil || got.minutes[0].up != math.MaxUint32 {
+		t.Errorf("an up count of 2^40: %+v, %v; want %d", got, err, uint32(math.MaxUint32))
 	}
 }

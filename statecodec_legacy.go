@@ -3,7 +3,6 @@ package availmon
 import (
 	"encoding/binary"
 	"math"
-	"time"
 )
 
 // Encodings 2 and 3 wrote every check in full: its time and response time
@@ -35,10 +34,10 @@ func (d *decoder) appV3(a *savedApp) {
 	a.name, a.location = d.str(), d.str()
 	switch flag := d.bytes(1)[0]; flag {
 	case 0:
-		a.state = appState{status: StatusUnavailable}
+		a.state = unchecked()
 	case 1:
-		a.state = appState{checked: true, status: d.status(), lastCheck: time.Unix(0, d.varint()),
-			rt: d.duration(), err: d.str()}
+		a.state = checkedState(d.status(), d.varint(), d.duration())
+		a.state.err = d.str()
 	default:
 		d.fail("app %q: checked flag %d", a.name, flag)
 		return

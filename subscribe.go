@@ -79,7 +79,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 	s := m.snap.Load()
 	for i := range s.apps {
 		a := &s.p.apps[i]
-		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheck, App: a.Name, Location: a.Location, Status: s.apps[i].status}
+		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheckTime(), App: a.Name, Location: a.Location, Status: s.apps[i].status()}
 		if ev.Time.IsZero() {
 			ev.Time = s.at
 		}
