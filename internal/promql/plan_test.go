@@ -216,7 +216,8 @@ func TestPlanSplitsByLength(t *testing.T) {
 
 // Answers go back to the items that asked, by tag and by the fused label.
 func TestAnswer(t *testing.T) {
-	items := parseAll(t, `up{app="a"}`, `up{app="b"}`, `sum(x)`, `1`, `up{app="a"}`, `up{app="c"}`)
+	// Items 0 and 4, and 2 and 6, are asked once and answered together.
+	items := parseAll(t, `up{app="a"}`, `up{app="b"}`, `sum(x)`, `1`, `up{app="a"}`, `up{app="c"}`, `sum(x)`)
 	qs := Plan(items, 1<<20, 200)
 	if len(qs) != 1 {
 		t.Fatalf("%d queries: %q", len(qs), texts(qs))
@@ -240,7 +241,7 @@ func TestAnswer(t *testing.T) {
 	if err := qs[0].Answer(answer, func(i int, s *model.Sample) { got[i] = append(got[i], float64(s.Value)) }); err != nil {
 		t.Fatal(err)
 	}
-	want := map[int][]float64{0: {1}, 1: {0, 0.5}, 2: {7}, 3: {1}, 4: {1}}
+	want := map[int][]float64{0: {1}, 1: {0, 0.5}, 2: {7}, 3: {1}, 4: {1}, 6: {7}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers per item (-want +got):\n%s", diff)
 	}

@@ -2,6 +2,8 @@ package promql
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/prometheus/common/model"
@@ -9,18 +11,22 @@ import (
 
 // routing tells which items a series of q's answer belongs to, from the
 // values of a few labels only, so that an answer need not be decoded into
-// label maps: routes are numbered (one per plain term, one per value of a
-// fused term) and each lists its items.
+// label maps. A route is named by the first of its items (an item belongs
+// to one route only): a fused term's values are looked up in the term's
+// own map, not in a copy of it, and a route of one item, as most are,
+// needs nothing more. There is one item per app, so the copy was most of
+// a plan's memory after the terms themselves.
 type routing struct {
 	labels []string // TagLabel first when q has several terms, then the fused labels
-	routes [][]int
 	terms  []termRoute
+	single []int         // single[i-lo] == i: Routed's answer for a route of one item
+	lo     int           // the least item of q
+	multi  map[int][]int // the routes of several items, by their first
 }
 
 type termRoute struct {
-	plain   int            // the route of a plain term
-	label   int            // index in labels of a fused term's label
-	byValue map[string]int // a fused term's value -> route
+	t     *term
+	label int // index in labels of a fused term's label
 }
 
 func (q *Query) routing() *routing {
@@ -29,22 +35,32 @@ func (q *Query) routing() *routing {
 }
 
 func newRouting(terms []*term) *routing {
-	r := &routing{terms: make([]termRoute, len(terms))}
+	r := &routing{terms: make([]termRoute, len(terms)), multi: make(map[int][]int)}
 	if len(terms) > 1 {
 		r.labels = append(r.labels, TagLabel)
 	}
+	lo, hi := math.MaxInt, -1
+	route := func(items []int) {
+		if len(items) > 1 {
+			r.multi[items[0]] = items
+		}
+		lo, hi = min(lo, slices.Min(items)), max(hi, slices.Max(items))
+	}
 	for k, t := range terms {
-		tr := &r.terms[k]
+		r.terms[k].t = t
 		if t.label == "" {
-			tr.plain = len(r.routes)
-			r.routes = append(r.routes, t.items)
+			route(t.items)
 			continue
 		}
-		tr.label = r.labelIndex(t.label)
-		tr.byValue = make(map[string]int, len(t.values))
-		for _, v := range t.values {
-			tr.byValue[v] = len(r.routes)
-			r.routes = append(r.routes, t.byValue[v])
+		r.terms[k].label = r.labelIndex(t.label)
+		for _, items := range t.byValue {
+			route(items)
+		}
+	}
+	if hi >= lo {
+		r.lo, r.single = lo, make([]int, hi-lo+1)
+		for i := range r.single {
+			r.single[i] = lo + i
 		}
 	}
 	return r
@@ -76,19 +92,26 @@ func (q *Query) Route(values [][]byte) int {
 			return -1
 		}
 	}
-	t := &r.terms[k]
-	if t.byValue == nil {
-		return t.plain
+	tr := &r.terms[k]
+	items := tr.t.items
+	if tr.t.label != "" {
+		items = tr.t.byValue[string(values[tr.label])]
 	}
-	route, ok := t.byValue[string(values[t.label])]
-	if !ok {
+	if len(items) == 0 {
 		return -1
 	}
-	return route
+	return items[0]
 }
 
 // Routed returns the items of a route Route returned.
-func (q *Query) Routed(route int) []int { return q.routing().routes[route] }
+func (q *Query) Routed(route int) []int {
+	r := q.routing()
+	if items, ok := r.multi[route]; ok {
+		return items
+	}
+	i := route - r.lo
+	return r.single[i : i+1 : i+1]
+}
 
 // Check returns an error unless t is what q's answer may be. Only one
 // expression asked as it is may answer with a scalar; a combined or fused
