@@ -109,34 +109,38 @@ func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
 }
 
 // exprCache keeps the parsed form of every expression seen, so that a cycle
-// plans from syntax trees without parsing again.
+// plans from syntax trees without parsing again. Refused expressions are
+// kept apart: they are rare, and a map of pointers alone takes 40% less
+// room per app than one of pointer and error.
 type exprCache struct {
 	mu     sync.Mutex
-	m      map[string]exprOrErr
+	m      map[string]*promql.Expr
+	bad    map[string]error
 	shared map[string]string // the expressions' fusion keys, one copy each
-}
-
-type exprOrErr struct {
-	e   *promql.Expr
-	err error
 }
 
 func (c *exprCache) get(text string) (*promql.Expr, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.m[text]; ok {
-		return r.e, r.err
+	if e, ok := c.m[text]; ok {
+		return e, nil
+	}
+	if err, ok := c.bad[text]; ok {
+		return nil, err
 	}
 	e, err := promql.Parse(text)
 	if c.m == nil {
-		c.m = make(map[string]exprOrErr)
+		c.m = make(map[string]*promql.Expr)
+		c.bad = make(map[string]error)
 		c.shared = make(map[string]string)
 	}
-	if err == nil {
-		e.Share(c.shared)
+	if err != nil {
+		c.bad[text] = err
+		return nil, err
 	}
-	c.m[text] = exprOrErr{e, err}
-	return e, err
+	e.Share(c.shared)
+	c.m[text] = e
+	return e, nil
 }
 
 // planCache keeps the plans of the batches seen: the Monitor hands the
