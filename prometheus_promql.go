@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -108,57 +109,126 @@ func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
 	return out
 }
 
-// exprCache keeps the parsed form of every expression seen, so that a cycle
-// plans from syntax trees without parsing again. Refused expressions are
-// kept apart: they are rare, and a map of pointers alone takes 40% less
-// room per app than one of pointer and error.
+// exprCache keeps the parsed form of the expressions in use, so that a
+// cycle plans from syntax trees without parsing again. An expression not
+// asked for during a whole cacheAge is dropped: discovery makes and
+// drops apps, and each expression ever seen, kept for good, would grow the
+// heap for as long as the process runs. Dropping one costs a parse, and a
+// plan, if it is ever asked for again. Refused expressions are kept apart:
+// they are rare, and the common entry is then only a pointer and its age.
 type exprCache struct {
 	mu     sync.Mutex
-	m      map[string]*promql.Expr
-	bad    map[string]error
+	m      map[string]cachedExpr
+	bad    map[string]cachedErr
 	shared map[string]string // the expressions' fusion keys, one copy each
+	age    ages
 }
+
+type cachedExpr struct {
+	e   *promql.Expr
+	gen uint32
+}
+
+type cachedErr struct {
+	err error
+	gen uint32
+}
+
+// cacheAge is how often the caches of a source drop what was not asked for
+// since the last time: an entry survives at least one age unasked, and at
+// most two. Cycles come far more often, and every cycle asks for every
+// app's expressions and its batches' plans.
+const cacheAge = 10 * time.Minute
+
+// ages numbers the cacheAge periods of a cache, whose entries are stamped
+// with the age they were last asked for in.
+type ages struct {
+	gen   uint32
+	start time.Time
+	now   func() time.Time // time.Now, but for tests
+}
+
+// next reports whether a new age began, ending the one before it. The
+// first call begins the first age.
+func (a *ages) next() bool {
+	if a.now == nil {
+		a.now = time.Now
+	}
+	now := a.now()
+	if !a.start.IsZero() && now.Sub(a.start) < cacheAge && !now.Before(a.start) {
+		return false
+	}
+	a.start = now
+	a.gen++
+	return true
+}
+
+// stale reports whether an entry last asked for in age gen was not asked
+// for during the whole of the age before the current one.
+func (a *ages) stale(gen uint32) bool { return a.gen-gen > 1 }
 
 func (c *exprCache) get(text string) (*promql.Expr, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[text]; ok {
-		return e, nil
+	c.sweep()
+	gen := c.age.gen
+	if ce, ok := c.m[text]; ok {
+		if ce.gen != gen {
+			c.m[text] = cachedExpr{ce.e, gen}
+		}
+		return ce.e, nil
 	}
-	if err, ok := c.bad[text]; ok {
-		return nil, err
+	if ce, ok := c.bad[text]; ok {
+		if ce.gen != gen {
+			c.bad[text] = cachedErr{ce.err, gen}
+		}
+		return nil, ce.err
 	}
 	e, err := promql.Parse(text)
-	if c.m == nil {
-		c.m = make(map[string]*promql.Expr)
-		c.bad = make(map[string]error)
-		c.shared = make(map[string]string)
-	}
 	if err != nil {
-		c.bad[text] = err
+		c.bad[text] = cachedErr{err, gen}
 		return nil, err
 	}
 	e.Share(c.shared)
-	c.m[text] = e
+	c.m[text] = cachedExpr{e, gen}
 	return e, nil
 }
 
-// planCache keeps the plans of the batches seen: the Monitor hands the
+// sweep drops, when a new age begins, the entries not asked for during
+// the age before.
+func (c *exprCache) sweep() {
+	if c.m == nil {
+		c.m = make(map[string]cachedExpr)
+		c.bad = make(map[string]cachedErr)
+		c.shared = make(map[string]string)
+	}
+	if c.age.next() {
+		maps.DeleteFunc(c.m, func(_ string, ce cachedExpr) bool { return c.age.stale(ce.gen) })
+		maps.DeleteFunc(c.bad, func(_ string, ce cachedErr) bool { return c.age.stale(ce.gen) })
+	}
+}
+
+// planCache keeps the plans of the batches in use: the Monitor hands the
 // same batches every cycle, and planning 10,000 apps again would cost a
-// good part of a cycle's CPU.
+// good part of a cycle's CPU. A plan holds every item's expression and the
+// queries' routing, about 150 bytes an app: those of batches a
+// reconfiguration left behind are dropped after a cacheAge unasked.
 type planCache struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
 	plans map[uint64]cachedPlan
+	age   ages
 }
 
 type cachedPlan struct {
 	items   []*promql.Expr
 	queries []*promql.Query
+	gen     uint32
 }
 
-// maxCachedPlans bounds the cache: a monitor has a few batches per backend,
-// and a reconfiguration that changes them all starts afresh.
+// maxCachedPlans bounds the cache within an age: a monitor has a few
+// batches per backend, and a reconfiguration that changes them all starts
+// afresh.
 const maxCachedPlans = 1024
 
 func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
@@ -166,6 +236,9 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 	if c.plans == nil {
 		c.seed = maphash.MakeSeed()
 		c.plans = make(map[uint64]cachedPlan)
+	}
+	if c.age.next() {
+		maps.DeleteFunc(c.plans, func(_ uint64, cp cachedPlan) bool { return c.age.stale(cp.gen) })
 	}
 	var h maphash.Hash
 	h.SetSeed(c.seed)
@@ -177,16 +250,21 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 	}
 	key := h.Sum64()
 	cp, ok := c.plans[key]
-	c.mu.Unlock()
 	if ok && slices.Equal(cp.items, items) {
+		if cp.gen != c.age.gen {
+			cp.gen = c.age.gen
+			c.plans[key] = cp
+		}
+		c.mu.Unlock()
 		return cp.queries
 	}
+	c.mu.Unlock()
 	qs := promql.Plan(items, maxLen, PrometheusBatchSize)
 	c.mu.Lock()
 	if len(c.plans) >= maxCachedPlans {
 		clear(c.plans)
 	}
-	c.plans[key] = cachedPlan{items: items, queries: qs}
+	c.plans[key] = cachedPlan{items: items, queries: qs, gen: c.age.gen}
 	c.mu.Unlock()
 	return qs
 }

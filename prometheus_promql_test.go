@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/availmon/availmon/internal/promql"
 )
 
 // New refuses the apps of a Prometheus backend whose expressions the
@@ -46,5 +49,62 @@ func TestNewRefusesBadPromQL(t *testing.T) {
 		if strings.Contains(err.Error(), notWant) {
 			t.Errorf("New's error blames app %s:\n%v", notWant, err)
 		}
+	}
+}
+
+// The expression and plan caches keep what cycles ask for, the same
+// objects, and drop what went unasked for a whole age: a reconfiguration's
+// leftovers do not stay for the life of the process.
+func TestCachesDropWhatIsNotAsked(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	c := exprCache{age: ages{now: clock}}
+	get := func(text string) *promql.Expr {
+		t.Helper()
+		e, err := c.get(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		return e
+	}
+	a, b := get(`up{app="a"}`), get(`up{app="b"}`)
+	if _, err := c.get(`up{`); err == nil {
+		t.Fatal("a bad expression was accepted")
+	}
+	now = now.Add(cacheAge + time.Second) // a second age: nothing is dropped yet
+	if get(`up{app="a"}`) != a || get(`up{app="b"}`) != b || len(c.m) != 2 || len(c.bad) != 1 {
+		t.Fatalf("the second age changed the cache: %d expressions, %d refused", len(c.m), len(c.bad))
+	}
+	now = now.Add(cacheAge + time.Second) // a third: what the second did not ask for goes
+	if get(`up{app="a"}`) != a {
+		t.Error("an expression asked for every age was parsed again")
+	}
+	if _, ok := c.m[`up{app="b"}`]; !ok {
+		t.Error("an expression asked for in the age before was dropped")
+	}
+	if len(c.bad) != 0 {
+		t.Errorf("a refused expression not asked for since the first age is kept: %v", c.bad)
+	}
+	now = now.Add(cacheAge + time.Second)
+	get(`up{app="a"}`)
+	if _, ok := c.m[`up{app="b"}`]; ok || len(c.m) != 1 {
+		t.Errorf("an expression unasked for a whole age is kept (%d kept)", len(c.m))
+	}
+	if get(`up{app="b"}`) == b {
+		t.Error("a dropped expression came back as the same object")
+	}
+
+	pc := planCache{age: ages{now: clock}}
+	one, two := []*promql.Expr{a}, []*promql.Expr{b}
+	q1 := pc.plan(one, 1<<15)
+	pc.plan(two, 1<<15)
+	for range 3 {
+		now = now.Add(cacheAge + time.Second)
+		if q := pc.plan(one, 1<<15); &q[0] != &q1[0] {
+			t.Fatal("a plan asked for every age was made again")
+		}
+	}
+	if len(pc.plans) != 1 {
+		t.Errorf("%d plans kept, want the one asked for", len(pc.plans))
 	}
 }
