@@ -50,12 +50,27 @@ func list[T any](s *streamJSON, items []T) {
 		s.buf.WriteString("null")
 		return
 	}
+	lazyList[T]{n: len(items), elem: func(i int) T { return items[i] }}.write(s)
+}
+
+// lazyList is a JSON array whose elements are made one at a time, as they
+// are written: a list of every app is then never whole in memory besides
+// its bytes (as []appJSON, 9 MB at 50,000 apps, every snapshot a poller
+// asks for it).
+type lazyList[T any] struct {
+	n    int
+	elem func(i int) T
+}
+
+func (l lazyList[T]) write(s *streamJSON) {
 	s.buf.WriteByte('[')
-	for i := range items {
+	var v T // one, reused: encoding it through an interface moves it to the heap
+	for i := range l.n {
 		if i > 0 {
 			s.buf.WriteByte(',')
 		}
-		s.value(&items[i])
+		v = l.elem(i)
+		s.value(&v)
 	}
 	s.buf.WriteByte(']')
 }
@@ -69,17 +84,23 @@ type summaryHeadJSON struct {
 	UptimePercentage    *float64 `json:"uptime_percentage"`
 }
 
-func (s *streamJSON) summary(v *summaryJSON) {
-	s.value(summaryHeadJSON{TotalRequests: v.TotalRequests, TotalErrors: v.TotalErrors,
-		AverageResponseTime: v.AverageResponseTime, UptimePercentage: v.UptimePercentage})
+// lazySummary is summaryJSON with its lists made as they are written.
+type lazySummary struct {
+	head      summaryHeadJSON
+	apps      lazyList[appSummaryJSON]
+	locations lazyList[locationSummaryItemJSON]
+}
+
+func (s *streamJSON) summary(v *lazySummary) {
+	s.value(v.head)
 	if s.err != nil {
 		return
 	}
 	s.buf.Truncate(s.buf.Len() - 1) // the head's "}"
 	s.buf.WriteString(`,"apps_summary":`)
-	list(s, v.Apps)
+	v.apps.write(s)
 	s.buf.WriteString(`,"locations_summary":`)
-	list(s, v.Locations)
+	v.locations.write(s)
 	s.buf.WriteByte('}')
 }
 
@@ -92,7 +113,9 @@ func largeEnvelopeHead(v any, hint *atomic.Int64) []byte {
 	switch v := v.(type) {
 	case []appJSON:
 		list(s, v)
-	case summaryJSON:
+	case lazyList[appJSON]:
+		v.write(s)
+	case lazySummary:
 		s.summary(&v)
 	default:
 		s.value(v)

@@ -16,22 +16,38 @@ func TestLargeEnvelopeHeadEqualsWhole(t *testing.T) {
 	for i := range apps {
 		apps[i] = s.appJSON(i)
 	}
-	summary := s.summaryValue()
-	if len(summary.Apps) != 300 {
-		t.Fatalf("summary of %d apps", len(summary.Apps))
+	lazy := s.summary()
+	summary := summaryJSON{
+		TotalRequests: lazy.head.TotalRequests, TotalErrors: lazy.head.TotalErrors,
+		AverageResponseTime: lazy.head.AverageResponseTime, UptimePercentage: lazy.head.UptimePercentage,
 	}
+	for i := range s.apps {
+		summary.Apps = append(summary.Apps, s.appSummary(i))
+	}
+	for i := range s.locs {
+		summary.Locations = append(summary.Locations, s.locationSummary(i))
+	}
+	noApps := lazyList[appJSON]{elem: func(int) appJSON { panic("no element") }}
 	for _, tc := range []struct {
-		name string
-		v    any
+		name  string
+		v     any
+		whole any // what encoding/json is given, when not v
 	}{
-		{"apps", apps},
-		{"no apps", []appJSON{}},
-		{"nil apps", []appJSON(nil)},
-		{"summary", summary},
-		{"empty summary", summaryJSON{}},
-		{"other", locationJSON{Name: "x", Apps: []string{"a"}}},
+		{"apps", apps, nil},
+		{"apps made as written", lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}, apps},
+		{"no apps", []appJSON{}, nil},
+		{"no apps made as written", noApps, []appJSON{}},
+		{"nil apps", []appJSON(nil), nil},
+		{"summary made as written", lazy, summary},
+		{"empty summary", lazySummary{apps: lazyList[appSummaryJSON]{}, locations: lazyList[locationSummaryItemJSON]{}},
+			summaryJSON{Apps: []appSummaryJSON{}, Locations: []locationSummaryItemJSON{}}},
+		{"other", locationJSON{Name: "x", Apps: []string{"a"}}, nil},
 	} {
-		want := envelopeHead(tc.v)
+		whole := tc.whole
+		if whole == nil {
+			whole = tc.v
+		}
+		want := envelopeHead(whole)
 		for _, hint := range []int64{0, 10, int64(len(want)), 10 * int64(len(want))} {
 			var h atomic.Int64
 			h.Store(hint)

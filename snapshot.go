@@ -162,11 +162,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 
 func (s *snapshot) appsData() *encodedBody {
 	return s.appsJSON.getLarge(&s.hints.apps, func() any {
-		out := make([]appJSON, len(s.apps))
-		for i := range out {
-			out[i] = s.appJSON(i)
-		}
-		return out
+		return lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}
 	})
 }
 
@@ -211,31 +207,36 @@ func (s *snapshot) locationData(li int) *encodedBody {
 }
 
 func (s *snapshot) summaryData() *encodedBody {
-	return s.summaryJSON.getLarge(&s.hints.summary, func() any { return s.summaryValue() })
+	return s.summaryJSON.getLarge(&s.hints.summary, func() any { return s.summary() })
 }
 
-// summaryValue is the data of /api/metrics/summary.
-func (s *snapshot) summaryValue() summaryJSON {
-	p := s.p
-	out := summaryJSON{
-		TotalRequests:       s.day.total(),
-		TotalErrors:         s.day.unavailable,
-		AverageResponseTime: s.day.avgResponse(),
-		UptimePercentage:    s.day.uptime(),
-		Apps:                make([]appSummaryJSON, len(s.apps)),
-		Locations:           make([]locationSummaryItemJSON, len(s.locs)),
+// summary is the data of /api/metrics/summary, its lists made as they
+// are written.
+func (s *snapshot) summary() lazySummary {
+	return lazySummary{
+		head: summaryHeadJSON{
+			TotalRequests:       s.day.total(),
+			TotalErrors:         s.day.unavailable,
+			AverageResponseTime: s.day.avgResponse(),
+			UptimePercentage:    s.day.uptime(),
+		},
+		apps:      lazyList[appSummaryJSON]{n: len(s.apps), elem: s.appSummary},
+		locations: lazyList[locationSummaryItemJSON]{n: len(s.locs), elem: s.locationSummary},
 	}
-	for i, a := range s.apps {
-		day := a.day.counts()
-		out.Apps[i] = appSummaryJSON{Name: p.apps[i].Name, Status: a.status(),
-			Uptime24h: day.uptime(), AvgResponseTime: day.avgResponse()}
-	}
-	for i, l := range s.locs {
-		out.Locations[i] = locationSummaryItemJSON{Name: p.locations[i].Name,
-			AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
-			Availability: l.day.uptime()}
-	}
-	return out
+}
+
+func (s *snapshot) appSummary(i int) appSummaryJSON {
+	a := &s.apps[i]
+	day := a.day.counts()
+	return appSummaryJSON{Name: s.p.apps[i].Name, Status: a.status(),
+		Uptime24h: day.uptime(), AvgResponseTime: day.avgResponse()}
+}
+
+func (s *snapshot) locationSummary(i int) locationSummaryItemJSON {
+	l := &s.locs[i]
+	return locationSummaryItemJSON{Name: s.p.locations[i].Name,
+		AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
+		Availability: l.day.uptime()}
 }
 
 func seconds(d time.Duration) float64 { return roundTo(d.Seconds(), 6) }
