@@ -55,7 +55,7 @@ func checkDayOps(t *testing.T, ops []byte) {
 			if op < 4 { // 4: another check at the same time
 				now = now.Add(clockStep(o.next()))
 			}
-			s, rt := statusCodes[o.next()%3], responseTime(o.next(), o.next())
+			s, rt := statusCodes[o.next()%3], windowRT(responseTime(o.next(), o.next()))
 			w.add(now, s, rt)
 			m.add(now, s, rt)
 		case 5:
@@ -121,7 +121,7 @@ func responseTime(a, b byte) time.Duration {
 	case 254:
 		return -5 * time.Millisecond
 	case 255:
-		return 1 << 42
+		return 1 << 55 // eight of them overflow a slot's sum
 	}
 	return time.Duration(a)*time.Millisecond + time.Duration(b)*3517
 }
@@ -194,11 +194,10 @@ func (m *dayModel) add(t time.Time, s Status, rt time.Duration) {
 	default:
 		c.unavail++
 	}
-	if s != StatusUnavailable && c.rtN < math.MaxUint16 {
+	us := int64(rt / time.Microsecond) // rt is a windowRT
+	if s != StatusUnavailable && c.rtN < math.MaxUint16 && min(c.rtMicros, maxRTMicros)+us <= maxRTMicros {
 		c.rtN++
-		if rt > 0 {
-			c.rtMicros += int64((rt + 500*time.Nanosecond) / time.Microsecond)
-		}
+		c.rtMicros += us
 	}
 	m.hours[h] = c
 }
@@ -264,11 +263,11 @@ func (a modelHour) plus(b modelHour) modelHour {
 	return modelHour{a.up + b.up, a.down + b.down, a.unavail + b.unavail, a.rtN + b.rtN, a.rtMicros + b.rtMicros}
 }
 
-// counts is what a slot of 16-bit counts and a 32-bit sum reads as.
+// counts is what a slot of 16-bit counts and a 48-bit sum reads as.
 func (a modelHour) counts() counts {
 	c16 := func(n int64) int64 { return min(n, math.MaxUint16) }
 	return counts{up: c16(a.up), down: c16(a.down), unavailable: c16(a.unavail), rtN: c16(a.rtN),
-		rtSum: float64(min(a.rtMicros, math.MaxUint32)) / 1e6}
+		rtSum: float64(min(a.rtMicros, maxRTMicros)) / 1e6}
 }
 
 // sum adds the hours in (h-24, h], oldest first.
@@ -303,8 +302,7 @@ func TestAppDayWindowAnswersAsDayWindow(t *testing.T) {
 		for i := range r.IntN(500) {
 			now = now.Add(time.Duration(r.IntN(256)) * 97 * time.Second) // up to ~7h a step
 			s, rt := statusCodes[r.IntN(3)], time.Duration(r.IntN(5_000_000))*time.Microsecond
-			compact.add(now, s, rt)
-			plain.add(now, s, rt)
+			plain.add(now, s, rt, compact.add(now, s, rt))
 			for _, at := range []time.Time{now, now.Add(5 * time.Hour), now.Add(23 * time.Hour), now.Add(25 * time.Hour)} {
 				got, want := compact.sum(at), plain.sum(at)
 				if math.Abs(got.rtSum-want.rtSum) > 1e-9 {
@@ -354,10 +352,19 @@ func TestAppDayWindowRing(t *testing.T) {
 			w.add(at, StatusUp, time.Millisecond)
 			w.addHour(hour+24, counts{up: 5})
 		}, at, counts{}},
-		{"response times sum to 32 bits", func(w *appDayWindow) {
+		{"response times sum past 32 bits", func(w *appDayWindow) {
 			w.add(at, StatusUp, 3000*time.Second)
 			w.add(at, StatusUp, 3000*time.Second)
-		}, at, counts{up: 2, rtN: 2, rtSum: math.MaxUint32 / 1e6}},
+		}, at, counts{up: 2, rtN: 2, rtSum: 6000}},
+		{"a response time that would overflow the sum is not counted", func(w *appDayWindow) {
+			w.add(at, StatusUp, (maxRTMicros-5)*time.Microsecond)
+			if w.add(at, StatusUp, 6*time.Microsecond) {
+				panic("the overflowing response time was counted")
+			}
+			if !w.add(at, StatusDown, 5*time.Microsecond) {
+				panic("a response time that fits was not counted")
+			}
+		}, at, counts{up: 2, down: 1, rtN: 2, rtSum: maxRTMicros / 1e6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -373,8 +380,8 @@ func TestAppDayWindowRing(t *testing.T) {
 // There is one window per app: its size is what 10,000 apps pay 10,000
 // times.
 func TestAppDayWindowSize(t *testing.T) {
-	if s := unsafe.Sizeof(appDayWindow{}); s > 300 {
-		t.Errorf("appDayWindow is %d bytes, want at most 300", s)
+	if s := unsafe.Sizeof(appDayWindow{}); s > 340 {
+		t.Errorf("appDayWindow is %d bytes, want at most 340", s)
 	}
 }
 

@@ -347,10 +347,10 @@ func TestStateEncodingRoundTrip(t *testing.T) {
 		},
 		replay: []hmac.ReplayEntry{{Signature: [32]byte{1, 2, 3}, Expires: t0.Add(time.Minute)}},
 	}
-	s.sysDay.add(t0, StatusUp, 250*time.Millisecond)
-	s.sysDay.add(t0.Add(time.Hour), StatusUnavailable, 0)
-	s.apps[0].day.add(t0, StatusDown, time.Second)
-	s.locs[0].day.add(t0, StatusUp, time.Second)
+	s.sysDay.add(t0, StatusUp, 250*time.Millisecond, true)
+	s.sysDay.add(t0.Add(time.Hour), StatusUnavailable, 0, true)
+	s.apps[0].day.add(t0, StatusDown, time.Second, true)
+	s.locs[0].day.add(t0, StatusUp, time.Second, true)
 	got, err := decodeState(encodeState(s))
 	if err != nil {
 		t.Fatal(err)
@@ -369,7 +369,7 @@ func FuzzDecodeState(f *testing.F) {
 	s := &savedState{savedAt: t0, minutes: []minuteBucket{{minute: 7, up: 1, seen: true}},
 		apps: []savedApp{{name: "a", location: "l", state: savedAppState(StatusUp, t0, 0, ""),
 			history: []checkEntry{{at: 5, status: StatusDown, err: "e"}}}}}
-	s.sysDay.add(t0, StatusUp, time.Second)
+	s.sysDay.add(t0, StatusUp, time.Second, true)
 	f.Add(encodeState(s))
 	s.maint = savedMaintenance{nextID: 3, windows: []MaintenanceWindow{{ID: "api-3", App: "a", Labels: map[string]string{"k": "v"}, From: t0, To: t0.Add(time.Hour)}}}
 	f.Add(encodeState(s))

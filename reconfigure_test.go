@@ -3,6 +3,7 @@ package availmon
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -368,5 +369,44 @@ func TestReconfigureSubscribe(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no config_update from Subscribe")
+	}
+}
+
+// An app's 24-hour window, its location's and the system's count the same
+// response times, so that their averages agree, and removing the app takes
+// back exactly what it added, even when its response times (a
+// response_time_metric can report anything) overflow what its window sums.
+func TestDayWindowsAgreeAndForget(t *testing.T) {
+	tm := newTestMonitor(t)
+	for _, rt := range []time.Duration{12_345_400, 12_345_400, 12_345_700} {
+		tm.src.Set("search", StatusUp, rt)
+		tm.scrape(t)
+		tm.clock.Advance(time.Second)
+	}
+	now := tm.clock.Now()
+	i := tm.plan.appIndex["search"]
+	app := tm.state.appDay[i].sum(now)
+	if sys := tm.state.sysDay.sum(now); *app.avgResponse() != *sys.avgResponse() || app.rtN != sys.rtN {
+		t.Errorf("average response time: app %v over %d checks, system %v over %d",
+			*app.avgResponse(), app.rtN, *sys.avgResponse(), sys.rtN)
+	}
+	tm.src.Set("search", StatusUp, math.MaxInt64) // 9.2e12 µs a check: 31 overflow a slot
+	for range 40 {
+		tm.scrape(t)
+		tm.clock.Advance(time.Second)
+	}
+	now = tm.clock.Now()
+	app, loc := tm.state.appDay[i].sum(now), tm.state.locDay[tm.plan.appLocs[i]].sum(now)
+	if app.rtN >= 43 || app.rtN != loc.rtN || math.Abs(app.rtSum-loc.rtSum) > 1e-3*app.rtSum {
+		t.Errorf("after overflowing response times: app %d checks measured, %g s; location %d, %g s",
+			app.rtN, app.rtSum, loc.rtN, loc.rtSum)
+	}
+	if _, err := tm.Reconfigure(reconfigured(tm)); err != nil { // search goes
+		t.Fatal(err)
+	}
+	for _, c := range []counts{tm.state.locDay[tm.plan.locIndex["Tel Aviv"]].sum(now), tm.state.sysDay.sum(now)} {
+		if c.rtN != 0 || math.Abs(c.rtSum) > 1e-6*float64(math.MaxInt64)/1e9 {
+			t.Errorf("the removed app's response times remain: %d checks, %g s", c.rtN, c.rtSum)
+		}
 	}
 }

@@ -291,9 +291,10 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if cur.maint() {
 			continue // counts neither for nor against availability
 		}
-		st.appDay[i].add(at, r.Status, cur.rt)
-		st.locDay[p.appLocs[i]].add(at, r.Status, cur.rt)
-		st.sysDay.add(at, r.Status, cur.rt)
+		rt := windowRT(cur.rt)
+		measured := st.appDay[i].add(at, r.Status, rt)
+		st.locDay[p.appLocs[i]].add(at, r.Status, rt, measured)
+		st.sysDay.add(at, r.Status, rt, measured)
 		switch cur.code {
 		case codeUp:
 			up++

@@ -156,7 +156,8 @@ type counts struct {
 	rtN int64
 }
 
-func (c *counts) add(s Status, rt time.Duration) {
+// add counts a check; its response time rt only when measured.
+func (c *counts) add(s Status, rt time.Duration, measured bool) {
 	switch s {
 	case StatusUp:
 		c.up++
@@ -166,8 +167,10 @@ func (c *counts) add(s Status, rt time.Duration) {
 		c.unavailable++
 		return
 	}
-	c.rtSum += rt.Seconds()
-	c.rtN++
+	if measured {
+		c.rtSum += rt.Seconds()
+		c.rtN++
+	}
 }
 
 func (c *counts) merge(o counts) {
@@ -221,13 +224,13 @@ type dayWindow [24]struct {
 	c    counts
 }
 
-func (w *dayWindow) add(t time.Time, s Status, rt time.Duration) {
+func (w *dayWindow) add(t time.Time, s Status, rt time.Duration, measured bool) {
 	h := t.Unix() / 3600
 	slot := &w[mod(h, 24)]
 	if slot.hour != h {
 		slot.hour, slot.c = h, counts{}
 	}
-	slot.c.add(s, rt)
+	slot.c.add(s, rt, measured)
 }
 
 func (w *dayWindow) sum(now time.Time) counts {

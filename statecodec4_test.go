@@ -107,7 +107,7 @@ func TestStateEncoding4RoundTrip(t *testing.T) {
 			state: savedAppState(StatusDown, time.Unix(0, 0), 0, "e")},
 	}}
 	for h := range 24 {
-		s.apps[0].day.add(t0.Add(time.Duration(h)*time.Hour), StatusUp, time.Duration(h)*time.Millisecond+333*time.Microsecond)
+		s.apps[0].day.add(t0.Add(time.Duration(h)*time.Hour), StatusUp, time.Duration(h)*time.Millisecond+333*time.Microsecond, true)
 	}
 	s.sysDay = s.apps[0].day
 	b := encodeState(s)
