@@ -105,14 +105,22 @@ func (w *appDayWindow) advance(h int64) {
 	w.newest = int32(h)
 }
 
+// sum adds the hours in (h-24, h] of now's hour h. Every snapshot sums
+// every app's window: the slots are added as integers and converted once.
 func (w *appDayWindow) sum(now time.Time) counts {
 	h := now.Unix() / 3600
 	n := int64(w.newest)
-	var c counts
+	var up, down, unavail, rtN, us uint64
 	for hr := max(n, h) - 23; hr <= min(n, h); hr++ {
-		c.merge(w.counts(mod(hr, 24)))
+		s := &w.slots[mod(hr, 24)]
+		up += uint64(s.up)
+		down += uint64(s.down)
+		unavail += uint64(s.unavail)
+		rtN += uint64(s.rtN)
+		us += s.rtMicros()
 	}
-	return c
+	return counts{up: int64(up), down: int64(down), unavailable: int64(unavail),
+		rtSum: float64(us) / 1e6, rtN: int64(rtN)}
 }
 
 // window is w as a dayWindow, to merge into or remove from the windows of

@@ -279,6 +279,14 @@ func (m *dayModel) sum(at time.Time) counts {
 			c.merge(mh.counts())
 		}
 	}
+	// The window adds whole microseconds, and converts their total once.
+	var us int64
+	for hr := h - 23; hr <= h; hr++ {
+		if mh, ok := m.hours[hr]; ok {
+			us += min(mh.rtMicros, maxRTMicros)
+		}
+	}
+	c.rtSum = float64(us) / 1e6
 	return c
 }
 
