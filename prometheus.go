@@ -131,6 +131,7 @@ func (s *PrometheusSource) observesRequests() {}
 // and nothing is remembered against their expressions.
 func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, error) {
 	c := &checkRun{s: s, apps: apps, out: make([]Result, len(apps)), now: s.clock.Now()}
+	s.exprs.sweep()
 	var batch, solo []int
 	for i, a := range apps {
 		if !s.solo.solo(c.now, a.Metric, a.ResponseTimeMetric) {

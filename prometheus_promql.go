@@ -170,7 +170,7 @@ func (a *ages) stale(gen uint32) bool { return a.gen-gen > 1 }
 func (c *exprCache) get(text string) (*promql.Expr, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.sweep()
+	c.init()
 	gen := c.age.gen
 	if ce, ok := c.m[text]; ok {
 		if ce.gen != gen {
@@ -194,14 +194,20 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 	return e, nil
 }
 
-// sweep drops, when a new age begins, the entries not asked for during
-// the age before.
-func (c *exprCache) sweep() {
+func (c *exprCache) init() {
 	if c.m == nil {
 		c.m = make(map[string]cachedExpr)
 		c.bad = make(map[string]cachedErr)
 		c.shared = make(map[string]string)
 	}
+}
+
+// sweep drops, when a new age begins, the entries not asked for during
+// the age before. Check calls it once a call, not get once an app.
+func (c *exprCache) sweep() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
 	if c.age.next() {
 		maps.DeleteFunc(c.m, func(_ string, ce cachedExpr) bool { return c.age.stale(ce.gen) })
 		maps.DeleteFunc(c.bad, func(_ string, ce cachedErr) bool { return c.age.stale(ce.gen) })

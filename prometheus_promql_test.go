@@ -59,6 +59,7 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	c := exprCache{age: ages{now: clock}}
+	c.sweep() // a Check begins the first age
 	get := func(text string) *promql.Expr {
 		t.Helper()
 		e, err := c.get(text)
@@ -72,10 +73,12 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 		t.Fatal("a bad expression was accepted")
 	}
 	now = now.Add(cacheAge + time.Second) // a second age: nothing is dropped yet
+	c.sweep()
 	if get(`up{app="a"}`) != a || get(`up{app="b"}`) != b || len(c.m) != 2 || len(c.bad) != 1 {
 		t.Fatalf("the second age changed the cache: %d expressions, %d refused", len(c.m), len(c.bad))
 	}
 	now = now.Add(cacheAge + time.Second) // a third: what the second did not ask for goes
+	c.sweep()
 	if get(`up{app="a"}`) != a {
 		t.Error("an expression asked for every age was parsed again")
 	}
@@ -86,6 +89,7 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 		t.Errorf("a refused expression not asked for since the first age is kept: %v", c.bad)
 	}
 	now = now.Add(cacheAge + time.Second)
+	c.sweep()
 	get(`up{app="a"}`)
 	if _, ok := c.m[`up{app="b"}`]; ok || len(c.m) != 1 {
 		t.Errorf("an expression unasked for a whole age is kept (%d kept)", len(c.m))
