@@ -68,27 +68,10 @@ type eventLog struct {
 type logEntry struct {
 	at            int64 // unix nanoseconds, in UTC or time.Local (utc says which)
 	app, location string
-	other         *Event  // an event other than a status update
-	msg           *[]byte // its /api/ws message, or nil: see eventLog
-	status, prev  eventStatus
+	other         *Event     // an event other than a status update
+	msg           *[]byte    // its /api/ws message, or nil: see eventLog
+	status, prev  statusCode // codeNone for no previous status (an app's first check)
 	utc           bool
-}
-
-// eventStatus is a Status in the byte a log entry keeps of it: 0 for none
-// (an app's first check has no previous status).
-type eventStatus uint8
-
-var eventStatuses = [...]Status{"", StatusUp, StatusDown, StatusUnavailable}
-
-// eventStatusOf returns s's code; ok is false for a Status outside the three,
-// which no cycle makes, but which an event can hold.
-func eventStatusOf(s Status) (c eventStatus, ok bool) {
-	for i, v := range eventStatuses {
-		if v == s {
-			return eventStatus(i), true
-		}
-	}
-	return 0, false
 }
 
 func newEventLog(size int) *eventLog {
@@ -97,8 +80,8 @@ func newEventLog(size int) *eventLog {
 
 func newLogEntry(e *Event, encode bool) logEntry {
 	var le logEntry
-	st, ok1 := eventStatusOf(e.Status)
-	prev, ok2 := eventStatusOf(e.PreviousStatus)
+	st, ok1 := exactCode(e.Status)
+	prev, ok2 := exactCode(e.PreviousStatus)
 	// The time is kept as a number, and its location as a flag: 64-byte
 	// entries rather than 80, the log having room for twice the apps. An
 	// event in another location (a test clock's, say), or out of the
@@ -132,12 +115,8 @@ func (le *logEntry) event() Event {
 	if le.other != nil {
 		return *le.other
 	}
-	at := time.Unix(0, le.at)
-	if le.utc {
-		at = at.UTC()
-	}
-	return Event{Type: EventStatusUpdate, Time: at, App: le.app, Location: le.location,
-		Status: eventStatuses[le.status], PreviousStatus: eventStatuses[le.prev]}
+	return Event{Type: EventStatusUpdate, Time: unixTime(le.at, le.utc), App: le.app, Location: le.location,
+		Status: le.status.status(), PreviousStatus: le.prev.status()}
 }
 
 // wantMessages registers a follower that sends /api/ws messages until

@@ -74,8 +74,14 @@ func (a *appState) lastCheckTime() time.Time {
 	if !a.checked() || a.flags&flagZeroTime != 0 {
 		return time.Time{}
 	}
-	t := time.Unix(0, a.lastCheck)
-	if a.flags&flagUTC != 0 {
+	return unixTime(a.lastCheck, a.flags&flagUTC != 0)
+}
+
+// unixTime is unix nanosecond ns in UTC, or else in time.Local: what is
+// kept of a clock's time where a time.Time would take three words.
+func unixTime(ns int64, utc bool) time.Time {
+	t := time.Unix(0, ns)
+	if utc {
 		t = t.UTC()
 	}
 	return t
@@ -85,11 +91,11 @@ func (a *appState) damper() damper { return damper{cand: a.cand, run: a.run} }
 
 func (a *appState) setDamper(d damper) { a.cand, a.run = d.cand, d.run }
 
-// statusCode is a Status in a byte, for what is kept per app. Only the
-// three statuses reach it: a cycle makes an invalid result of a Source
-// unavailable (checkBatch), discovery and the state file make only the
-// three. codeOf maps anything else to unavailable, as the history and the
-// state file do.
+// statusCode is a Status in a byte, for what is kept per app and in the
+// event log. Only the three statuses reach an app's state: a cycle makes
+// an invalid result of a Source unavailable (checkBatch), discovery and the
+// state file make only the three. codeOf maps anything else to
+// unavailable, as the history and the state file do; exactCode tells.
 type statusCode uint8
 
 const (
@@ -102,15 +108,26 @@ const (
 var codeStatuses = [...]Status{codeNone: "", codeUp: StatusUp, codeDown: StatusDown, codeUnavailable: StatusUnavailable}
 
 func codeOf(s Status) statusCode {
-	switch s {
-	case "":
-		return codeNone
-	case StatusUp:
-		return codeUp
-	case StatusDown:
-		return codeDown
+	if c, ok := exactCode(s); ok {
+		return c
 	}
 	return codeUnavailable
+}
+
+// exactCode is s's code; ok is false for a Status outside the three and
+// "", which no cycle makes, but which an Event can hold.
+func exactCode(s Status) (c statusCode, ok bool) {
+	switch s {
+	case "":
+		return codeNone, true
+	case StatusUp:
+		return codeUp, true
+	case StatusDown:
+		return codeDown, true
+	case StatusUnavailable:
+		return codeUnavailable, true
+	}
+	return codeNone, false
 }
 
 func (c statusCode) status() Status { return codeStatuses[c] }
