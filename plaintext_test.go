@@ -9,7 +9,7 @@ import (
 )
 
 // What Go's server refuses before any handler runs is answered by net/http
-// in plain text; the README's Decisions list these answers, and this test
+// in plain text; docs/decisions.md list these answers, and this test
 // keeps that list true. Everything that reaches the handler, a bad escape
 // in the query string included, gets the error envelope.
 func TestAnswersBeforeTheHandler(t *testing.T) {

@@ -360,7 +360,7 @@ func TestBrowserReconnect(t *testing.T) {
 
 // 10,000 apps in 100 locations: the script prints the first meaningful
 // render and the longest main-thread task while 1,000 changes arrive in one
-// cycle. These are figures to read, not assertions (see the README).
+// cycle. These are figures to read, not assertions (see bench/README.md).
 func TestBrowserScale(t *testing.T) {
 	browserTools(t)
 	var locs []availmon.Location

@@ -22,7 +22,7 @@ import (
 // collection; most of availmon's live heap is pointer-free (check
 // histories, day windows), cheap to collect, and it makes little garbage a
 // cycle, so a tighter target costs almost no CPU and a third of the
-// resident memory (see the README's Decisions, Serving and memory).
+// resident memory (see docs/decisions.md, Serving and memory).
 // VictoriaMetrics sets its own GOGC for the same reason.
 const defaultGOGC = 50
 
