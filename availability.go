@@ -276,7 +276,7 @@ type Monitor struct {
 	wsPingInterval time.Duration
 	wsWriteTimeout time.Duration
 	wsOrigins      []string
-	refusals       refusalLog // rate-limits the log of refused requests
+	refusals       repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
 	protectReads   bool
 	version        string
 	logLevel       slog.Level
@@ -343,6 +343,7 @@ func New(opts Options) (*Monitor, error) {
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		refusals:        repeatLog{burst: refusalBurst, window: refusalWindow},
 		store:           opts.Store,
 		backfill:        opts.Backfill,
 		cycles:          newCycleGate(),
