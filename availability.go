@@ -277,6 +277,7 @@ type Monitor struct {
 	wsWriteTimeout time.Duration
 	wsOrigins      []string
 	refusals       repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
+	conds          repeatLog // conditions the cycles and the backfill see recur
 	protectReads   bool
 	version        string
 	logLevel       slog.Level

@@ -109,3 +109,20 @@ func (m *Monitor) logUnloggedRefusals(runs ...repeatRun) {
 		m.log.Info("more requests refused (not logged one by one)", "count", n, "window", formatDuration(refusalWindow))
 	}
 }
+
+// warnStarted logs msg at warning level when the condition key starts, and
+// nothing while it lasts: what it is meanwhile is a metric's to say.
+func (m *Monitor) warnStarted(key string, now time.Time, msg string, attrs ...any) {
+	if logIt, _ := m.conds.note(key, now); logIt {
+		m.log.Warn(msg, attrs...)
+	}
+}
+
+// infoEnded logs msg when the condition key, if it was on, ends, with how
+// many times it was seen (under countName: cycles, failed queries) and how
+// long it lasted.
+func (m *Monitor) infoEnded(key string, now time.Time, msg, countName string, attrs ...any) {
+	if run, ok := m.conds.end(key); ok {
+		m.log.Info(msg, append(attrs, countName, run.count, "lasted", formatUptime(now.Sub(run.since)))...)
+	}
+}

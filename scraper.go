@@ -345,6 +345,7 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s := m.state.snapshot(m.plan, m.snapGen, now)
 	m.snapGen++
 	s.eventSeq = eventSeq
+	s.discovery = discoveryHealthOf(m.rules)
 	s.hints = &m.bodyHints
 	m.snap.Store(s)
 }
