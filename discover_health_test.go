@@ -93,7 +93,7 @@ func TestDiscoveryConditionsLoggedAtStartAndEnd(t *testing.T) {
 	})
 	q.set(nil,
 		sample(1, "service", "a", "region", "il"),
-		sample(1, "service", "b", "region", "il"),    // past max_apps
+		sample(1, "service", "b", "region", "il"),   // past max_apps
 		sample(1, "service", "x", "region", "mars"), // unmapped
 	)
 	const cycles = 50
