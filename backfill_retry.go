@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,7 +51,31 @@ func (m *Monitor) askPast(ctx context.Context, jobs []*pastJob, win pastWindow, 
 		if !m.sleepUntil(ctx, m.clock.Now().Add(backfillBackoff(round))) {
 			return false
 		}
+		jobs = m.rebindPast(jobs)
 	}
+}
+
+// rebindPast points jobs at the current sources of their backends, as a
+// reconfiguration may have replaced them meanwhile, and drops the jobs of
+// backends that are gone or can no longer tell the past.
+func (m *Monitor) rebindPast(jobs []*pastJob) []*pastJob {
+	m.cycleMu.Lock()
+	p := m.plan
+	m.cycleMu.Unlock()
+	return slices.DeleteFunc(jobs, func(j *pastJob) bool {
+		bi, ok := p.backendIndex(j.backend)
+		var src *PrometheusSource
+		if ok {
+			src, ok = p.backends[bi].Source.(*PrometheusSource)
+		}
+		if !ok {
+			m.bfm.pending.WithLabelValues(j.backend).Dec()
+			m.conds.end(backfillKey(j.backend))
+			return true
+		}
+		j.src = src
+		return false
+	})
 }
 
 // pastRound asks what is left of each job, in order. A backend whose query

@@ -85,20 +85,3 @@ func TestRepeatLog(t *testing.T) {
 		t.Errorf("unlogged of 7 with a burst of 5: %d, want 2", n)
 	}
 }
-
-// The backfill's retries wait BackfillRetryMin, then twice as long each
-// time, up to BackfillRetryMax.
-func TestBackfillBackoff(t *testing.T) {
-	want := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second,
-		160 * time.Second, 320 * time.Second, 10 * time.Minute, 10 * time.Minute}
-	var got []time.Duration
-	for n := range want {
-		got = append(got, backfillBackoff(n))
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("backoff (-want +got):\n%s", d)
-	}
-	if d := backfillBackoff(1000); d != BackfillRetryMax {
-		t.Errorf("backoff after 1000 retries: %s", d)
-	}
-}
