@@ -356,7 +356,6 @@ func New(opts Options) (*Monitor, error) {
 		store:           opts.Store,
 		backfill:        opts.Backfill,
 		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
-		bfm:             newBackfillMetrics(),
 		cycles:          newCycleGate(),
 		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
@@ -413,11 +412,8 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
-	if opts.SaveInterval < 0 {
-		bad("SaveInterval %s is negative", opts.SaveInterval)
-	}
-	if opts.BackfillQueryTimeout < 0 {
-		bad("BackfillQueryTimeout %s is negative", opts.BackfillQueryTimeout)
+	if opts.SaveInterval < 0 || opts.BackfillQueryTimeout < 0 {
+		bad("SaveInterval and BackfillQueryTimeout must not be negative")
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
@@ -428,7 +424,7 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan, m.rules, m.disc = p, rules, newDiscoveryMetrics()
+	m.plan, m.rules, m.disc, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
