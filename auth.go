@@ -17,8 +17,8 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := m.auth.Verify(r); err != nil {
-			logIt, dropped := m.refusals.note(m.clock.Now())
-			m.logUnloggedRefusals(dropped)
+			logIt, ended := m.refusals.note("", m.clock.Now())
+			m.logUnloggedRefusals(ended)
 			if logIt {
 				m.log.Info("request refused", "method", r.Method, "path", clientPath(r),
 					"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)

@@ -238,8 +238,14 @@ type Options struct {
 	// expressions, one point a minute, over the last 30 days (the 24h
 	// counters over the last 24 hours). Only PrometheusSource backends can;
 	// HTTP probes cannot look back. The API never waits for it; a log line
-	// says when it is done.
+	// says when it is done. A query that fails or times out is asked
+	// again with backoff (from BackfillRetryMin, doubling up to
+	// BackfillRetryMax, on the Clock) until every gap it covers is
+	// filled; the backfill is done, and applied, only then.
 	Backfill bool
+	// BackfillQueryTimeout bounds one range query of the backfill;
+	// default DefaultBackfillQueryTimeout. The server is told it too.
+	BackfillQueryTimeout time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -266,26 +272,29 @@ const (
 // and serve its API with Handler; change the set with Reconfigure. All
 // methods are safe for concurrent use.
 type Monitor struct {
-	timeout        time.Duration // zero: follow the interval
-	maxParallel    int
-	historySize    int
-	auth           Authenticator
-	reload         ReloadFunc
-	ws             wsHub
-	wsMaxClients   int
-	wsPingInterval time.Duration
-	wsWriteTimeout time.Duration
-	wsOrigins      []string
-	refusals       refusalLog // rate-limits the log of refused requests
-	protectReads   bool
-	version        string
-	logLevel       slog.Level
-	log            *slog.Logger
-	clock          Clock
-	started        time.Time
-	store          Store
-	saveInterval   time.Duration
-	backfill       bool
+	timeout         time.Duration // zero: follow the interval
+	maxParallel     int
+	historySize     int
+	auth            Authenticator
+	reload          ReloadFunc
+	ws              wsHub
+	wsMaxClients    int
+	wsPingInterval  time.Duration
+	wsWriteTimeout  time.Duration
+	wsOrigins       []string
+	refusals        repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
+	conds           repeatLog // conditions the cycles and the backfill see recur
+	protectReads    bool
+	version         string
+	logLevel        slog.Level
+	log             *slog.Logger
+	clock           Clock
+	started         time.Time
+	store           Store
+	saveInterval    time.Duration
+	backfill        bool
+	backfillTimeout time.Duration
+	bfm             backfillMetrics
 	// backfillStarted: the backfill runs once per Monitor, in its first Run.
 	backfillStarted atomic.Bool
 	// cycles tells the backfill when cycles run, so that it gives way.
@@ -343,8 +352,10 @@ func New(opts Options) (*Monitor, error) {
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		refusals:        repeatLog{burst: refusalBurst, window: refusalWindow},
 		store:           opts.Store,
 		backfill:        opts.Backfill,
+		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
 		cycles:          newCycleGate(),
 		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
@@ -401,8 +412,8 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
-	if opts.SaveInterval < 0 {
-		bad("SaveInterval %s is negative", opts.SaveInterval)
+	if opts.SaveInterval < 0 || opts.BackfillQueryTimeout < 0 {
+		bad("SaveInterval and BackfillQueryTimeout must not be negative")
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
@@ -413,7 +424,7 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan, m.rules, m.disc = p, rules, newDiscoveryMetrics()
+	m.plan, m.rules, m.disc, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))

@@ -315,7 +315,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.stalled(now):
 		system = "unhealthy"
-	case s.connectivity != connConnected:
+	case s.connectivity != connConnected || len(s.discovery.failing) > 0:
 		system = "degraded"
 	}
 	writeJSON(w, http.StatusOK, envelope{Data: statusJSON{
@@ -329,6 +329,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		TotalLocations:          len(s.p.locations),
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,
+		Discovery:               s.discovery.json(),
 	}})
 }
 

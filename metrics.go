@@ -22,9 +22,11 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 		m.exp.InitTarget(b.Name)
 	}
 	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
+	cs = append(cs, m.bfm.collectors()...)
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.collectors()...)
+	own.MustRegister(m.bfm.collectors()...)
 	m.live = &liveFamilies{g: liveGatherer(own, g)}
 	m.filteredMetrics = m.newFilteredMetrics()
 	if reg != nil {

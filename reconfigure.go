@@ -59,6 +59,7 @@ func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	for _, rs := range m.rules {
 		if !kept[rs.rule.Name] {
 			m.disc.forget(rs.rule.Name)
+			m.endRuleConditions(rs.rule.Name)
 		}
 	}
 	m.rules = rules
