@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -112,9 +111,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// Load reads and parses the file at path. See Parse.
+// Load reads the file at path with ReadFile and parses it. See Parse.
 func Load(path string, lookup LookupFunc) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
