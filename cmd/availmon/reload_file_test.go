@@ -105,11 +105,17 @@ func TestReloadRefusesFIFO(t *testing.T) {
 // it, whose reads go through load.
 func testReloader(t *testing.T, path string, load func(string, config.LookupFunc) (*config.Config, error)) *reloader {
 	t.Helper()
+	return logReloader(t, path, load, io.Discard)
+}
+
+// logReloader is testReloader logging to w.
+func logReloader(t *testing.T, path string, load func(string, config.LookupFunc) (*config.Config, error), w io.Writer) *reloader {
+	t.Helper()
 	cfg, err := config.Load(path, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(w, nil))
 	opts, err := cfg.Options(log)
 	if err != nil {
 		t.Fatal(err)

@@ -26,8 +26,11 @@ import (
 // Config is a configuration file, parsed and checked. Its zero-valued
 // settings have already been replaced by their defaults.
 type Config struct {
-	Interval    time.Duration // scrape_interval
-	Timeout     time.Duration // scrape_timeout
+	Interval time.Duration // scrape_interval
+	// Timeout is scrape_timeout, or when the file has none the smaller of
+	// DefaultMaxTimeout and the interval; TimeoutSet says which.
+	Timeout     time.Duration
+	TimeoutSet  bool
 	MaxParallel int
 	HistorySize int
 	LogLevel    slog.Level
@@ -395,7 +398,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			case d > cfg.Interval:
 				p.badAt("scrape_timeout", "scrape_timeout %s is longer than scrape_interval %s", raw.ScrapeTimeout, model.Duration(cfg.Interval))
 			default:
-				cfg.Timeout = d
+				cfg.Timeout, cfg.TimeoutSet = d, true
 			}
 		}
 	}

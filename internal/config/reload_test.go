@@ -39,6 +39,22 @@ apps: [{name: a, location: A, metric: up}]
 			t.Errorf("%q: (-want +got):\n%s", tc.extra, cmp.Diff(tc.want, got))
 		}
 	}
+	// An interval below the default timeout changes the timeout the
+	// file would give, but not one it sets: without the key the monitor's
+	// timeout follows the interval.
+	for _, tc := range []struct{ from, to string }{{"scrape_interval: 30s\n", "scrape_interval: 5s\n"}, {"scrape_interval: 5s\n", "scrape_interval: 30s\n"}} {
+		a, err := Parse("t.yaml", []byte(tc.from+base[len("scrape_interval: 10s\n"):]), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Parse("t.yaml", []byte(tc.to+base[len("scrape_interval: 10s\n"):]), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.RestartNeeded(a); got != nil {
+			t.Errorf("%q to %q without scrape_timeout: %v, want nothing", tc.from, tc.to, got)
+		}
+	}
 	// Another app set, backend URL and interval are not a restart.
 	c, err := Parse("t.yaml", []byte(`scrape_interval: 20s
 prometheus: [{name: main, url: "http://127.0.0.1:9091"}]
