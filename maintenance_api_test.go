@@ -165,9 +165,9 @@ func FuzzMaintenanceBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		mt, _ := newMaintenance(nil)
+		mt, _ := newMaintenance(nil, t0)
 		tm := newTestMonitor(t)
-		mw, err := mt.add(w, tm.plan)
+		mw, err := mt.add(w, tm.plan, t0)
 		if err != nil {
 			if len(mt.list()) != 0 {
 				t.Fatal("a refused window was added")
