@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -206,4 +207,47 @@ func TestReloadTurns(t *testing.T) {
 			t.Errorf("second reload: %d apps", ch.Apps)
 		}
 	})
+}
+
+// SIGHUP applies the file's maintenance windows and fail_threshold to the
+// real binary without asking for a restart; a window naming an app that the
+// same reload removes fails the reload with its line, and nothing changes.
+func TestReloadMaintenanceSIGHUP(t *testing.T) {
+	path := writeConfig(t, "")
+	base := readFile(t, path)
+	writeFile(t, path, base+"maintenance:\n  - {name: first, app: checkout, duration: 1h}\n")
+	r := startBinary(t, "-config", path)
+	windows := func() string { _, body := get(t, r.base+"/api/maintenance"); return body }
+	hup := func() {
+		t.Helper()
+		if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the first window", 30*time.Second, func() bool { return strings.Contains(windows(), `"id":"first"`) })
+
+	writeFile(t, path, base+"fail_threshold: 3\nmaintenance:\n  - {name: second, app: homepage, duration: 2h}\n")
+	hup()
+	waitFor(t, "the second window", 30*time.Second, func() bool {
+		w := windows()
+		return strings.Contains(w, `"id":"second"`) && !strings.Contains(w, `"id":"first"`)
+	})
+	waitFor(t, "the reload's log line", 30*time.Second, func() bool { return strings.Contains(r.log.String(), `msg="configuration reloaded"`) })
+	if strings.Contains(r.log.String(), "takes effect only after a restart") {
+		t.Errorf("a reload of maintenance and fail_threshold asks for a restart:\n%s", r.log.String())
+	}
+
+	i := strings.Index(base, "  - name: homepage")
+	if i < 0 {
+		t.Fatalf("writeConfig has no homepage app:\n%s", base)
+	}
+	withoutHomepage := base[:i]
+	writeFile(t, path, withoutHomepage+"maintenance:\n  - {name: second, app: homepage, duration: 2h}\n")
+	hup()
+	line := strings.Count(withoutHomepage, "\n") + 2
+	want := fmt.Sprintf(`availmon.yaml:%d: maintenance window \"second\": no app is named \"homepage\"`, line)
+	waitFor(t, "the refused reload", 30*time.Second, func() bool { return strings.Contains(r.log.String(), want) })
+	if w := windows(); !strings.Contains(w, `"id":"second"`) || len(apps(t, r.base)) != 2 {
+		t.Errorf("a refused reload changed the windows or apps: %s %v", w, apps(t, r.base))
+	}
 }

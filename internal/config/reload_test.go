@@ -33,6 +33,9 @@ apps: [{name: a, location: A, metric: up}]
 		{"websocket: {allowed_origins: [a.example.com]}\n", []string{"websocket.allowed_origins"}},
 		{"storage: {path: /var/lib/elsewhere}\n", []string{"storage.path"}},
 		{"authentication: {hmac: {enabled: true, secret: 0123456789abcdef0123456789abcdef}}\n", []string{"authentication"}},
+		// Applied by Reconfigure.
+		{"fail_threshold: 3\nsuccess_threshold: 2\nmaintenance: [{app: a, duration: 1h}]\n", nil},
+		{"export_labels: [team]\n", []string{"export_labels"}},
 	}
 	for _, tc := range tests {
 		if got := parse(tc.extra).RestartNeeded(old); !cmp.Equal(tc.want, got) {
