@@ -403,7 +403,7 @@ func New(opts Options) (*Monitor, error) {
 	m.ctlOpts = controlOptionsOf(&opts)
 	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
-	errs = append(errs, m.initMaintenance(p, opts.Maintenance)...)
+	errs = append(errs, m.initMaintenance(p, opts.Maintenance, len(opts.Discover) > 0)...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}

@@ -208,7 +208,7 @@ func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState)
 		add(f.app, f.loc, backendOfRule[f.app.Backend])
 	}
 	var o Options
-	m.ctlOpts.into(&o)
+	m.ctlOpts.into(&o) // under cycleMu, which guards the thresholds
 	ctl, errs := newControls(np, &o)
 	for _, err := range errs {
 		// The labels of series are label names and non-empty values, and

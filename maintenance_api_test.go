@@ -156,6 +156,7 @@ func FuzzMaintenanceBody(f *testing.F) {
 		`{"app":"search","from":"2026-11-22T12:00:00Z","to":"2026-11-22T13:00:00Z"}`,
 		`{"location":"Frankfurt","cron":"0 3 * * SUN","duration":"2h","time_zone":"Europe/Berlin"}`,
 		`{"labels":{"a":"b"},"cron":"@every 1h","duration":"1h"}`,
+		`{"location":"Frankfurt","duration":"1h"}`, `{"app":"search","duration":"-1h"}`,
 		`{"app":"search","app":"x"}`, `{`, `[]`, `"x"`,
 	} {
 		f.Add(s)
@@ -165,14 +166,17 @@ func FuzzMaintenanceBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		mt, _ := newMaintenance(nil)
+		mt, _ := newMaintenance(nil, t0)
 		tm := newTestMonitor(t)
-		mw, err := mt.add(w, tm.plan)
+		mw, err := mt.add(w, tm.plan, t0)
 		if err != nil {
 			if len(mt.list()) != 0 {
 				t.Fatal("a refused window was added")
 			}
 			return
+		}
+		if mw.startsNow() {
+			t.Fatalf("window %+v was added without resolving its start", mw.MaintenanceWindow)
 		}
 		// A window that was accepted answers active and next without
 		// panicking, for any time.

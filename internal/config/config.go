@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -27,8 +26,11 @@ import (
 // Config is a configuration file, parsed and checked. Its zero-valued
 // settings have already been replaced by their defaults.
 type Config struct {
-	Interval    time.Duration // scrape_interval
-	Timeout     time.Duration // scrape_timeout
+	Interval time.Duration // scrape_interval
+	// Timeout is scrape_timeout, or when the file has none the smaller of
+	// DefaultMaxTimeout and the interval; TimeoutSet says which.
+	Timeout     time.Duration
+	TimeoutSet  bool
 	MaxParallel int
 	HistorySize int
 	LogLevel    slog.Level
@@ -112,9 +114,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// Load reads and parses the file at path. See Parse.
+// Load reads the file at path with ReadFile and parses it. See Parse.
 func Load(path string, lookup LookupFunc) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +398,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			case d > cfg.Interval:
 				p.badAt("scrape_timeout", "scrape_timeout %s is longer than scrape_interval %s", raw.ScrapeTimeout, model.Duration(cfg.Interval))
 			default:
-				cfg.Timeout = d
+				cfg.Timeout, cfg.TimeoutSet = d, true
 			}
 		}
 	}

@@ -16,8 +16,10 @@ import (
 // Registerer, Gatherer, Clock.
 func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 	opts := availmon.Options{
-		Interval:    c.Interval,
-		Timeout:     c.Timeout,
+		Interval: c.Interval,
+		// Without scrape_timeout the monitor's timeout follows the
+		// interval, also one changed at run time.
+		Timeout:     c.setTimeout(),
 		MaxParallel: c.MaxParallel,
 		HistorySize: c.HistorySize,
 		LogLevel:    c.LogLevel,
