@@ -15,7 +15,7 @@ export class MaintenancePanel {
     this.nowText = h('p', { class: 'summary', id: 'maint-now', 'aria-live': 'polite', text: 'Loading…' });
     this.nowList = h('ul', { class: 'maint-locations', id: 'maint-locations', 'aria-label': 'Locations with apps in maintenance now' });
     this.tbody = h('tbody');
-    const head = h('tr', {}, ...['Window', 'State', 'Covers', 'Schedule', 'Comment']
+    const head = h('tr', {}, ...['Window', 'When', 'Covers']
       .map((t) => h('th', { scope: 'col', text: t })));
     const table = h('table', { class: 'windows', id: 'maint-table' },
       h('caption', { class: 'visually-hidden', text: 'Maintenance windows open now or upcoming' }),
@@ -65,11 +65,11 @@ export class MaintenancePanel {
     if (key === this.windowsKey) return;
     this.windowsKey = key;
     this.tbody.replaceChildren(...rows.map((r) => h('tr', { 'data-window': r.id, 'data-phase': r.phase },
-      h('th', { scope: 'row' }, r.id, h('span', { class: 'source', text: r.source === 'config' ? ' (configured)' : ' (API)' })),
-      h('td', {}, h('span', { class: `phase phase-${r.phase}`, text: PHASE_LABEL[r.phase] }), h('br'), h('span', { class: 'when', text: r.when })),
-      h('td', { class: 'wrap', text: r.covers }),
-      h('td', { class: 'wrap', text: r.schedule }),
-      h('td', { class: 'wrap comment', text: r.comment }))));
+      h('th', { scope: 'row', class: 'wrap' }, r.id, h('span', { class: 'muted', text: r.source === 'config' ? ' (configured)' : ' (API)' }),
+        ...(r.comment ? [h('br'), h('span', { class: 'comment', text: r.comment })] : [])),
+      h('td', { class: 'wrap' }, h('span', { class: `phase phase-${r.phase}`, text: PHASE_LABEL[r.phase] }), ' ',
+        h('span', { text: r.when }), h('br'), h('span', { class: 'muted', text: r.schedule })),
+      h('td', { class: 'wrap', text: r.covers }))));
     this.wrap.hidden = rows.length === 0;
     const overText = over > 0 ? ` (${over} over, not shown)` : '';
     this.windowsText.textContent = rows.length === 0 ? `No window is open or upcoming.${overText}`

@@ -53,14 +53,16 @@ export function targets(w) {
 // schedule says how the window recurs, or that it does not.
 export function schedule(w, now) {
   if (w.cron) return `${w.cron} for ${w.duration} (${w.time_zone || 'UTC'})`;
-  return `once, ${dateTime(ms(w.from), now)} to ${dateTime(ms(w.to), now)}`;
+  return `once, ${dateTime(ms(w.from), now)} to ${dateTime(ms(w.to), ms(w.from))}`;
 }
 
-// when says when the window is open now or next.
+// when says when the window is open now or next, to follow its phase
+// ("Open now", "Upcoming").
 export function when(w, now) {
+  const start = ms(w.next_start); const end = ms(w.next_end);
   switch (phase(w)) {
-    case 'open': return `open until ${dateTime(ms(w.next_end), now)}`;
-    case 'upcoming': return `opens ${dateTime(ms(w.next_start), now)}, until ${dateTime(ms(w.next_end), now)}`;
-    default: return 'over';
+    case 'open': return `until ${dateTime(end, now)}`;
+    case 'upcoming': return `${dateTime(start, now)} to ${dateTime(end, start)}`;
+    default: return '';
   }
 }
