@@ -16,6 +16,7 @@ export class ServicesPanel {
     this.sync = sync;
     this.onSelect = onSelect;
     this.rows = new Map(); // name -> {tr, cells, button, detail, key, detailKey}
+    this.made = 0; // rows made, for unique ids
     this.summary = h('p', { class: 'count', 'aria-live': 'polite', id: 'services-count', text: 'Loading…' });
     this.tbody = h('tbody');
     const head = h('tr', {}, ...[['Service', ''], ['State', ''], ['Locations up', 'num'], ['Quorum', 'num'], ['Apps', 'num']]
@@ -83,7 +84,7 @@ export class ServicesPanel {
   }
 
   makeRow(name) {
-    const id = `service-detail-${this.rows.size}-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const id = `service-detail-${++this.made}`;
     const button = h('button', {
       type: 'button', class: 'svc', 'data-name': name, 'aria-expanded': 'false', 'aria-controls': id, text: name,
     });
