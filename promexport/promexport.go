@@ -32,6 +32,11 @@ type App struct {
 	Labels []string
 	// Maintenance is true while the app is in a maintenance window.
 	Maintenance bool
+	// Backend names the backend the app is checked through (the binary's
+	// HTTP probes are backend "http"); availmon_unavailable carries it, so
+	// that Alertmanager can inhibit an app's alert while its backend is
+	// disconnected.
+	Backend string
 }
 
 // Location counts the apps of one location by state.
@@ -70,16 +75,17 @@ type Exporter struct {
 	scrapeErrors   *prometheus.CounterVec
 	httpRequests   *prometheus.CounterVec
 
-	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
-	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
-	controls                                    controlDescs
-	up                                          upText
-	mu                                          sync.Mutex
-	cachedSeq                                   uint64
-	cachedUp                                    []prometheus.Metric
-	cachedOK                                    bool
-	statuses                                    [3]string
-	methods                                     map[string]bool
+	upDesc, unavailableDesc                   *prometheus.Desc
+	appsDesc, locRatioDesc, backendDesc       *prometheus.Desc
+	lastCycleDesc, cycleDurDesc, intervalDesc *prometheus.Desc
+	controls                                  controlDescs
+	up                                        upText
+	mu                                        sync.Mutex
+	cachedSeq                                 uint64
+	cachedUp                                  []prometheus.Metric
+	cachedOK                                  bool
+	statuses                                  [3]string
+	methods                                   map[string]bool
 }
 
 // Metric names. availmon_up, availmon_scrape_duration_seconds and
@@ -87,6 +93,7 @@ type Exporter struct {
 // each backend; http_requests_total counts the API's own requests.
 const (
 	NameUp             = "availmon_up"
+	NameUnavailable    = "availmon_unavailable"
 	NameScrapeDuration = "availmon_scrape_duration_seconds"
 	NameScrapeErrors   = "availmon_scrape_errors_total"
 	NameHTTPRequests   = "http_requests_total"
@@ -99,7 +106,7 @@ const (
 	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
-const upHelp = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps."
+const upHelp = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_unavailable."
 
 // New returns an Exporter reading state through o.
 func New(o Options) *Exporter {
@@ -127,6 +134,9 @@ func New(o Options) *Exporter {
 		upDesc: prometheus.NewDesc(NameUp, upHelp,
 			append([]string{"app", "location"}, o.ExportLabels...), nil),
 		up: newUpText(upHelp, o.ExportLabels),
+		unavailableDesc: prometheus.NewDesc(NameUnavailable,
+			"1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through.",
+			append([]string{"app", "location", "backend"}, o.ExportLabels...), nil),
 		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
@@ -211,6 +221,7 @@ func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<
 	for _, m := range up {
 		ch <- m
 	}
+	e.collectUnavailable(s, ch)
 	var counts [3]int
 	for _, l := range s.Locations {
 		counts[0] += l.Up
@@ -270,4 +281,23 @@ func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
 	}
 	return out
+}
+
+// collectUnavailable sends availmon_unavailable: an unavailable app has no
+// availmon_up, and without a series of its own an alert could not tell it
+// from an app that was never there. Only unavailable apps have one, so its
+// cost follows the apps nobody can check, not all apps.
+func (e *Exporter) collectUnavailable(s *Snapshot, ch chan<- prometheus.Metric) {
+	for i := range s.Apps {
+		a := &s.Apps[i]
+		if a.Status != "unavailable" {
+			continue
+		}
+		m, err := prometheus.NewConstMetric(e.unavailableDesc, prometheus.GaugeValue, 1,
+			append([]string{a.Name, a.Location, a.Backend}, a.Labels...)...)
+		if err != nil {
+			m = prometheus.NewInvalidMetric(e.unavailableDesc, err)
+		}
+		ch <- m
+	}
 }

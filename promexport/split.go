@@ -66,14 +66,14 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
 	c := &e.controls
-	return []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
+	return []*prometheus.Desc{e.upDesc, e.unavailableDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
 		e.lastCycleDesc, e.cycleDurDesc,
 		c.serviceUp, c.serviceLocsUp, c.serviceLocs, c.maintenance}
 }
 
 // FamilyNames are the names of every family an Exporter collects.
 func FamilyNames() []string {
-	return []string{NameUp, NameApps, NameLocationRatio, NameBackendConnected,
+	return []string{NameUp, NameUnavailable, NameApps, NameLocationRatio, NameBackendConnected,
 		NameLastCycle, NameLastCycleDuration, NameScrapeInterval,
 		NameScrapeDuration, NameScrapeErrors, NameHTTPRequests,
 		NameServiceUp, NameServiceLocationsUp, NameServiceLocations, NameMaintenance}
