@@ -34,7 +34,7 @@ type RuleOptions struct {
 	// default 10m. Keep it at several storage.save_interval.
 	SaveFor time.Duration
 	// Labels are the exported app labels (export_labels) that alerts and
-	// recording rules about apps keep besides app and location, for
+	// recording rules about apps keep besides job, app and location, for
 	// Alertmanager to route on. Every other label is dropped.
 	Labels []string
 }
@@ -90,7 +90,7 @@ func (o *RuleOptions) normalize() error {
 		switch {
 		case !model.LegacyValidation.IsValidLabelName(l) || strings.HasPrefix(l, "__"):
 			return fmt.Errorf("promexport: RuleOptions.Labels: %q is not a label name", l)
-		case l == "app" || l == "location" || l == "backend":
+		case l == "job" || l == "app" || l == "location" || l == "backend":
 			return fmt.Errorf("promexport: RuleOptions.Labels: %q is always kept", l)
 		case l == "instance" || l == "pod":
 			// Each replica's alert would be a notification of its own.
@@ -107,7 +107,8 @@ func (o *RuleOptions) normalize() error {
 const stalled = "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_scrape_interval_seconds + 60"
 
 // leftOut records the replicas whose view the rules about apps and
-// services leave out: the stalled ones, while another replica is not. A
+// services leave out: the stalled ones, while another replica of their job
+// is not. A
 // stalled replica keeps exporting its last snapshot, and that old view must
 // neither page after a recovery nor, through max, hide an outage the
 // others see; when every replica has stalled, their last views are all
@@ -116,7 +117,7 @@ const leftOut = "availmon:replica:left_out"
 
 func leftOutRule() rule {
 	return rule{Record: leftOut,
-		Expr: "(" + stalled + ")\nand on() (count(time() - availmon_last_cycle_timestamp_seconds <= 3 * availmon_scrape_interval_seconds + 60) > 0)"}
+		Expr: "(" + stalled + ")\nand on(job) (count by (job) (time() - availmon_last_cycle_timestamp_seconds <= 3 * availmon_scrape_interval_seconds + 60) > 0)"}
 }
 
 // live is sel without the series of the replicas left out.
@@ -135,16 +136,23 @@ func over(keep []string, sel string) string {
 
 // notInMaintenance leaves out the apps in a maintenance window.
 func notInMaintenance() string {
-	return "unless on(app, location) " + live("availmon_maintenance == 1")
+	return "unless on(job, app, location) " + live("availmon_maintenance == 1")
+}
+
+// appKeep is the keep-list of the rules about apps. job stays: replicas of
+// one availmon share it, and other availmon deployments that one Prometheus
+// scrapes (staging, another team's) stay apart.
+func appKeep(o RuleOptions) []string {
+	return append([]string{"job", "app", "location"}, o.Labels...)
 }
 
 func recordingRules(o RuleOptions) []rule {
-	keep := append([]string{"app", "location"}, o.Labels...)
-	inService := over([]string{"app", "location"}, "availmon_up") + "\n" + notInMaintenance()
+	keep := appKeep(o)
+	inService := over([]string{"job", "app", "location"}, "availmon_up") + "\n" + notInMaintenance()
 	return []rule{
 		leftOutRule(),
-		{Record: "availmon:apps_up:ratio", Expr: "avg(\n" + inService + "\n)"},
-		{Record: "availmon:location_up:ratio", Expr: "avg by (location) (\n" + inService + "\n)"},
+		{Record: "availmon:apps_up:ratio", Expr: "avg by (job) (\n" + inService + "\n)"},
+		{Record: "availmon:location_up:ratio", Expr: "avg by (job, location) (\n" + inService + "\n)"},
 		{Record: "availmon:app_up:avg_over_time_1h", Expr: over(keep, "avg_over_time(availmon_up[1h])")},
 	}
 }
@@ -152,8 +160,8 @@ func recordingRules(o RuleOptions) []rule {
 // watchedAlerts are the alerts about what availmon watches: one per app or
 // service, whatever the number of replicas.
 func watchedAlerts(o RuleOptions) []rule {
-	keep := append([]string{"app", "location"}, o.Labels...)
-	svc := func(name string) string { return over([]string{"service"}, name) }
+	keep := appKeep(o)
+	svc := func(name string) string { return over([]string{"job", "service"}, name) }
 	return []rule{
 		{Alert: "AvailmonAppDown", Expr: over(keep, "availmon_up") + " == 0\n" + notInMaintenance(),
 			For: dur(o.AppDownFor), Labels: map[string]string{"severity": "critical"},
@@ -165,7 +173,7 @@ func watchedAlerts(o RuleOptions) []rule {
 			// Unavailable on a replica and known (up or down) on none:
 			// one replica that cannot reach a backend is its
 			// AvailmonBackendDisconnected, not an app's outage.
-			Expr: over(slices.Concat(keep, []string{"backend"}), "availmon_unavailable") + "\nunless on(app, location) " + live("availmon_up") +
+			Expr: over(slices.Concat(keep, []string{"backend"}), "availmon_unavailable") + "\nunless on(job, app, location) " + live("availmon_up") +
 				"\n" + notInMaintenance(),
 			For: dur(o.UnavailableFor), Labels: map[string]string{"severity": "critical"},
 			Annotations: map[string]string{

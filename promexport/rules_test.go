@@ -61,19 +61,19 @@ func outLabels(e parser.Expr) (labels []string, bounded bool) {
 	return nil, false
 }
 
-// Every alert about what availmon watches aggregates to a keep-list: app,
-// location, the -labels given and, for an unavailable app, its backend;
-// service for a service. Alerts about a replica keep its labels. The
+// Every alert about what availmon watches aggregates to a keep-list: job,
+// app, location, the -labels given and, for an unavailable app, its
+// backend; job and service for a service. Alerts about a replica keep its labels. The
 // recording rules about apps and locations aggregate too.
 func TestRulesKeepLists(t *testing.T) {
-	appKeep := []string{"app", "location", "team", "env"}
+	appKeep := []string{"job", "app", "location", "team", "env"}
 	want := map[string][]string{
 		"AvailmonAppDown":                  appKeep,
 		"AvailmonAppUnavailable":           append(slices.Clone(appKeep), "backend"),
-		"AvailmonServiceDown":              {"service"},
-		"AvailmonServiceDegraded":          {"service"},
-		"availmon:apps_up:ratio":           {},
-		"availmon:location_up:ratio":       {"location"},
+		"AvailmonServiceDown":              {"job", "service"},
+		"AvailmonServiceDegraded":          {"job", "service"},
+		"availmon:apps_up:ratio":           {"job"},
+		"availmon:location_up:ratio":       {"job", "location"},
 		"availmon:app_up:avg_over_time_1h": appKeep,
 		// Per replica: they keep instance and every label of its scrape.
 		"AvailmonBackendDisconnected": nil,
@@ -139,6 +139,7 @@ func TestRulesRefuseOptions(t *testing.T) {
 		{"reserved", promexport.RuleOptions{Labels: []string{"__team"}}},
 		{"empty", promexport.RuleOptions{Labels: []string{""}}},
 		{"kept anyway", promexport.RuleOptions{Labels: []string{"location"}}},
+		{"job", promexport.RuleOptions{Labels: []string{"job"}}},
 		{"backend", promexport.RuleOptions{Labels: []string{"backend"}}},
 		{"per replica", promexport.RuleOptions{Labels: []string{"instance"}}},
 		{"pod", promexport.RuleOptions{Labels: []string{"pod"}}},

@@ -105,8 +105,8 @@ func TestRulesFlags(t *testing.T) {
 			found[r.Alert] = r.For + " " + r.Expr
 		}
 	}
-	if !strings.HasPrefix(found["AvailmonAppDown"], "2m max by (app, location, team, env) ") ||
-		!strings.HasPrefix(found["AvailmonAppUnavailable"], "20m max by (app, location, team, env, backend) ") ||
+	if !strings.HasPrefix(found["AvailmonAppDown"], "2m max by (job, app, location, team, env) ") ||
+		!strings.HasPrefix(found["AvailmonAppUnavailable"], "20m max by (job, app, location, team, env, backend) ") ||
 		!strings.Contains(found["AvailmonStateSaveFailing"], "[30m]") ||
 		!strings.Contains(found["AvailmonNotScraped"], `up{job="status"}`) {
 		t.Errorf("rules: %v", found)
