@@ -1,6 +1,7 @@
 package promexport
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -79,7 +80,7 @@ type Exporter struct {
 	appsDesc, locRatioDesc, backendDesc       *prometheus.Desc
 	lastCycleDesc, cycleDurDesc, intervalDesc *prometheus.Desc
 	controls                                  controlDescs
-	up                                        upText
+	up, unavailable                           appText
 	mu                                        sync.Mutex
 	cachedSeq                                 uint64
 	cachedUp                                  []prometheus.Metric
@@ -106,13 +107,18 @@ const (
 	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
-const upHelp = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_unavailable."
+const (
+	upHelp          = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_unavailable."
+	unavailableHelp = "1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through."
+)
 
 // New returns an Exporter reading state through o.
 func New(o Options) *Exporter {
 	if o.Snapshot == nil || o.Interval == nil {
 		panic("promexport: New needs Snapshot and Interval functions")
 	}
+	// The labels of the per-app families before the exported ones.
+	upFixed, unavailableFixed := []string{"app", "location"}, []string{"app", "location", "backend"}
 	return &Exporter{
 		snapshot: o.Snapshot,
 		interval: o.Interval,
@@ -131,12 +137,11 @@ func New(o Options) *Exporter {
 			Name: NameHTTPRequests,
 			Help: "Total HTTP requests served, by method, route pattern and status code.",
 		}, []string{"method", "path", "status"}),
-		upDesc: prometheus.NewDesc(NameUp, upHelp,
-			append([]string{"app", "location"}, o.ExportLabels...), nil),
-		up: newUpText(upHelp, o.ExportLabels),
-		unavailableDesc: prometheus.NewDesc(NameUnavailable,
-			"1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through.",
-			append([]string{"app", "location", "backend"}, o.ExportLabels...), nil),
+		upDesc: prometheus.NewDesc(NameUp, upHelp, slices.Concat(upFixed, o.ExportLabels), nil),
+		up:     newAppText(NameUp, upHelp, false, upFixed, o.ExportLabels),
+		unavailableDesc: prometheus.NewDesc(NameUnavailable, unavailableHelp,
+			slices.Concat(unavailableFixed, o.ExportLabels), nil),
+		unavailable: newAppText(NameUnavailable, unavailableHelp, true, unavailableFixed, o.ExportLabels),
 		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
@@ -203,7 +208,11 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collectLive(ch)
 	s := e.snapshot()
-	e.collectSnapshot(s, e.upMetrics(s), ch)
+	for _, m := range e.upMetrics(s) {
+		ch <- m
+	}
+	e.collectUnavailable(s, ch)
+	e.collectSnapshot(s, ch)
 }
 
 // collectLive sends the families that change between snapshots: counters
@@ -215,13 +224,9 @@ func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
 }
 
-// collectSnapshot sends the families that only follow the snapshot s.
-// up is its availmon_up series, cached or not.
-func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<- prometheus.Metric) {
-	for _, m := range up {
-		ch <- m
-	}
-	e.collectUnavailable(s, ch)
+// collectSnapshot sends the families that only follow the snapshot s,
+// but for the per-app ones (availmon_up, availmon_unavailable).
+func (e *Exporter) collectSnapshot(s *Snapshot, ch chan<- prometheus.Metric) {
 	var counts [3]int
 	for _, l := range s.Locations {
 		counts[0] += l.Up
@@ -278,15 +283,14 @@ func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 		default:
 			continue // unknown is not down: leave it out
 		}
-		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, slices.Concat([]string{a.Name, a.Location}, a.Labels)...))
 	}
 	return out
 }
 
 // collectUnavailable sends availmon_unavailable: an unavailable app has no
 // availmon_up, and without a series of its own an alert could not tell it
-// from an app that was never there. Only unavailable apps have one, so its
-// cost follows the apps nobody can check, not all apps.
+// from an app that was never there.
 func (e *Exporter) collectUnavailable(s *Snapshot, ch chan<- prometheus.Metric) {
 	for i := range s.Apps {
 		a := &s.Apps[i]

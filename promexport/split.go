@@ -39,12 +39,12 @@ func (e *Exporter) gather(c snapshotCollector) ([]*dto.MetricFamily, error) {
 	return reg.Gather()
 }
 
-// snapshotCollector collects the families of s, availmon_up left out when
-// withoutUp (EncodeSnapshot writes it itself).
+// snapshotCollector collects the families of s, the per-app ones left out
+// when withoutPerApp (EncodeSnapshot writes them itself).
 type snapshotCollector struct {
-	e         *Exporter
-	s         *Snapshot
-	withoutUp bool
+	e             *Exporter
+	s             *Snapshot
+	withoutPerApp bool
 }
 
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -57,11 +57,13 @@ func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 // cache: the caller of GatherSnapshot keeps what it needs of the result, and
 // a second copy of every app's series would only hold memory.
 func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
-	var up []prometheus.Metric
-	if !c.withoutUp {
-		up = c.e.buildUp(c.s)
+	if !c.withoutPerApp {
+		for _, m := range c.e.buildUp(c.s) {
+			ch <- m
+		}
+		c.e.collectUnavailable(c.s, ch)
 	}
-	c.e.collectSnapshot(c.s, up, ch)
+	c.e.collectSnapshot(c.s, ch)
 }
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
