@@ -112,7 +112,9 @@ const stalled = "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_s
 // stalled replica keeps exporting its last snapshot, and that old view must
 // neither page after a recovery nor, through max, hide an outage the
 // others see; when every replica has stalled, their last views are all
-// there is, and an outage keeps firing rather than resolving unseen.
+// there is, and an outage keeps firing rather than resolving unseen. The
+// alerts read it from the recording group, at most one evaluation late:
+// nothing to a stall that takes three intervals to tell.
 const leftOut = "availmon:replica:left_out"
 
 func leftOutRule() rule {
