@@ -55,7 +55,7 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 	}
 	for i, a := range s.apps {
 		p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status()),
-			Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint()}
+			Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint(), Backend: pl.apps[i].Backend}
 	}
 	for i, l := range s.locs {
 		p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}
