@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/filestore"
 	"github.com/availmon/availmon/internal/config"
 	"github.com/availmon/availmon/web"
 )
@@ -121,6 +122,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		return exitError
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// The state directory comes first: the verifier keeps the signatures
+	// it accepts in it. -check-config touches no file.
+	var store *filestore.Store
+	if !*checkOnly {
+		if store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+			return exitError
+		}
+		cfg.ReplayFile = replayFile(store)
+	}
 	opts, err := cfg.Options(logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
@@ -142,17 +153,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	reload := newReloader(*configPath, lookup, cfg, logger, reg)
 	reload.storagePath = *storagePath
 	if *enableReload {
-		if opts.Authenticator == nil {
-			fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac: POST /-/reload must be signed\n", *configPath)
+		if opts.Authenticator == nil && !opts.AllowUnauthenticatedWrites {
+			fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac (or authentication.allow_unauthenticated_writes): POST /-/reload is a write\n", *configPath)
 			return exitError
 		}
 		opts.Reload = reload.reload
 	}
-	if !*checkOnly {
-		if opts.Store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
-			return exitError
-		}
+	if store != nil {
+		opts.Store = store
 		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
@@ -175,6 +183,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if *enablePprof {
 		h = withPprof(h)
 	}
+	warnExposed(logger, ln.Addr(), opts.AllowUnauthenticatedWrites, *enablePprof)
 	return serve(ctx, m, h, ln, logger, reload, *shutdownWait)
 }
 
