@@ -48,8 +48,8 @@ type replayFile struct {
 	mu      sync.Mutex
 	records int // records in the file, live or not
 	// compactAt is the number of records at which an append looks whether
-	// most of them have expired.
-	compactAt int
+	// most of them have expired; never below minRecords.
+	compactAt, minRecords int
 }
 
 // openReplayFile reads the file at path (none yet is an empty one) and
@@ -73,7 +73,7 @@ func openReplayFile(path string, now time.Time, log *slog.Logger) (*replayFile, 
 			live = append(live, e)
 		}
 	}
-	f := &replayFile{path: path, log: log}
+	f := &replayFile{path: path, log: log, minRecords: replayCompactMin}
 	if err := f.rewrite(live); err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +185,7 @@ func (f *replayFile) rewrite(es []ReplayEntry) (err error) {
 		return fmt.Errorf("%w: %s: %w", ErrReplayFile, f.path, err)
 	}
 	f.records = len(es)
-	f.compactAt = max(replayCompactMin, 2*len(es))
+	f.compactAt = max(f.minRecords, 2*len(es))
 	return nil
 }
 
