@@ -5,11 +5,14 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/hmac"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -111,5 +114,33 @@ func TestWritesOptionsValidation(t *testing.T) {
 				t.Errorf("New: %v, want an error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A signed write whose signature cannot be recorded against replays (the
+// Verifier's replay file cannot be written) is refused with 503
+// SERVICE_UNAVAILABLE and changes nothing: accepted, it could be replayed
+// after a restart.
+func TestReplayFileFailureRefusesWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "availmon.replay")
+	clock := newFakeClock(t0)
+	v, err := hmac.NewVerifier(hmac.VerifierOptions{Secrets: [][]byte{authSecret}, Now: clock.Now, ReplayFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := newTestMonitor(t, func(o *Options) { o.Clock, o.Authenticator = clock, v })
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil { // a directory cannot be appended to
+		t.Fatal(err)
+	}
+	rec := serve(tm.h, signedReq(t, http.MethodPost, "/api/scrape-interval", `{"interval":"60s"}`, authSecret, t0))
+	body := decode(t, rec.Body.Bytes())
+	if rec.Code != http.StatusServiceUnavailable || body["error"].(map[string]any)["code"] != "SERVICE_UNAVAILABLE" {
+		t.Errorf("POST with an unwritable replay file: %d %s, want 503 SERVICE_UNAVAILABLE", rec.Code, rec.Body)
+	}
+	if tm.Interval() != 30*time.Second {
+		t.Errorf("interval %s after a refused write, want 30s", tm.Interval())
 	}
 }

@@ -33,11 +33,19 @@ apps: [{name: a, location: A, metric: up}]
 		{"websocket: {allowed_origins: [a.example.com]}\n", []string{"websocket.allowed_origins"}},
 		{"storage: {path: /var/lib/elsewhere}\n", []string{"storage.path"}},
 		{"authentication: {hmac: {enabled: true, secret: 0123456789abcdef0123456789abcdef}}\n", []string{"authentication"}},
+		{"authentication: {allow_unauthenticated_writes: true}\n", []string{"authentication"}},
 	}
 	for _, tc := range tests {
 		if got := parse(tc.extra).RestartNeeded(old); !cmp.Equal(tc.want, got) {
 			t.Errorf("%q: (-want +got):\n%s", tc.extra, cmp.Diff(tc.want, got))
 		}
+	}
+	// The replay file is the binary's, not the file's: a reloaded file,
+	// which has none, does not differ for it.
+	withFile := parse("")
+	withFile.ReplayFile = "data/availmon.replay"
+	if got := parse("").RestartNeeded(withFile); got != nil {
+		t.Errorf("replay file set by the binary: %v", got)
 	}
 	// Another app set, backend URL and interval are not a restart.
 	c, err := Parse("t.yaml", []byte(`scrape_interval: 20s
