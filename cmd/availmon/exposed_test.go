@@ -103,3 +103,19 @@ func warnLine(log, s string) string {
 	}
 	return ""
 }
+
+// With allow_unauthenticated_writes, -web.enable-reload needs no hmac:
+// POST /-/reload is a write like the others, served unsigned.
+func TestReloadWithOpenWrites(t *testing.T) {
+	p := runListening(t, "127.0.0.1:0", "-config", writeConfig(t, openWritesYAML), "-web.enable-reload")
+	defer p.stop(t)
+	resp, err := http.Post(p.base+"/-/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("unsigned POST /-/reload with the opt-in = %d %s", resp.StatusCode, b)
+	}
+}
