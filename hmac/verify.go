@@ -144,7 +144,9 @@ func plainError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, ErrBadRequest):
 		status = http.StatusBadRequest
 	case errors.Is(err, ErrReplayFile):
-		status = http.StatusServiceUnavailable
+		// Its details name a file of the server; the client needs none.
+		http.Error(w, ErrReplayFile.Error(), http.StatusServiceUnavailable)
+		return
 	}
 	http.Error(w, err.Error(), status)
 }
