@@ -196,14 +196,21 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 
 	// Authenticator, when set, must accept a request before it may change
-	// anything (POST /api/scrape-interval); with ProtectReads it guards
-	// every GET /api/... as well. /health and /metrics are never guarded.
-	// A *hmac.Verifier is one.
+	// anything (POST /api/scrape-interval, the maintenance writes, POST
+	// /-/reload); with ProtectReads it guards every GET /api/... as well.
+	// /health and /metrics are never guarded. A *hmac.Verifier is one.
 	Authenticator Authenticator
 	ProtectReads  bool
+	// AllowUnauthenticatedWrites serves the writes without an
+	// Authenticator, for a program that authenticates them in front of the
+	// handler itself. Without either, every write is refused with 403
+	// FORBIDDEN: a write can open a maintenance window, which silences
+	// alerts, so it is never open by default. It contradicts an
+	// Authenticator.
+	AllowUnauthenticatedWrites bool
 
-	// Reload, when set, is served as POST /-/reload; it requires an
-	// Authenticator, so that only signed requests reload.
+	// Reload, when set, is served as POST /-/reload; like every write it
+	// requires an Authenticator or AllowUnauthenticatedWrites.
 	Reload ReloadFunc
 
 	// WSMaxClients bounds the /api/ws clients connected at once; past it
@@ -276,6 +283,7 @@ type Monitor struct {
 	maxParallel     int
 	historySize     int
 	auth            Authenticator
+	openWrites      bool // AllowUnauthenticatedWrites
 	reload          ReloadFunc
 	ws              wsHub
 	wsMaxClients    int
@@ -345,6 +353,7 @@ func New(opts Options) (*Monitor, error) {
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
 		auth:            opts.Authenticator,
+		openWrites:      opts.AllowUnauthenticatedWrites,
 		reload:          opts.Reload,
 		protectReads:    opts.ProtectReads,
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
@@ -418,8 +427,11 @@ func New(opts Options) (*Monitor, error) {
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
 	}
-	if opts.Reload != nil && opts.Authenticator == nil {
-		bad("Reload needs an Authenticator: POST /-/reload must be signed")
+	if opts.AllowUnauthenticatedWrites && opts.Authenticator != nil {
+		bad("AllowUnauthenticatedWrites contradicts an Authenticator: with one, writes are authenticated")
+	}
+	if opts.Reload != nil && opts.Authenticator == nil && !opts.AllowUnauthenticatedWrites {
+		bad("Reload needs an Authenticator (or AllowUnauthenticatedWrites): POST /-/reload is a write")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)

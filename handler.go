@@ -42,8 +42,9 @@ func (m *Monitor) Handler() http.Handler {
 
 	r.Get("/health", m.health)
 	r.Get("/metrics", m.serveMetrics)
-	// Writes are always authenticated (when an Authenticator is set);
-	// reads under /api only with ProtectReads. /health and /metrics never.
+	// Writes are always authenticated (refused without an Authenticator,
+	// unless AllowUnauthenticatedWrites); reads under /api only with
+	// ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
 	if m.reload != nil {
 		r.With(m.requireAuth).Post("/-/reload", m.postReload)

@@ -81,7 +81,7 @@ func toStrings(v any) []string {
 }
 
 func TestMaintenanceAPIConfigWindows(t *testing.T) {
-	tm := newTestMonitor(t, func(o *Options) {
+	tm := newTestMonitor(t, openWrites, func(o *Options) {
 		o.Maintenance = []MaintenanceWindow{{App: "search", Cron: "@daily", Duration: time.Hour}}
 	})
 	rec := do(t, tm.h, http.MethodDelete, "/api/maintenance/config-1", "", nil)
@@ -95,7 +95,7 @@ func TestMaintenanceAPIConfigWindows(t *testing.T) {
 }
 
 func TestMaintenanceAPIBadInput(t *testing.T) {
-	tm := newTestMonitor(t) // no Authenticator: writes are open
+	tm := newTestMonitor(t, openWrites)
 	for _, body := range []string{
 		``,
 		`null`,
@@ -137,7 +137,7 @@ func TestMaintenanceAPIBadInput(t *testing.T) {
 }
 
 func TestMaintenanceAPILimit(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, openWrites)
 	body := `{"app":"search","cron":"@daily","duration":"1h"}`
 	for i := range maxAPIWindows {
 		if rec := do(t, tm.h, http.MethodPost, "/api/maintenance", body, nil); rec.Code != http.StatusCreated {

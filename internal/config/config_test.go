@@ -497,6 +497,11 @@ func TestBad(t *testing.T) {
 			want: []string{`bad.yaml:13: websocket.allowed_origins: "[" is not a host pattern such as status.example.com or *.example.com`},
 		},
 		{
+			name: "unauthenticated writes with hmac",
+			yaml: base("authentication:", "  allow_unauthenticated_writes: true", "  hmac:", "    enabled: true", "    secret: "+testSecret),
+			want: []string{`bad.yaml:13: authentication.allow_unauthenticated_writes: true contradicts authentication.hmac.enabled: true`},
+		},
+		{
 			name: "missing secret",
 			yaml: base("authentication:", "  hmac:", "    enabled: true"),
 			want: []string{`bad.yaml:13: authentication.hmac.secret is required`},

@@ -56,12 +56,14 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			DisableReplayProtection: !c.HMAC.ReplayProtection,
 			Logger:                  logger,
 			Debug:                   c.HMAC.Debug,
+			ReplayFile:              c.ReplayFile,
 		})
 		if err != nil {
 			return availmon.Options{}, fmt.Errorf("authentication.hmac: %w", err)
 		}
 		opts.Authenticator, opts.ProtectReads = v, c.HMAC.ProtectReads
 	}
+	opts.AllowUnauthenticatedWrites = c.AllowUnauthenticatedWrites
 	probes := false
 	for _, a := range c.Apps {
 		app := availmon.App{

@@ -24,7 +24,11 @@ func (c *Config) RestartNeeded(old *Config) []string {
 	differ("max_parallel", old.MaxParallel, c.MaxParallel)
 	differ("history_size", old.HistorySize, c.HistorySize)
 	differ("log_level", old.LogLevel, c.LogLevel)
-	differ("authentication", old.HMAC, c.HMAC)
+	type auth struct {
+		hmac *HMAC
+		open bool
+	}
+	differ("authentication", auth{old.HMAC, old.AllowUnauthenticatedWrites}, auth{c.HMAC, c.AllowUnauthenticatedWrites})
 	differ("storage.path", old.Storage.Path, c.Storage.Path)
 	differ("storage.save_interval", old.Storage.SaveInterval, c.Storage.SaveInterval)
 	differ("storage.backfill", old.Storage.Backfill, c.Storage.Backfill)

@@ -36,6 +36,7 @@ apps: [{name: a, location: A, metric: up}]
 		// Applied by Reconfigure.
 		{"fail_threshold: 3\nsuccess_threshold: 2\nmaintenance: [{app: a, duration: 1h}]\n", nil},
 		{"export_labels: [team]\n", []string{"export_labels"}},
+		{"authentication: {allow_unauthenticated_writes: true}\n", []string{"authentication"}},
 	}
 	for _, tc := range tests {
 		if got := parse(tc.extra).RestartNeeded(old); !cmp.Equal(tc.want, got) {
@@ -57,6 +58,13 @@ apps: [{name: a, location: A, metric: up}]
 		if got := b.RestartNeeded(a); got != nil {
 			t.Errorf("%q to %q without scrape_timeout: %v, want nothing", tc.from, tc.to, got)
 		}
+	}
+	// The replay file is the binary's, not the file's: a reloaded file,
+	// which has none, does not differ for it.
+	withFile := parse("")
+	withFile.ReplayFile = "data/availmon.replay"
+	if got := parse("").RestartNeeded(withFile); got != nil {
+		t.Errorf("replay file set by the binary: %v", got)
 	}
 	// Another app set, backend URL and interval are not a restart.
 	c, err := Parse("t.yaml", []byte(`scrape_interval: 20s
