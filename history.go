@@ -90,6 +90,12 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	// the dropped check.
 	errNum := h.intern(e.err, maxTexts, size)
 	ms := checkMillis(e.at)
+	if h.n > 0 && ms < h.last {
+		// A check is never dated before the one before it: a clock set
+		// back by more than clockStepTolerance re-dates the history
+		// (followClock), and this keeps it in order under smaller jitter.
+		ms = h.last
+	}
 	var dod int64
 	if h.n == 0 {
 		h.first, h.firstDelta, h.last, h.lastDelta = ms, 0, ms, 0
@@ -112,6 +118,19 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	h.room(len(c), size)
 	h.buf = append(h.buf, c...)
 	h.n++
+}
+
+// redate moves every check's time by step, to the millisecond
+// (followClock): the times are kept as differences from the oldest, so
+// only the oldest and the newest change.
+func (h *appHistory) redate(step time.Duration) {
+	ms := int64(step.Round(time.Millisecond) / time.Millisecond)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n > 0 {
+		h.first += ms
+		h.last += ms
+	}
 }
 
 // dropOldest drops the oldest check; there is one.
