@@ -28,7 +28,7 @@ func (systemClock) Elapsed(from, to time.Time) time.Duration { return to.Sub(fro
 // (at most half a millisecond a second, 1.8 s over the longest interval,
 // harmless when taken as a step) and a test clock's jitter; a check
 // history that such jitter would put out of order keeps its order
-// (appHistory.push).
+// (checkTime).
 const clockStepTolerance = time.Second
 
 // clockStep is how far the clock was set between reading prev and reading
@@ -55,7 +55,7 @@ func (m *Monitor) clockStep(prev, now time.Time) time.Duration {
 // cycle, so that it keeps its real spacing under the clock's new setting:
 // the checks of an hour the clock ran a day ahead are a day back in place
 // once it returns, and the 24-hour counters of the real day are still
-// there. It returns the step, for readingTime.
+// there. It returns the step, for checkTime.
 func (m *Monitor) followClock(end time.Time) time.Duration {
 	st := m.state
 	step := m.clockStep(st.lastCycle, end)
@@ -77,18 +77,22 @@ func (m *Monitor) followClock(end time.Time) time.Duration {
 	return step
 }
 
-// readingTime is when a reading at of the cycle that ended at end was
-// taken, under the clock's setting at end: the clock may have been set
-// during the cycle, after at was read.
-func (m *Monitor) readingTime(at, end time.Time, step time.Duration) time.Time {
+// checkTime is when a check read at, in the cycle that ended at end, was
+// made, under the clock's setting at end (the clock may have been set
+// during the cycle, after at was read), and never before the app's last
+// check, so that its history stays in order under jitter too small to be
+// a step.
+func (m *Monitor) checkTime(prev *appState, at, end time.Time, step time.Duration) time.Time {
 	ec, ok := m.clock.(elapsedClock)
 	switch {
 	case step == 0:
-		return at
 	case ok:
-		return end.Add(-ec.Elapsed(at, end))
+		at = end.Add(-ec.Elapsed(at, end))
 	case at.After(end):
-		return end
+		at = end
+	}
+	if last := prev.lastCheckTime(); prev.checked() && at.Before(last) {
+		return last
 	}
 	return at
 }

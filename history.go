@@ -90,12 +90,6 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	// the dropped check.
 	errNum := h.intern(e.err, maxTexts, size)
 	ms := checkMillis(e.at)
-	if h.n > 0 && ms < h.last {
-		// A check is never dated before the one before it: a clock set
-		// back by more than clockStepTolerance re-dates the history
-		// (followClock), and this keeps it in order under smaller jitter.
-		ms = h.last
-	}
 	var dod int64
 	if h.n == 0 {
 		h.first, h.firstDelta, h.last, h.lastDelta = ms, 0, ms, 0

@@ -266,7 +266,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	var texts textInterner
 	for i, r := range out.results {
 		prev := &st.apps[i]
-		at := m.readingTime(out.at(p, i), end, step)
+		at := m.checkTime(prev, out.at(p, i), end, step)
 		cur := appState{rt: r.ResponseTime}
 		cur.setChecked(at)
 		if r.Err != nil {
