@@ -31,7 +31,9 @@ type HTTPProbe struct {
 	// the redirect itself can be checked.
 	ExpectStatus []string
 	// BodyContains, when set, must occur in the first HTTPSourceOptions.
-	// MaxBodyBytes of the response body.
+	// MaxBodyBytes of the response body (else the app is down), and arrive
+	// within the timeout (else it is unavailable). Without it the status
+	// alone decides, however slowly the body comes.
 	BodyContains string
 	// Timeout bounds the probe; zero leaves it to the cycle's timeout.
 	Timeout time.Duration
