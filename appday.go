@@ -174,6 +174,26 @@ func (w *appDayWindow) addHour(hour int64, c counts) {
 	w.slots[mod(hour, 24)].merge(s)
 }
 
+// redate moves the window's hours by step, to the nearest hour (a clock
+// that was set: followClock). A window moved past what int32 hours hold
+// is dropped, as no clock reaches them.
+func (w *appDayWindow) redate(step time.Duration) {
+	k := hoursOf(step)
+	if k == 0 || w.empty() {
+		return
+	}
+	newest := int64(w.newest) + k
+	if !fitsHour(newest) {
+		*w = appDayWindow{}
+		return
+	}
+	old := w.slots
+	for i := range old {
+		w.slots[mod(int64(i)+k, 24)] = old[i]
+	}
+	w.newest = int32(newest)
+}
+
 // hourAt is the hour slot i holds.
 func (w *appDayWindow) hourAt(i int) int64 {
 	n := int64(w.newest)

@@ -123,7 +123,12 @@ type Backend struct {
 	BatchSize int
 }
 
-// Clock tells the time. Tests substitute a fake one.
+// Clock tells the time. Tests substitute a fake one. A Clock may also have
+// a method Elapsed(from, to time.Time) time.Duration that tells the real
+// time between two of its readings, whatever the clock was set to
+// meanwhile (the system clock does, from Go's monotonic clock): then a
+// monitor tells a clock being set from time passing, and re-dates what it
+// has recorded by the step (see docs/decisions.md, History and summaries).
 type Clock interface {
 	Now() time.Time
 }

@@ -114,6 +114,19 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	h.n++
 }
 
+// redate moves every check's time by step, to the millisecond
+// (followClock): the times are kept as differences from the oldest, so
+// only the oldest and the newest change.
+func (h *appHistory) redate(step time.Duration) {
+	ms := int64(step.Round(time.Millisecond) / time.Millisecond)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n > 0 {
+		h.first += ms
+		h.last += ms
+	}
+}
+
 // dropOldest drops the oldest check; there is one.
 func (h *appHistory) dropOldest() {
 	r := h.reader()

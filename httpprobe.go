@@ -31,7 +31,9 @@ type HTTPProbe struct {
 	// the redirect itself can be checked.
 	ExpectStatus []string
 	// BodyContains, when set, must occur in the first HTTPSourceOptions.
-	// MaxBodyBytes of the response body.
+	// MaxBodyBytes of the response body (else the app is down), and arrive
+	// within the timeout (else it is unavailable). Without it the status
+	// alone decides, however slowly the body comes.
 	BodyContains string
 	// Timeout bounds the probe; zero leaves it to the cycle's timeout.
 	Timeout time.Duration
@@ -267,9 +269,60 @@ func (s *HTTPSource) probe(ctx context.Context, app *App) Result {
 	if expect.redirect {
 		ctx = context.WithValue(ctx, noFollowKey{}, true)
 	}
-	req, err := http.NewRequestWithContext(ctx, p.method(), p.URL, nil)
+	// Cancelling the request's context cuts off the body still being
+	// drained after the verdict (discard), which closes its connection.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	req, err := p.request(ctx)
 	if err != nil {
 		return Result{Status: StatusUnavailable, Err: err}
+	}
+	client := s.verify
+	if p.TLSSkipVerify {
+		client = s.skip
+	}
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return Result{Status: StatusUnavailable, ResponseTime: time.Since(start), Err: probeTimeout(ctx, p, limit, "waiting for the response headers", err)}
+	}
+	defer resp.Body.Close()
+	headers := time.Since(start)
+	if !expect.match(resp.StatusCode) {
+		s.discard(ctx, stop, resp.Body, s.maxBody)
+		return Result{Status: StatusDown, ResponseTime: headers, Err: fmt.Errorf("%s answered %s, expected %s",
+			p.describe(), resp.Status, strings.Join(expectList(p.ExpectStatus), " or "))}
+	}
+	if p.BodyContains == "" {
+		// The status is the verdict: how slowly the body comes, or
+		// whether it ends at all, is not part of the check.
+		s.discard(ctx, stop, resp.Body, s.maxBody)
+		return Result{Status: StatusUp, ResponseTime: headers}
+	}
+	// BodyContains is judged on the first maxBody bytes: up once the text
+	// is found; down once they have all come (or the whole of a shorter
+	// body) without it; unavailable when the timeout passes first, since
+	// the answer that would tell never came, as with headers that do not
+	// come. A body that trickles and one that never ends meet one rule.
+	found, n, readErr := findInBody(resp.Body, s.maxBody, p.BodyContains)
+	rt := time.Since(start)
+	switch {
+	case found:
+		s.discard(ctx, stop, resp.Body, s.maxBody-n)
+		return Result{Status: StatusUp, ResponseTime: rt}
+	case readErr != nil:
+		return Result{Status: StatusUnavailable, ResponseTime: rt,
+			Err: probeTimeout(ctx, p, limit, fmt.Sprintf("reading the body (%d bytes read)", n), readErr)}
+	}
+	return Result{Status: StatusDown, ResponseTime: rt,
+		Err: fmt.Errorf("the body of %s (first %d bytes read) does not contain %q", p.describe(), n, p.BodyContains)}
+}
+
+// request is the probe's request, with its headers.
+func (p *HTTPProbe) request(ctx context.Context) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, p.method(), p.URL, nil)
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range p.Headers {
 		if strings.EqualFold(k, "Host") {
@@ -281,53 +334,37 @@ func (s *HTTPSource) probe(ctx context.Context, app *App) Result {
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "availmon-probe")
 	}
-	client := s.verify
-	if p.TLSSkipVerify {
-		client = s.skip
-	}
-
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		return Result{Status: StatusUnavailable, ResponseTime: time.Since(start), Err: probeTimeout(ctx, p, limit, "waiting for the response headers", err)}
-	}
-	defer resp.Body.Close()
-	if !expect.match(resp.StatusCode) {
-		// The status is the verdict; the body is read (bounded, errors
-		// ignored) only so that the connection can be reused.
-		io.Copy(io.Discard, io.LimitReader(resp.Body, s.maxBody)) //nolint:errcheck
-		return Result{Status: StatusDown, ResponseTime: time.Since(start), Err: fmt.Errorf("%s answered %s, expected %s",
-			p.describe(), resp.Status, strings.Join(expectList(p.ExpectStatus), " or "))}
-	}
-	// An expected status is up once the body the check needs has arrived:
-	// until BodyContains is found, else to its end (at most maxBody bytes,
-	// a larger body is cut off and its connection closed). A body that
-	// does not arrive within the timeout makes the app unavailable, so
-	// the verdict never depends on how long a trickling body was waited for.
-	found, n, readErr := readBody(resp.Body, s.maxBody, p.BodyContains)
-	rt := time.Since(start)
-	switch {
-	case found:
-		return Result{Status: StatusUp, ResponseTime: rt}
-	case readErr != nil:
-		return Result{Status: StatusUnavailable, ResponseTime: rt,
-			Err: probeTimeout(ctx, p, limit, fmt.Sprintf("reading the body (%d bytes read)", n), readErr)}
-	case p.BodyContains != "":
-		return Result{Status: StatusDown, ResponseTime: rt,
-			Err: fmt.Errorf("the body of %s (first %d bytes read) does not contain %q", p.describe(), n, p.BodyContains)}
-	}
-	return Result{Status: StatusUp, ResponseTime: rt}
+	return req, nil
 }
 
-// readBody reads body until it has seen text (found), or to its end or
-// limit bytes; with text empty, reaching the end or the limit is found. n
-// is how many bytes were read; err is nil at the end or the limit.
-func readBody(body io.Reader, limit int64, text string) (found bool, n int64, err error) {
-	r := io.LimitReader(body, limit)
-	if text == "" {
-		n, err = io.Copy(io.Discard, r) // io.Discard reads through a pooled buffer
-		return err == nil, n, err
+// drainTime is how long a probe goes on reading a body whose verdict is
+// made, so that its connection can be reused: long enough for the rest of
+// a body that is being sent, too short for a slow or endless one to hold
+// a probe slot for long.
+const drainTime = time.Second
+
+// discard reads what is left of body, up to limit bytes, for at most
+// drainTime and at most half the time left before ctx's deadline, so that
+// the result is never late for the cycle. Then stop cuts it off: the
+// connection is closed rather than reused. What it reads changes nothing.
+func (s *HTTPSource) discard(ctx context.Context, stop context.CancelFunc, body io.Reader, limit int64) {
+	d := drainTime
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)/2)
 	}
+	if d <= 0 || limit <= 0 {
+		return
+	}
+	t := time.AfterFunc(d, stop)
+	defer t.Stop()
+	io.Copy(io.Discard, io.LimitReader(body, limit)) //nolint:errcheck // io.Discard reads through a pooled buffer
+}
+
+// findInBody reads body until it has seen text (found), or to its end or
+// limit bytes. n is how many bytes were read; err is nil at the end or the
+// limit.
+func findInBody(body io.Reader, limit int64, text string) (found bool, n int64, err error) {
+	r := io.LimitReader(body, limit)
 	seen := make([]byte, 0, 512)
 	for {
 		if len(seen) == cap(seen) {

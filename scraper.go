@@ -259,13 +259,14 @@ func (m *Monitor) callSource(ctx context.Context, be Backend, apps []App) (res [
 // snapshot. It runs under cycleMu, with the plan the cycle checked.
 func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st := m.state
+	step := m.followClock(end)
 	var evs []Event
 	var up, down, unavail int
 	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	var texts textInterner
 	for i, r := range out.results {
 		prev := &st.apps[i]
-		at := out.at(p, i)
+		at := m.checkTime(prev, out.at(p, i), end, step)
 		cur := appState{rt: r.ResponseTime}
 		cur.setChecked(at)
 		if r.Err != nil {
@@ -304,6 +305,25 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			unavail++
 		}
 	}
+	evs = m.noteBackends(p, out, end, evs)
+	st.cycles++
+	st.lastCycle = end
+	st.lastDuration = end.Sub(start)
+	m.hist.add(end, up, down, unavail)
+	m.logChangeSummary(evs)
+	m.logUnloggedRefusals(m.refusals.expire(end)...)
+	// Events go in before the snapshot that reflects them, so a reader that
+	// takes a snapshot and then follows the log from its eventSeq misses
+	// nothing and sees nothing twice.
+	// A config_update appended by SetInterval after ours is not reflected
+	// in the snapshot: eventSeq points right after our own events.
+	m.publish(end, m.events.append(evs...))
+}
+
+// noteBackends records which backends answered the cycle, and appends to
+// evs an event for each that started or stopped answering.
+func (m *Monitor) noteBackends(p *plan, out *cycleResult, end time.Time, evs []Event) []Event {
+	st := m.state
 	for b, be := range p.backends {
 		if !out.tried[b] {
 			continue // no apps: nothing learned
@@ -324,18 +344,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		}
 		evs = append(evs, Event{Type: EventSystem, Time: end, Name: name, Backend: be.Name})
 	}
-	st.cycles++
-	st.lastCycle = end
-	st.lastDuration = end.Sub(start)
-	m.hist.add(end, up, down, unavail)
-	m.logChangeSummary(evs)
-	m.logUnloggedRefusals(m.refusals.expire(end)...)
-	// Events go in before the snapshot that reflects them, so a reader that
-	// takes a snapshot and then follows the log from its eventSeq misses
-	// nothing and sees nothing twice.
-	// A config_update appended by SetInterval after ours is not reflected
-	// in the snapshot: eventSeq points right after our own events.
-	m.publish(end, m.events.append(evs...))
+	return evs
 }
 
 // publish builds the snapshot of the current plan and state and swaps it in;

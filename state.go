@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -75,6 +76,13 @@ func (a *appState) lastCheckTime() time.Time {
 		return time.Time{}
 	}
 	return unixTime(a.lastCheck, a.flags&flagUTC != 0)
+}
+
+// redate moves the time of the last check by step (followClock).
+func (a *appState) redate(step time.Duration) {
+	if a.checked() && a.flags&flagZeroTime == 0 {
+		a.lastCheck += int64(step)
+	}
 }
 
 // unixTime is unix nanosecond ns in UTC, or else in time.Local: what is
@@ -261,6 +269,22 @@ func (w *dayWindow) sum(now time.Time) counts {
 	return c
 }
 
+// redate moves the window's hours by step, to the nearest hour, as
+// appDayWindow.redate does.
+func (w *dayWindow) redate(step time.Duration) {
+	k := hoursOf(step)
+	if k == 0 {
+		return
+	}
+	old := *w
+	*w = dayWindow{}
+	for i := range old {
+		if h := old[i].hour + k; old[i].c != (counts{}) {
+			w[mod(h, 24)].hour, w[mod(h, 24)].c = h, old[i].c
+		}
+	}
+}
+
 // minuteHistory aggregates every cycle into per-minute buckets for the last
 // 30 days (plus an hour, so that a 30d/1h answer is always whole). Coarser
 // resolutions are derived from it; nothing per check is kept.
@@ -309,6 +333,30 @@ func (h *minuteHistory) add(t time.Time, up, down, unavailable int) {
 	b.up = addCount(b.up, up)
 	b.down = addCount(b.down, down)
 	b.lastUp, b.lastDown, b.lastU = int32(up), int32(down), int32(unavailable)
+}
+
+// redate moves the buckets' minutes by step, to the nearest minute, as the
+// windows' hours move (followClock): the ring turns by as many slots.
+func (h *minuteHistory) redate(step time.Duration) {
+	k := int64(step.Round(time.Minute) / time.Minute)
+	if k == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// Turning the ring right by r is three reversals, in place.
+	r := mod(k, historyMinutes)
+	slices.Reverse(h.buckets)
+	slices.Reverse(h.buckets[:r])
+	slices.Reverse(h.buckets[r:])
+	for i := range h.buckets {
+		b := &h.buckets[i]
+		if m := int64(b.minute) + k; b.seen && fitsMinute(m) {
+			b.minute = int32(m)
+		} else {
+			*b = minuteBucket{}
+		}
+	}
 }
 
 // dataPoint is one bucket of the status history.
