@@ -4,6 +4,7 @@
 //	availmon -config availmon.yaml [-listen 127.0.0.1:8080]
 //	availmon -config availmon.yaml -check-config
 //	availmon -version
+//	availmon healthcheck [-listen 127.0.0.1:8080]
 package main
 
 import (

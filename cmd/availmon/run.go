@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if len(args) > 0 && args[0] == "rules" {
 		return runRules(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return runHealthcheck(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "path of the YAML configuration `file` (required)")
@@ -65,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	enableReload := fs.Bool("web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	enablePprof := fs.Bool("web.enable-pprof", false, "serve Go's runtime profiles (net/http/pprof) under /debug/pprof/, unauthenticated: for measuring, on an address only you reach")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon -version\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon healthcheck [-listen ADDR]\n       availmon -version\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
