@@ -285,6 +285,7 @@ type Monitor struct {
 	started        time.Time
 	store          Store
 	saveInterval   time.Duration
+	saves          saveRecord
 	backfill       bool
 	// backfillStarted: the backfill runs once per Monitor, in its first Run.
 	backfillStarted atomic.Bool

@@ -318,6 +318,10 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 	case s.connectivity != connConnected:
 		system = "degraded"
 	}
+	storage := m.storageStatus()
+	if system == "healthy" && storage != nil && storage.ConsecutiveFailures > 0 {
+		system = "degraded" // the state a restart would find grows older
+	}
 	writeJSON(w, http.StatusOK, envelope{Data: statusJSON{
 		SystemStatus:            system,
 		OverallAvailability:     s.availability,
@@ -329,6 +333,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		TotalLocations:          len(s.p.locations),
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,
+		Storage:                 storage,
 	}})
 }
 

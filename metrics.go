@@ -25,6 +25,11 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.collectors()...)
+	if m.store != nil {
+		saves := promexport.SaveCollector(m.saves.promStatus)
+		cs = append(cs, saves)
+		own.MustRegister(saves)
+	}
 	m.live = &liveFamilies{g: liveGatherer(own, g)}
 	m.filteredMetrics = m.newFilteredMetrics()
 	if reg != nil {
