@@ -143,17 +143,19 @@ type healthJSON struct {
 }
 
 type statusJSON struct {
-	SystemStatus            string       `json:"system_status"`
-	OverallAvailability     *float64     `json:"overall_availability"`
-	TotalApplications       int          `json:"total_applications"`
-	ApplicationsUp          int          `json:"applications_up"`
-	ApplicationsDown        int          `json:"applications_down"`
-	ApplicationsUnavailable int          `json:"applications_unavailable"`
-	ApplicationsMaintenance int          `json:"applications_maintenance,omitempty"`
-	TotalLocations          int          `json:"total_locations"`
-	LastUpdate              jsonTime     `json:"last_update"`
-	PrometheusConnectivity  string       `json:"prometheus_connectivity"`
-	Storage                 *storageJSON `json:"storage,omitempty"`
+	SystemStatus            string   `json:"system_status"`
+	OverallAvailability     *float64 `json:"overall_availability"`
+	TotalApplications       int      `json:"total_applications"`
+	ApplicationsUp          int      `json:"applications_up"`
+	ApplicationsDown        int      `json:"applications_down"`
+	ApplicationsUnavailable int      `json:"applications_unavailable"`
+	ApplicationsMaintenance int      `json:"applications_maintenance,omitempty"`
+	TotalLocations          int      `json:"total_locations"`
+	LastUpdate              jsonTime `json:"last_update"`
+	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
+
+	// Storage tells how the saves of a monitor with a Store go.
+	Storage *storageJSON `json:"storage,omitempty"`
 }
 
 type statusHistoryJSON struct {
