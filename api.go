@@ -153,6 +153,8 @@ type statusJSON struct {
 	TotalLocations          int      `json:"total_locations"`
 	LastUpdate              jsonTime `json:"last_update"`
 	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
+	// Discovery is left out when no discovery rule is configured.
+	Discovery *discoveryStatusJSON `json:"discovery,omitempty"`
 
 	// Storage tells how the saves of a monitor with a Store go.
 	Storage *storageJSON `json:"storage,omitempty"`

@@ -9,20 +9,27 @@ import (
 	"github.com/availmon/availmon/hmac"
 )
 
+// errNoAuthentication is why a write is refused when nothing authenticates
+// it.
+var errNoAuthentication = errors.New("no authentication is configured")
+
 // requireAuth lets a request through only when the Authenticator accepts
-// it. Without an Authenticator it is the identity.
+// it. Without an Authenticator it refuses every request, unless the writes
+// were opened explicitly (AllowUnauthenticatedWrites): reads reach it only
+// with ProtectReads, which needs an Authenticator, so what it refuses then
+// are writes.
 func (m *Monitor) requireAuth(next http.Handler) http.Handler {
-	if m.auth == nil {
+	if m.auth == nil && m.openWrites {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m.auth == nil {
+			m.logRefusal(w, r, errNoAuthentication)
+			m.writeError(w, r, noAuthError())
+			return
+		}
 		if err := m.auth.Verify(r); err != nil {
-			logIt, dropped := m.refusals.note(m.clock.Now())
-			m.logUnloggedRefusals(dropped)
-			if logIt {
-				m.log.Info("request refused", "method", r.Method, "path", clientPath(r),
-					"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)
-			}
+			m.logRefusal(w, r, err)
 			m.writeError(w, r, authError(err, m.clock.Now()))
 			return
 		}
@@ -34,6 +41,28 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// logRefusal logs a refused request, rate-limited so that a flood of them
+// cannot fill the log.
+func (m *Monitor) logRefusal(w http.ResponseWriter, r *http.Request, err error) {
+	logIt, ended := m.refusals.note("", m.clock.Now())
+	m.logUnloggedRefusals(ended)
+	if logIt {
+		m.log.Info("request refused", "method", r.Method, "path", clientPath(r),
+			"remote", r.RemoteAddr, "request_id", w.Header().Get(HeaderRequestID), "err", err)
+	}
+}
+
+// noAuthError is the answer to a write when nothing authenticates writes:
+// it says how to configure that, in the file's terms and the library's.
+func noAuthError() *apiError {
+	return &apiError{status: http.StatusForbidden, code: codeForbidden,
+		message: "writes are refused: no authentication is configured",
+		details: []string{
+			"configure authentication.hmac (Options.Authenticator when embedding) and sign the request",
+			"or, when a proxy in front of availmon authenticates writes, set authentication.allow_unauthenticated_writes: true (Options.AllowUnauthenticatedWrites)",
+		}}
 }
 
 // authError turns an Authenticator's refusal into the API's error. The hmac
@@ -67,6 +96,10 @@ func authError(err error, now time.Time) *apiError {
 			message: "request body is too large", details: []string{err.Error()}}
 	case errors.Is(err, hmac.ErrBadRequest):
 		return validationError("the request cannot be verified", err.Error())
+	case errors.Is(err, hmac.ErrReplayFile):
+		// The server's disk, not the client: a retry may succeed.
+		return &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
+			message: "the signature cannot be recorded against replays; try again later"}
 	default:
 		return forbidden(codeForbidden, "access denied")
 	}

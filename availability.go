@@ -196,14 +196,21 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 
 	// Authenticator, when set, must accept a request before it may change
-	// anything (POST /api/scrape-interval); with ProtectReads it guards
-	// every GET /api/... as well. /health and /metrics are never guarded.
-	// A *hmac.Verifier is one.
+	// anything (POST /api/scrape-interval, the maintenance writes, POST
+	// /-/reload); with ProtectReads it guards every GET /api/... as well.
+	// /health and /metrics are never guarded. A *hmac.Verifier is one.
 	Authenticator Authenticator
 	ProtectReads  bool
+	// AllowUnauthenticatedWrites serves the writes without an
+	// Authenticator, for a program that authenticates them in front of the
+	// handler itself. Without either, every write is refused with 403
+	// FORBIDDEN: a write can open a maintenance window, which silences
+	// alerts, so it is never open by default. It contradicts an
+	// Authenticator.
+	AllowUnauthenticatedWrites bool
 
-	// Reload, when set, is served as POST /-/reload; it requires an
-	// Authenticator, so that only signed requests reload.
+	// Reload, when set, is served as POST /-/reload; like every write it
+	// requires an Authenticator or AllowUnauthenticatedWrites.
 	Reload ReloadFunc
 
 	// WSMaxClients bounds the /api/ws clients connected at once; past it
@@ -238,8 +245,14 @@ type Options struct {
 	// expressions, one point a minute, over the last 30 days (the 24h
 	// counters over the last 24 hours). Only PrometheusSource backends can;
 	// HTTP probes cannot look back. The API never waits for it; a log line
-	// says when it is done.
+	// says when it is done. A query that fails or times out is asked
+	// again with backoff (from BackfillRetryMin, doubling up to
+	// BackfillRetryMax, on the Clock) until every gap it covers is
+	// filled; the backfill is done, and applied, only then.
 	Backfill bool
+	// BackfillQueryTimeout bounds one range query of the backfill;
+	// default DefaultBackfillQueryTimeout. The server is told it too.
+	BackfillQueryTimeout time.Duration
 }
 
 // Authenticator accepts or refuses a request. Verify may read the body but
@@ -266,27 +279,31 @@ const (
 // and serve its API with Handler; change the set with Reconfigure. All
 // methods are safe for concurrent use.
 type Monitor struct {
-	timeout        time.Duration // zero: follow the interval
-	maxParallel    int
-	historySize    int
-	auth           Authenticator
-	reload         ReloadFunc
-	ws             wsHub
-	wsMaxClients   int
-	wsPingInterval time.Duration
-	wsWriteTimeout time.Duration
-	wsOrigins      []string
-	refusals       refusalLog // rate-limits the log of refused requests
-	protectReads   bool
-	version        string
-	logLevel       slog.Level
-	log            *slog.Logger
-	clock          Clock
-	started        time.Time
-	store          Store
-	saveInterval   time.Duration
-	saves          saveRecord
-	backfill       bool
+	timeout         time.Duration // zero: follow the interval
+	maxParallel     int
+	historySize     int
+	auth            Authenticator
+	openWrites      bool // AllowUnauthenticatedWrites
+	reload          ReloadFunc
+	ws              wsHub
+	wsMaxClients    int
+	wsPingInterval  time.Duration
+	wsWriteTimeout  time.Duration
+	wsOrigins       []string
+	refusals        repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
+	conds           repeatLog // conditions the cycles and the backfill see recur
+	protectReads    bool
+	version         string
+	logLevel        slog.Level
+	log             *slog.Logger
+	clock           Clock
+	started         time.Time
+	store           Store
+	saveInterval    time.Duration
+	saves           saveRecord
+	backfill        bool
+	backfillTimeout time.Duration
+	bfm             backfillMetrics
 	// backfillStarted: the backfill runs once per Monitor, in its first Run.
 	backfillStarted atomic.Bool
 	// cycles tells the backfill when cycles run, so that it gives way.
@@ -337,6 +354,7 @@ func New(opts Options) (*Monitor, error) {
 		clock:           opts.Clock,
 		timeout:         opts.Timeout,
 		auth:            opts.Authenticator,
+		openWrites:      opts.AllowUnauthenticatedWrites,
 		reload:          opts.Reload,
 		protectReads:    opts.ProtectReads,
 		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
@@ -344,8 +362,10 @@ func New(opts Options) (*Monitor, error) {
 		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
 		wsOrigins:       originPatterns(opts.WSOriginPatterns),
 		intervalChanged: make(chan struct{}, 1),
+		refusals:        repeatLog{burst: refusalBurst, window: refusalWindow},
 		store:           opts.Store,
 		backfill:        opts.Backfill,
+		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
 		cycles:          newCycleGate(),
 		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 	}
@@ -393,7 +413,7 @@ func New(opts Options) (*Monitor, error) {
 	m.ctlOpts = controlOptionsOf(&opts)
 	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
-	errs = append(errs, m.initMaintenance(p, opts.Maintenance)...)
+	errs = append(errs, m.initMaintenance(p, opts.Maintenance, len(opts.Discover) > 0)...)
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}
@@ -402,19 +422,22 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
-	if opts.SaveInterval < 0 {
-		bad("SaveInterval %s is negative", opts.SaveInterval)
+	if opts.SaveInterval < 0 || opts.BackfillQueryTimeout < 0 {
+		bad("SaveInterval and BackfillQueryTimeout must not be negative")
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
 	}
-	if opts.Reload != nil && opts.Authenticator == nil {
-		bad("Reload needs an Authenticator: POST /-/reload must be signed")
+	if opts.AllowUnauthenticatedWrites && opts.Authenticator != nil {
+		bad("AllowUnauthenticatedWrites contradicts an Authenticator: with one, writes are authenticated")
+	}
+	if opts.Reload != nil && opts.Authenticator == nil && !opts.AllowUnauthenticatedWrites {
+		bad("Reload needs an Authenticator (or AllowUnauthenticatedWrites): POST /-/reload is a write")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan, m.rules, m.disc = p, rules, newDiscoveryMetrics()
+	m.plan, m.rules, m.disc, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
 	m.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))

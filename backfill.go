@@ -20,7 +20,8 @@ const (
 	// query of a few series asks up to maxStepsPerQuery steps (7 days).
 	backfillPoints = 4_500_000
 	// backfillTries: a query that failed (a timeout, a restart) is asked
-	// once more before its buckets are left empty.
+	// once more at once; past that, its job waits for the next retry
+	// (backfill_retry.go).
 	backfillTries = 2
 	// backfillProbe is the step of the query that finds where a
 	// backend's data begins: no query is sent for the days before it.
@@ -40,6 +41,25 @@ type pastResult struct {
 	hours     [][24][2]int32
 	queries   atomic.Int64 // requests sent
 	failed    atomic.Int64 // requests that failed twice
+}
+
+// pastAdd is one step of one answer: the up and down count of minute k
+// (h < 0), or of hour h of app k. An answer's adds are merged only once
+// the whole answer is in, so that an answer asked again after a failure
+// is not counted twice.
+type pastAdd struct {
+	k, h     int
+	up, down int32
+}
+
+func (res *pastResult) merge(adds []pastAdd) {
+	for _, a := range adds {
+		c := &res.minutes[a.k]
+		if a.h >= 0 {
+			c = &res.hours[a.k][a.h]
+		}
+		c[0], c[1] = c[0]+a.up, c[1]+a.down
+	}
 }
 
 // startBackfill starts, once per Monitor and only with Options.Backfill, a
@@ -71,6 +91,27 @@ type pastWindow struct {
 
 func (m *Monitor) runBackfill(ctx context.Context) {
 	began := time.Now()
+	jobs, win, res := m.planBackfill()
+	if len(jobs) == 0 {
+		return
+	}
+	m.log.Info("backfill started: asking the backends for the history this instance did not see",
+		"apps", res.asked, "planned_queries", len(jobs), "from", win.spans[0][0].UTC(), "to", win.end.UTC())
+	for _, j := range jobs {
+		m.bfm.pending.WithLabelValues(j.backend).Inc()
+	}
+	if !m.askPast(ctx, jobs, win, res) {
+		m.log.Info("backfill stopped before its end; nothing of it applied")
+		return
+	}
+	filled := m.applyPast(res, m.clock.Now())
+	m.log.Info("backfill done", "minutes_filled", filled, "apps", res.asked, "queries", res.queries.Load(),
+		"failed_queries", res.failed.Load(), "duration", time.Since(began).Round(time.Millisecond))
+}
+
+// planBackfill finds the minutes of the history window nobody observed
+// and plans the queries that ask the backends about them, one job each.
+func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 	now := m.clock.Now()
 	end := now.Truncate(time.Minute)
 	from := end.Add(-30 * 24 * time.Hour)
@@ -81,12 +122,12 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 
 	cadence := int64((m.Interval() + time.Minute - 1) / time.Minute)
 	want, spans := gaps(seen, from, end, cadence)
-	if len(spans) == 0 {
-		return
-	}
 	win := pastWindow{want: want, spans: spans, end: end, firstHour: now.Unix()/3600 - 23}
+	if len(spans) == 0 {
+		return nil, win, nil
+	}
 	res := &pastResult{first: from.Unix() / 60, minutes: make([][2]int32, end.Sub(from)/time.Minute), firstHour: win.firstHour}
-	var queries []boundQuery
+	var jobs []*pastJob
 	for bi, be := range p.backends {
 		src, ok := be.Source.(pastSource)
 		if !ok {
@@ -104,28 +145,11 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 		}
 		res.asked += len(apps)
 		for _, pq := range src.pastPlan(apps) {
-			queries = append(queries, boundQuery{pq, base})
+			jobs = append(jobs, &pastJob{boundQuery: boundQuery{pq, base}, backend: be.Name})
 		}
-	}
-	if len(queries) == 0 {
-		return
 	}
 	res.hours = make([][24][2]int32, len(res.names))
-	m.log.Info("backfill started: asking the backends for the history this instance did not see",
-		"apps", res.asked, "planned_queries", len(queries), "from", spans[0][0].UTC(), "to", end.UTC())
-	for _, bq := range queries {
-		if ctx.Err() != nil {
-			break
-		}
-		m.backfillQuery(ctx, bq, win, res)
-	}
-	if ctx.Err() != nil {
-		m.log.Info("backfill stopped before its end; nothing of it applied")
-		return
-	}
-	filled := m.applyPast(res, m.clock.Now())
-	m.log.Info("backfill done", "minutes_filled", filled, "apps", res.asked, "queries", res.queries.Load(),
-		"failed_queries", res.failed.Load(), "duration", time.Since(began).Round(time.Millisecond))
+	return jobs, win, res
 }
 
 // boundQuery is a planned query and the index in pastResult.names of the
@@ -135,59 +159,80 @@ type boundQuery struct {
 	base int
 }
 
-// backfillQuery asks one planned query for the past: where its data
-// begins, then the 24h counters per hour, then the minute counts, each
-// only from where the data begins.
-func (m *Monitor) backfillQuery(ctx context.Context, bq boundQuery, win pastWindow, res *pastResult) {
-	start := win.spans[0][0]
-	var first time.Time
-	var found bool
-	probe := v1.Range{Start: start, End: win.end, Step: backfillProbe}
-	err := m.tryPast(ctx, res, func(ctx context.Context) (err error) {
-		first, found, err = bq.probe(ctx, probe, &res.queries)
-		return err
-	})
-	switch {
-	case err != nil:
-		m.pastFailed(ctx, res, err) // then ask for everything
-	case !found:
-		return // no data at all in the window
-	default:
-		// The data may begin up to a probe's step before the probe
-		// that saw it.
-		start = later(start, first.Add(-backfillProbe))
+// pastJob is what is left to ask of one planned query: its probe until it
+// answered, then the 24h counters' runs and the minute counts' ranges not
+// answered yet.
+type pastJob struct {
+	boundQuery
+	backend string
+	probed  bool
+	hourRs  []hourRun
+	countRs []v1.Range
+}
+
+// advance asks what is left of job j: where its data begins, then the 24h
+// counters per hour, then the minute counts, each only from where the data
+// begins. It stops at the first query that fails, and returns its error;
+// each answered query is merged into res and dropped from j.
+func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *pastResult) error {
+	if !j.probed {
+		var first time.Time
+		var found bool
+		probe := v1.Range{Start: win.spans[0][0], End: win.end, Step: backfillProbe}
+		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) (err error) {
+			first, found, err = j.probe(ctx, probe, &res.queries)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		j.probed = true
+		if !found {
+			return nil // no data at all in the window
+		}
+		// The data may begin up to a probe's step before the probe that
+		// saw it.
+		start := later(win.spans[0][0], first.Add(-backfillProbe))
+		j.hourRs = hourRuns(win, start)
+		steps := max(60, backfillPoints/max(1, j.series))
+		for _, sp := range win.spans {
+			j.countRs = append(j.countRs, chunks(later(sp[0], start), sp[1], backfillStep, steps)...)
+		}
 	}
-	for _, hr := range hourRuns(win, start) {
-		err := m.tryPast(ctx, res, func(ctx context.Context) error {
-			return bq.hours(ctx, hr.r, hr.window, &res.queries, func(app int, ts int64, up, down int) {
-				h := ts/3600 - res.firstHour
-				if h >= 0 && h < 24 {
-					c := &res.hours[bq.base+app][h]
-					c[0], c[1] = c[0]+int32(up), c[1]+int32(down)
+	var adds []pastAdd
+	for len(j.hourRs) > 0 {
+		hr := j.hourRs[0]
+		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) error {
+			adds = adds[:0]
+			return j.hours(ctx, hr.r, hr.window, &res.queries, func(app int, ts int64, up, down int) {
+				if h := ts/3600 - res.firstHour; h >= 0 && h < 24 {
+					adds = append(adds, pastAdd{k: j.base + app, h: int(h), up: int32(up), down: int32(down)})
 				}
 			})
 		})
 		if err != nil {
-			m.pastFailed(ctx, res, err)
+			return err
 		}
+		res.merge(adds)
+		j.hourRs = j.hourRs[1:]
 	}
-	steps := max(60, backfillPoints/max(1, bq.series))
-	for _, sp := range win.spans {
-		for _, r := range chunks(later(sp[0], start), sp[1], backfillStep, steps) {
-			err := m.tryPast(ctx, res, func(ctx context.Context) error {
-				return bq.counts(ctx, r, &res.queries, func(ts int64, up, down int) {
-					min := ts / 60
-					if k := min - res.first; win.want[min] && k >= 0 && k < int64(len(res.minutes)) {
-						c := &res.minutes[k]
-						c[0], c[1] = c[0]+int32(up), c[1]+int32(down)
-					}
-				})
+	for len(j.countRs) > 0 {
+		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) error {
+			adds = adds[:0]
+			return j.counts(ctx, j.countRs[0], &res.queries, func(ts int64, up, down int) {
+				min := ts / 60
+				if k := min - res.first; win.want[min] && k >= 0 && k < int64(len(res.minutes)) {
+					adds = append(adds, pastAdd{k: int(k), h: -1, up: int32(up), down: int32(down)})
+				}
 			})
-			if err != nil {
-				m.pastFailed(ctx, res, err)
-			}
+		})
+		if err != nil {
+			return err
 		}
+		res.merge(adds)
+		j.countRs = j.countRs[1:]
 	}
+	return nil
 }
 
 // hourRun is one question of the 24h counters: at each step of r, the
@@ -231,26 +276,6 @@ func hourRuns(win pastWindow, start time.Time) []hourRun {
 		}
 	}
 	return out
-}
-
-// tryPast runs ask up to backfillTries times while it fails, each time
-// giving way to the cycles (cyclegate.go).
-func (m *Monitor) tryPast(ctx context.Context, res *pastResult, ask func(context.Context) error) error {
-	var err error
-	for range backfillTries {
-		if err = m.cycles.run(ctx, ask); err == nil || ctx.Err() != nil {
-			return err
-		}
-	}
-	return err
-}
-
-func (m *Monitor) pastFailed(ctx context.Context, res *pastResult, err error) {
-	if ctx.Err() != nil {
-		return
-	}
-	res.failed.Add(1)
-	m.log.Warn("backfill query failed; its buckets stay empty", "err", err)
 }
 
 // applyPast fills the minute buckets nobody observed and adds the past

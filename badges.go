@@ -36,7 +36,7 @@ var stateColors = map[string]string{
 	string(StatusUnavailable): colorUnavailable, "maintenance": colorMaintenance,
 }
 
-var badgeValues = "accepted query parameters: value=state|uptime (default state)"
+const badgeValues = "accepted query parameter: value=state|uptime (default state); others are ignored"
 
 // badgeKind is the kind of thing a badge route shows.
 type badgeKind int
@@ -164,23 +164,31 @@ func uptimeColor(u float64) string {
 	return colorDown
 }
 
+// badgeValue reads ?value= and ignores every other parameter: a badge is an
+// image in pages the operator does not control (README files add
+// cache-busters such as ?v=2), so a parameter it does not know must not break
+// it. A pair it cannot decode is one it does not know, unless its key is
+// value.
 func badgeValue(rawQuery string) (uptime bool, err error) {
-	if rawQuery == "" {
+	var vals []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err != nil || key != "value" {
+			continue
+		}
+		dec, err := url.QueryUnescape(v)
+		if err != nil {
+			return false, validationError("invalid query string", err.Error(), badgeValues)
+		}
+		vals = append(vals, dec)
+	}
+	switch {
+	case len(vals) == 0:
 		return false, nil
+	case len(vals) != 1 || vals[0] != "state" && vals[0] != "uptime":
+		return false, validationError("invalid value", fmt.Sprintf("value %q is not supported", strings.Join(vals, ",")), badgeValues)
 	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return false, validationError("invalid query string", err.Error(), badgeValues)
-	}
-	for k, vs := range q {
-		if k != "value" {
-			return false, validationError(fmt.Sprintf("unknown query parameter %q", k), badgeValues)
-		}
-		if len(vs) != 1 || vs[0] != "state" && vs[0] != "uptime" {
-			return false, validationError("invalid value", fmt.Sprintf("value %q is not supported", strings.Join(vs, ",")), badgeValues)
-		}
-	}
-	return q.Get("value") == "uptime", nil
+	return vals[0] == "uptime", nil
 }
 
 // Text longer than this is cut with an ellipsis: a badge is a line.

@@ -76,6 +76,12 @@ func TestBadges(t *testing.T) {
 		{"/api/badges/locations/Frankfurt.svg?value=uptime", "Frankfurt", "75.00% 24h"},
 		{"/api/badges/services/checkout.svg", "checkout", "degraded"},
 		{"/api/badges/services/checkout.svg?value=uptime", "checkout", "75.00% 24h"},
+		// Parameters a badge does not know, such as a README's
+		// cache-buster, are ignored.
+		{"/api/badges/apps/checkout-ber.svg?v=2", "checkout-ber", "down"},
+		{"/api/badges/apps/checkout-ber.svg?style=flat&value=uptime&v=2", "checkout-ber", "50.00% 24h"},
+		{"/api/badges/apps/checkout-ber.svg?%zz&value=uptime", "checkout-ber", "50.00% 24h"},
+		{"/api/badges/services/checkout.svg?v=2;x", "checkout", "degraded"},
 	}
 	for _, tt := range tests {
 		rec := do(t, tm.h, http.MethodGet, tt.path, "", nil)
@@ -133,8 +139,11 @@ func TestBadgesBadInput(t *testing.T) {
 		{"/api/badges/widgets/checkout.svg", 404, "NOT_FOUND"},
 		{"/api/badges/apps/checkout-ber.svg?value=latency", 400, "VALIDATION_ERROR"},
 		{"/api/badges/apps/checkout-ber.svg?value=state&value=uptime", 400, "VALIDATION_ERROR"},
-		{"/api/badges/apps/checkout-ber.svg?style=flat", 400, "VALIDATION_ERROR"},
-		{"/api/badges/apps/checkout-ber.svg?%zz", 400, "VALIDATION_ERROR"},
+		{"/api/badges/apps/checkout-ber.svg?value=%zz", 400, "VALIDATION_ERROR"},
+		{"/api/badges/apps/checkout-ber.svg?v=2&value=", 400, "VALIDATION_ERROR"},
+		// The JSON API keeps refusing parameters it does not know.
+		{"/api/apps/checkout-ber?v=2", 400, "VALIDATION_ERROR"},
+		{"/api/services/checkout?v=2", 400, "VALIDATION_ERROR"},
 	} {
 		rec := do(t, tm.h, http.MethodGet, tt.path, "", nil)
 		body := decode(t, rec.Body.Bytes())

@@ -69,7 +69,7 @@ func TestBrokenRequestBody(t *testing.T) {
 					request = strings.Replace(request, "\r\n\r\n", "\r\nX-Timestamp: "+strconv.FormatInt(t0.Unix(), 10)+
 						"\r\nAuthorization: HMAC-SHA256 "+strings.Repeat("ab", 32)+"\r\n\r\n", 1)
 				} else {
-					tm = newTestMonitor(t)
+					tm = newTestMonitor(t, openWrites)
 				}
 				tm.log = logger
 				srv := httptest.NewUnstartedServer(tm.Handler())

@@ -8,8 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// controlOptions are the Options of the operators' controls. New fixes them;
-// Reconfigure applies them to its new set of apps.
+// controlOptions are the Options of the operators' controls, which the
+// plans of discovered apps are resolved with. New fixes the export labels
+// (they shape the series' labels) and the services; Reconfigure replaces
+// the thresholds, under cycleMu.
 type controlOptions struct {
 	failThreshold, successThreshold int
 	exportLabels                    []string
@@ -21,9 +23,15 @@ func controlOptionsOf(o *Options) controlOptions {
 		exportLabels: slices.Clone(o.ExportLabels), services: slices.Clone(o.Services)}
 }
 
-// into sets the control fields of o to those New was given.
-func (c controlOptions) into(o *Options) {
+// into sets the control fields of o to c's.
+func (c *controlOptions) into(o *Options) {
 	o.FailThreshold, o.SuccessThreshold = c.failThreshold, c.successThreshold
+	c.fixedInto(o)
+}
+
+// fixedInto sets the fields of o that New fixed; it reads none that
+// Reconfigure changes, so it needs no lock.
+func (c *controlOptions) fixedInto(o *Options) {
 	o.ExportLabels, o.Services = c.exportLabels, c.services
 }
 

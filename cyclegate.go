@@ -16,10 +16,11 @@ type cycleGate struct {
 	running bool
 	idle    chan struct{} // closed when the running cycle ends
 	begun   chan struct{} // closed when the next cycle begins
+	ends    chan struct{} // closed when the next cycle ends
 }
 
 func newCycleGate() *cycleGate {
-	g := &cycleGate{idle: make(chan struct{}), begun: make(chan struct{})}
+	g := &cycleGate{idle: make(chan struct{}), begun: make(chan struct{}), ends: make(chan struct{})}
 	close(g.idle)
 	return g
 }
@@ -40,6 +41,15 @@ func (g *cycleGate) end() {
 	defer g.mu.Unlock()
 	g.running = false
 	close(g.idle)
+	close(g.ends)
+	g.ends = make(chan struct{})
+}
+
+// ended returns a channel closed when the next cycle ends.
+func (g *cycleGate) ended() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ends
 }
 
 // errCycleBegan is the cause of a context a cycle interrupted.

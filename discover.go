@@ -60,6 +60,22 @@ type ruleState struct {
 	// dupLogged holds names already logged as taken, so that a duplicate
 	// is logged once, not every cycle.
 	dupLogged map[string]bool
+	// failing is why the rule's last query failed (nil: it answered), and
+	// failingSince when the failures began: /api/status reports them.
+	failing      error
+	failingSince time.Time
+}
+
+// noteAnswer records whether the rule's query of a cycle at now failed.
+func (rs *ruleState) noteAnswer(err error, now time.Time) {
+	if err == nil {
+		rs.failing = nil
+		return
+	}
+	if rs.failing == nil {
+		rs.failingSince = now
+	}
+	rs.failing = boundError(err)
 }
 
 // foundApp is an app a rule made, and what its last answer said of it.
@@ -214,6 +230,7 @@ func carryRules(old, next []*ruleState, p *plan) {
 		if !ok || !reflect.DeepEqual(o.rule, rs.rule) {
 			continue
 		}
+		rs.failing, rs.failingSince = o.failing, o.failingSince
 		for name, f := range o.apps {
 			li, ok := rs.locOf[f.locValue]
 			if !ok {

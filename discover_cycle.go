@@ -47,38 +47,63 @@ func (m *Monitor) queryRule(ctx context.Context, p *plan, rs *ruleState) (a rule
 	return a
 }
 
-// foldRules applies the cycle's answers to the rules, logs and counts what
-// they skipped, and notes which backends answered.
+// foldRules applies the cycle's answers to the rules, notes which backends
+// answered, and sets the rules' metrics. What a rule's answers fail at or
+// skip cycle after cycle is logged when it starts and when it ends (with
+// the cycles it lasted), not every cycle: the metrics say it meanwhile.
 func (m *Monitor) foldRules(p *plan, rules []*ruleState, answers []ruleAnswer, out *cycleResult) {
 	for i, rs := range rules {
 		a := answers[i]
 		st := rs.fold(a.vec, a.rt, a.err, a.at, p.locations)
 		out.tried[rs.backend] = true
 		name := rs.rule.Name
+		rs.noteAnswer(a.err, a.at)
 		if a.err != nil {
-			m.log.Warn("discovery query failed; its apps are unavailable", "rule", name, "apps", len(rs.apps), "err", a.err)
+			m.disc.failing.WithLabelValues(name).Set(1)
+			m.warnStarted(ruleKey(name, "failed"), a.at, "discovery query failed; its apps are unavailable until it answers",
+				"rule", name, "backend", rs.rule.Backend, "apps", len(rs.apps), "err", rs.failing)
 			continue
 		}
 		out.answered[rs.backend] = true
+		m.disc.failing.WithLabelValues(name).Set(0)
+		m.infoEnded(ruleKey(name, "failed"), a.at, "discovery query answering again", "failed_cycles", "rule", name)
 		m.disc.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
 		m.disc.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
 		m.disc.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
 		m.disc.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
-		if st.unmapped > 0 {
-			m.log.Warn("discovery: series whose location label maps to no location were skipped", "rule", name,
-				"label", rs.rule.LocationLabel, "series", st.unmapped, "values", st.unmappedValues)
-		}
-		if st.badName > 0 {
-			m.log.Warn("discovery: series the app name template could not name were skipped", "rule", name, "series", st.badName)
-		}
-		if st.overMax > 0 {
-			m.log.Warn("discovery: the rule holds max_apps apps; new ones were ignored", "rule", name,
-				"max_apps", rs.rule.MaxApps, "ignored", st.overMax)
-		}
+		m.ruleCondition(rs, "unmapped_location", st.unmapped, a.at,
+			"discovery: series whose location label maps to no location are skipped",
+			"label", rs.rule.LocationLabel, "series", st.unmapped, "values", st.unmappedValues)
+		m.ruleCondition(rs, "name_template", st.badName, a.at,
+			"discovery: series the app name template cannot name are skipped", "series", st.badName)
+		m.ruleCondition(rs, "max_apps", st.overMax, a.at,
+			"discovery: the rule holds max_apps apps; new ones are ignored", "max_apps", rs.rule.MaxApps, "ignored", st.overMax)
 		if st.forgotten > 0 {
 			m.log.Info("discovery: apps without a sample for forget_after were removed", "rule", name,
 				"removed", st.forgotten, "forget_after", rs.rule.ForgetAfter)
 		}
+	}
+}
+
+// ruleCondition logs the condition reason of rule rs when it starts (n > 0
+// after a cycle without it) and when it ends (n == 0 after cycles with it).
+func (m *Monitor) ruleCondition(rs *ruleState, reason string, n int, now time.Time, msg string, attrs ...any) {
+	key := ruleKey(rs.rule.Name, reason)
+	if n > 0 {
+		m.warnStarted(key, now, msg, append([]any{"rule", rs.rule.Name}, attrs...)...)
+		return
+	}
+	m.infoEnded(key, now, "discovery: no more series skipped", "cycles", "rule", rs.rule.Name, "reason", reason)
+}
+
+// ruleKey is the repeatLog key of a condition of a rule.
+func ruleKey(rule, what string) string { return "discovery\x00" + rule + "\x00" + what }
+
+// endRuleConditions ends the logged conditions of a rule that is gone,
+// quietly: its removal is logged as a reconfiguration.
+func (m *Monitor) endRuleConditions(rule string) {
+	for _, what := range []string{"failed", "unmapped_location", "name_template", "max_apps"} {
+		m.conds.end(ruleKey(rule, what))
 	}
 }
 
@@ -183,7 +208,7 @@ func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState)
 		add(f.app, f.loc, backendOfRule[f.app.Backend])
 	}
 	var o Options
-	m.ctlOpts.into(&o)
+	m.ctlOpts.into(&o) // under cycleMu, which guards the thresholds
 	ctl, errs := newControls(np, &o)
 	for _, err := range errs {
 		// The labels of series are label names and non-empty values, and
@@ -194,15 +219,20 @@ func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState)
 	return np
 }
 
-// discoveryMetrics describe the rules: how many apps each holds, and how
-// many series its last answer skipped, and why.
+// discoveryMetrics describe the rules: whether each one's query fails, how
+// many apps it holds, and how many series its last answer skipped, and why.
 type discoveryMetrics struct {
+	failing *prometheus.GaugeVec
 	apps    *prometheus.GaugeVec
 	skipped *prometheus.GaugeVec
 }
 
 func newDiscoveryMetrics() discoveryMetrics {
 	return discoveryMetrics{
+		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "availmon_discovery_failing",
+			Help: "Whether a discovery rule's last query failed: 1 yes (its apps are unavailable), 0 no.",
+		}, []string{"rule"}),
 		apps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "availmon_discovery_apps",
 			Help: "Apps a discovery rule holds after its last query, those without a sample included.",
@@ -215,11 +245,12 @@ func newDiscoveryMetrics() discoveryMetrics {
 }
 
 func (d discoveryMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{d.apps, d.skipped}
+	return []prometheus.Collector{d.failing, d.apps, d.skipped}
 }
 
 // forget deletes the series of rules that are gone.
 func (d discoveryMetrics) forget(rule string) {
+	d.failing.DeletePartialMatch(prometheus.Labels{"rule": rule})
 	d.apps.DeletePartialMatch(prometheus.Labels{"rule": rule})
 	d.skipped.DeletePartialMatch(prometheus.Labels{"rule": rule})
 }

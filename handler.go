@@ -42,8 +42,9 @@ func (m *Monitor) Handler() http.Handler {
 
 	r.Get("/health", m.health)
 	r.Get("/metrics", m.serveMetrics)
-	// Writes are always authenticated (when an Authenticator is set);
-	// reads under /api only with ProtectReads. /health and /metrics never.
+	// Writes are always authenticated (refused without an Authenticator,
+	// unless AllowUnauthenticatedWrites); reads under /api only with
+	// ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
 	if m.reload != nil {
 		r.With(m.requireAuth).Post("/-/reload", m.postReload)
@@ -315,7 +316,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.stalled(now):
 		system = "unhealthy"
-	case s.connectivity != connConnected:
+	case s.connectivity != connConnected || len(s.discovery.failing) > 0:
 		system = "degraded"
 	}
 	storage := m.storageStatus()
@@ -333,6 +334,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		TotalLocations:          len(s.p.locations),
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,
+		Discovery:               s.discovery.json(),
 		Storage:                 storage,
 	}})
 }

@@ -25,7 +25,7 @@ type (
 // are made 90 seconds later.
 func shapeFixture(t *testing.T) *testMonitor {
 	t.Helper()
-	tm := newTestMonitor(t, func(o *Options) { o.Interval = time.Hour })
+	tm := newTestMonitor(t, openWrites, func(o *Options) { o.Interval = time.Hour })
 	tm.src.Set("checkout", StatusUp, 120*time.Millisecond)
 	tm.src.Set("search", StatusDown, 250*time.Millisecond)
 	tm.src.Set("billing", StatusUp, 80*time.Millisecond)
@@ -339,7 +339,7 @@ func checkErrorEnvelope(t *testing.T, rec interface {
 // Every bad request gets its status and the error envelope, and changes
 // nothing: the interval, /api/config and /api/status read the same after.
 func TestBadRequests(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, openWrites)
 	tm.src.Set("checkout", StatusUp, time.Millisecond)
 	tm.scrape(t)
 	const post = http.MethodPost
@@ -459,7 +459,7 @@ func TestBadRequests(t *testing.T) {
 // syntaxes the rulings name; each is echoed as written.
 func TestScrapeIntervalAccepted(t *testing.T) {
 	var logs bytes.Buffer
-	tm := newTestMonitor(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	tm := newTestMonitor(t, openWrites, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	tests := []struct {
 		body string
 		want time.Duration

@@ -127,6 +127,11 @@ const testPromURL = "http://127.0.0.1:9090"
 // newTestMonitor builds a Monitor with two locations (Tel Aviv: checkout and
 // search; Frankfurt: billing), one backend "main" backed by a fake source,
 // a fake clock at t0, and whatever the option functions change.
+// openWrites opts a test monitor without an Authenticator in to
+// unauthenticated writes, for tests about what a write does rather than who
+// may send it.
+func openWrites(o *Options) { o.AllowUnauthenticatedWrites = true }
+
 func newTestMonitor(t testing.TB, opts ...func(*Options)) *testMonitor {
 	t.Helper()
 	clock := newFakeClock(t0)

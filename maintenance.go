@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,9 @@ type MaintenanceWindow struct {
 	// one must be set. Service names one of Options.Services.
 	App, Location, Service string
 	Labels                 map[string]string
-	// A one-off window is [From, To).
+	// A one-off window is [From, To). One with only Duration set (no
+	// From, To, Cron or TimeZone) starts when the monitor takes it: it
+	// is [now, now+Duration).
 	From, To time.Time
 	// A recurring window starts at every time the cron expression Cron
 	// (five fields, minute first, or a descriptor such as @daily) gives in
@@ -84,8 +87,12 @@ func (w *MaintenanceWindow) compile() (cron.Schedule, *time.Location, error) {
 		if w.From.IsZero() || w.To.IsZero() || !w.From.Before(w.To) {
 			bad("a one-off window needs from before to")
 		}
+	case w.startsNow():
+		if w.Duration < 0 || w.Duration > MaxMaintenanceDuration {
+			bad("duration %s is outside (0s, %s]", w.Duration, formatDuration(MaxMaintenanceDuration))
+		}
 	case w.Cron == "":
-		bad("set from and to (one-off) or cron and duration (recurring)")
+		bad("set from and to (one-off), duration alone (one-off, starting now) or cron and duration (recurring)")
 	default:
 		var err error
 		if sched, err = cronParser.Parse(w.Cron); err != nil || strings.Contains(w.Cron, "TZ=") {
@@ -104,12 +111,28 @@ func (w *MaintenanceWindow) compile() (cron.Schedule, *time.Location, error) {
 	return sched, loc, errors.Join(errs...)
 }
 
+// startsNow reports whether w is a one-off window of Duration from the
+// time the monitor takes it.
+func (w *MaintenanceWindow) startsNow() bool {
+	return w.Duration != 0 && w.Cron == "" && w.TimeZone == "" && w.From.IsZero() && w.To.IsZero()
+}
+
 // maintWindow is a checked window.
 type maintWindow struct {
 	MaintenanceWindow
 	sched      cron.Schedule // nil: one-off
 	loc        *time.Location
 	fromConfig bool
+	// def is a configuration window as Options gave it, before its start
+	// was resolved, so that a reload can tell it again.
+	def MaintenanceWindow
+}
+
+// startAt gives a window that starts now its span from now.
+func (w *maintWindow) startAt(now time.Time) {
+	if w.sched == nil && w.startsNow() {
+		w.From, w.To, w.Duration = now, now.Add(w.Duration), 0
+	}
 }
 
 // active reports whether t is in the window. A recurring window is active
@@ -184,12 +207,22 @@ type maintenance struct {
 	nextID  int
 }
 
-func newMaintenance(ws []MaintenanceWindow) (*maintenance, []error) {
+func newMaintenance(ws []MaintenanceWindow, now time.Time) (*maintenance, []error) {
 	mt := &maintenance{}
+	windows, errs := compileConfigWindows(ws)
+	mt.setConfig(windows, now)
+	return mt, errs
+}
+
+// compileConfigWindows checks the windows of Options on their own and
+// names those without an ID config-N.
+func compileConfigWindows(ws []MaintenanceWindow) ([]*maintWindow, []error) {
+	var out []*maintWindow
 	var errs []error
 	seen := make(map[string]bool)
 	for i, w := range ws {
 		w.Labels = maps.Clone(w.Labels)
+		def := w
 		if reservedWindowID(w.ID) {
 			errs = append(errs, fmt.Errorf("maintenance window %q: ids config-N and api-N are given by availmon", w.ID))
 		}
@@ -204,19 +237,50 @@ func newMaintenance(ws []MaintenanceWindow) (*maintenance, []error) {
 			errs = append(errs, fmt.Errorf("maintenance window %q is listed twice", w.ID))
 		}
 		seen[w.ID] = true
-		mt.windows = append(mt.windows, &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc, fromConfig: true})
+		out = append(out, &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc, fromConfig: true, def: def})
 	}
-	return mt, errs
+	return out, errs
+}
+
+// setConfig replaces the configuration's windows with ws and keeps the
+// API's after them. A window that starts now keeps the start of the same
+// window (as given) it replaces: a reload that leaves it alone must not
+// make it last longer. Other such windows start at now.
+func (mt *maintenance) setConfig(ws []*maintWindow, now time.Time) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	var prev, api []*maintWindow
+	for _, w := range mt.windows {
+		if w.fromConfig {
+			prev = append(prev, w)
+		} else {
+			api = append(api, w)
+		}
+	}
+	for _, w := range ws {
+		if !w.startsNow() {
+			continue
+		}
+		if i := slices.IndexFunc(prev, func(o *maintWindow) bool { return reflect.DeepEqual(o.def, w.def) }); i >= 0 {
+			w.From, w.To, w.Duration = prev[i].From, prev[i].To, 0
+			prev = slices.Delete(prev, i, i+1)
+			continue
+		}
+		w.startAt(now)
+	}
+	mt.windows = append(slices.Clip(ws), api...)
 }
 
 func reservedWindowID(id string) bool {
 	return strings.HasPrefix(id, "config-") || strings.HasPrefix(id, "api-")
 }
 
-// checkTargets reports the names a window gives that p does not have.
-func checkTargets(w *MaintenanceWindow, p *plan) error {
+// checkTargets reports the names a window gives that p does not have. With
+// discovery, an app name or a label key p lacks may be one a rule finds
+// later: the window covers such apps when they come.
+func checkTargets(w *MaintenanceWindow, p *plan, discovery bool) error {
 	var errs []error
-	if w.App != "" && !hasKey(p.appIndex, w.App) {
+	if w.App != "" && !hasKey(p.appIndex, w.App) && !discovery {
 		errs = append(errs, fmt.Errorf("no app is named %q", w.App))
 	}
 	if w.Location != "" && !hasKey(p.locIndex, w.Location) {
@@ -226,7 +290,7 @@ func checkTargets(w *MaintenanceWindow, p *plan) error {
 		errs = append(errs, fmt.Errorf("no service is named %q", w.Service))
 	}
 	for _, k := range slices.Sorted(maps.Keys(w.Labels)) {
-		if !p.ctl.labelKeys[k] {
+		if !p.ctl.labelKeys[k] && !discovery {
 			errs = append(errs, fmt.Errorf("no app has a label %q", k))
 		}
 	}
@@ -253,13 +317,14 @@ func (mt *maintenance) activeApps(p *plan, t time.Time) []bool {
 
 var errTooManyWindows = fmt.Errorf("there are already %d maintenance windows from the API; delete some first", maxAPIWindows)
 
-// add checks w against p and adds it with a new ID.
-func (mt *maintenance) add(w MaintenanceWindow, p *plan) (*maintWindow, error) {
+// add checks w against p and adds it with a new ID; a window that starts
+// now starts at now.
+func (mt *maintenance) add(w MaintenanceWindow, p *plan, now time.Time) (*maintWindow, error) {
 	w.ID = ""
 	w.Labels = maps.Clone(w.Labels)
 	sched, loc, err := w.compile()
 	if err == nil {
-		err = checkTargets(&w, p)
+		err = checkTargets(&w, p, false)
 	}
 	if err != nil {
 		return nil, err
@@ -278,6 +343,7 @@ func (mt *maintenance) add(w MaintenanceWindow, p *plan) (*maintWindow, error) {
 	mt.nextID++
 	w.ID = "api-" + strconv.Itoa(mt.nextID)
 	mw := &maintWindow{MaintenanceWindow: w, sched: sched, loc: loc}
+	mw.startAt(now)
 	mt.windows = append(mt.windows, mw)
 	return mw, nil
 }
@@ -310,17 +376,25 @@ func (mt *maintenance) list() []*maintWindow {
 }
 
 // initMaintenance sets up the windows of Options, whose names must exist
-// in the first plan.
-func (m *Monitor) initMaintenance(p *plan, ws []MaintenanceWindow) []error {
-	mt, errs := newMaintenance(ws)
-	m.maint = mt
+// in the first plan (or, with discovery, may come).
+func (m *Monitor) initMaintenance(p *plan, ws []MaintenanceWindow, discovery bool) []error {
+	windows, errs := configWindows(p, ws, discovery)
+	m.maint = &maintenance{}
+	m.maint.setConfig(windows, m.clock.Now())
+	return errs
+}
+
+// configWindows compiles the windows of Options and checks their targets
+// against p, when there is one.
+func configWindows(p *plan, ws []MaintenanceWindow, discovery bool) ([]*maintWindow, []error) {
+	windows, errs := compileConfigWindows(ws)
 	if p == nil {
-		return errs
+		return windows, errs
 	}
-	for _, w := range mt.windows {
-		if err := checkTargets(&w.MaintenanceWindow, p); err != nil {
+	for _, w := range windows {
+		if err := checkTargets(&w.MaintenanceWindow, p, discovery); err != nil {
 			errs = append(errs, fmt.Errorf("maintenance window %q: %w", w.ID, err))
 		}
 	}
-	return errs
+	return windows, errs
 }

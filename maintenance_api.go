@@ -97,12 +97,12 @@ func (m *Monitor) postMaintenance(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, validationError("invalid maintenance window", err.Error(), maintenanceAccepted))
 		return
 	}
-	mw, err := m.maint.add(win, m.snap.Load().p)
+	now := m.clock.Now()
+	mw, err := m.maint.add(win, m.snap.Load().p, now)
 	if err != nil {
 		m.writeError(w, r, validationError("invalid maintenance window", strings.Split(err.Error(), "\n")...))
 		return
 	}
-	now := m.clock.Now()
 	m.log.Info("maintenance window added", "id", mw.ID, "comment", mw.Comment)
 	writeJSON(w, http.StatusCreated, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsonTime(now)}})
 }
@@ -128,7 +128,8 @@ func (m *Monitor) deleteMaintenance(w http.ResponseWriter, r *http.Request) {
 }
 
 const maintenanceAccepted = `expected a JSON object: "app", "location", "service" (strings) and "labels" (an object of strings), at least one; ` +
-	`then "from" and "to" (RFC 3339 times) for a one-off window, or "cron" (five fields), "duration" (such as 2h) and "time_zone" (such as Europe/Berlin) for a recurring one; "comment" optional`
+	`then "from" and "to" (RFC 3339 times) for a one-off window, "duration" (such as 2h) alone for one that starts now, ` +
+	`or "cron" (five fields), "duration" and "time_zone" (such as Europe/Berlin) for a recurring one; "comment" optional`
 
 // maintenanceBody is the JSON of POST /api/maintenance.
 type maintenanceBody struct {

@@ -81,7 +81,7 @@ func toStrings(v any) []string {
 }
 
 func TestMaintenanceAPIConfigWindows(t *testing.T) {
-	tm := newTestMonitor(t, func(o *Options) {
+	tm := newTestMonitor(t, openWrites, func(o *Options) {
 		o.Maintenance = []MaintenanceWindow{{App: "search", Cron: "@daily", Duration: time.Hour}}
 	})
 	rec := do(t, tm.h, http.MethodDelete, "/api/maintenance/config-1", "", nil)
@@ -95,7 +95,7 @@ func TestMaintenanceAPIConfigWindows(t *testing.T) {
 }
 
 func TestMaintenanceAPIBadInput(t *testing.T) {
-	tm := newTestMonitor(t) // no Authenticator: writes are open
+	tm := newTestMonitor(t, openWrites)
 	for _, body := range []string{
 		``,
 		`null`,
@@ -137,7 +137,7 @@ func TestMaintenanceAPIBadInput(t *testing.T) {
 }
 
 func TestMaintenanceAPILimit(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, openWrites)
 	body := `{"app":"search","cron":"@daily","duration":"1h"}`
 	for i := range maxAPIWindows {
 		if rec := do(t, tm.h, http.MethodPost, "/api/maintenance", body, nil); rec.Code != http.StatusCreated {
@@ -156,6 +156,7 @@ func FuzzMaintenanceBody(f *testing.F) {
 		`{"app":"search","from":"2026-11-22T12:00:00Z","to":"2026-11-22T13:00:00Z"}`,
 		`{"location":"Frankfurt","cron":"0 3 * * SUN","duration":"2h","time_zone":"Europe/Berlin"}`,
 		`{"labels":{"a":"b"},"cron":"@every 1h","duration":"1h"}`,
+		`{"location":"Frankfurt","duration":"1h"}`, `{"app":"search","duration":"-1h"}`,
 		`{"app":"search","app":"x"}`, `{`, `[]`, `"x"`,
 	} {
 		f.Add(s)
@@ -165,14 +166,17 @@ func FuzzMaintenanceBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		mt, _ := newMaintenance(nil)
+		mt, _ := newMaintenance(nil, t0)
 		tm := newTestMonitor(t)
-		mw, err := mt.add(w, tm.plan)
+		mw, err := mt.add(w, tm.plan, t0)
 		if err != nil {
 			if len(mt.list()) != 0 {
 				t.Fatal("a refused window was added")
 			}
 			return
+		}
+		if mw.startsNow() {
+			t.Fatalf("window %+v was added without resolving its start", mw.MaintenanceWindow)
 		}
 		// A window that was accepted answers active and next without
 		// panicking, for any time.

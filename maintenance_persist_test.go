@@ -87,7 +87,7 @@ func TestMaintenanceSavedWindows(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 
-	mt, _ := newMaintenance([]MaintenanceWindow{{ID: "nightly", App: "a", Cron: "@daily", Duration: time.Hour}})
+	mt, _ := newMaintenance([]MaintenanceWindow{{ID: "nightly", App: "a", Cron: "@daily", Duration: time.Hour}}, t0)
 	bad := append(got.maint.windows,
 		MaintenanceWindow{ID: "nightly", App: "a", From: t0, To: t0.Add(time.Hour)},
 		MaintenanceWindow{ID: "api-2", App: "a", From: t0, To: t0.Add(time.Hour)},

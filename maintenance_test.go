@@ -137,7 +137,7 @@ func TestMaintenanceRecurringAcrossDST(t *testing.T) {
 		if tt.cron == "30 1 * * *" {
 			w.Duration = time.Hour
 		}
-		mt, errs := newMaintenance([]MaintenanceWindow{w})
+		mt, errs := newMaintenance([]MaintenanceWindow{w}, t0)
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
@@ -201,7 +201,11 @@ func TestMaintenanceOptionsErrors(t *testing.T) {
 		want string
 	}{
 		{MaintenanceWindow{From: from, To: from.Add(time.Hour)}, "name the apps"},
-		{MaintenanceWindow{App: "checkout"}, "set from and to (one-off) or cron and duration"},
+		{MaintenanceWindow{App: "checkout"}, "set from and to (one-off), duration alone (one-off, starting now) or cron and duration"},
+		{MaintenanceWindow{App: "checkout", Duration: time.Hour, TimeZone: "UTC"}, "set from and to (one-off), duration alone"},
+		{MaintenanceWindow{App: "checkout", Duration: -time.Hour}, "duration -1h0m0s is outside"},
+		{MaintenanceWindow{App: "checkout", Duration: 32 * 24 * time.Hour}, "is outside"},
+		{MaintenanceWindow{App: "checkout", From: from, Duration: time.Hour}, "not both"},
 		{MaintenanceWindow{App: "checkout", From: from}, "from before to"},
 		{MaintenanceWindow{App: "checkout", From: from, To: from}, "from before to"},
 		{MaintenanceWindow{App: "checkout", From: from, To: from.Add(time.Hour), Cron: "@daily"}, "not both"},

@@ -22,9 +22,11 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 		m.exp.InitTarget(b.Name)
 	}
 	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
+	cs = append(cs, m.bfm.collectors()...)
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.collectors()...)
+	own.MustRegister(m.bfm.collectors()...)
 	if m.store != nil {
 		saves := promexport.SaveCollector(m.saves.promStatus)
 		cs = append(cs, saves)
@@ -58,7 +60,7 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 	}
 	for i, a := range s.apps {
 		p.Apps[i] = promexport.App{Name: pl.apps[i].Name, Location: pl.apps[i].Location, Status: string(a.status()),
-			Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint()}
+			Labels: pl.ctl.exportedLabels(i), Maintenance: a.maint(), Backend: pl.apps[i].Backend}
 	}
 	for i, l := range s.locs {
 		p.Locations[i] = promexport.Location{Name: pl.locations[i].Name, Up: l.up, Down: l.down, Unavailable: l.unavailable}

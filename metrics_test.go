@@ -92,6 +92,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		`availmon_up{app="checkout",location="Tel Aviv"} 1`,
 		`availmon_up{app="search",location="Tel Aviv"} 0`,
 		`availmon_apps{status="unavailable"} 1`,
+		`availmon_unavailable{app="billing",backend="default",location="Tel Aviv"} 1`,
 		`availmon_scrape_interval_seconds 30`,
 		`# TYPE availmon_scrape_duration_seconds histogram`,
 		`availmon_scrape_errors_total{target="default"} 0`,
@@ -100,7 +101,7 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("/metrics lacks %q", line)
 		}
 	}
-	if strings.Contains(string(body), `app="billing"`) {
+	if strings.Contains(string(body), `availmon_up{app="billing"`) {
 		t.Error("an unavailable app is exported in availmon_up")
 	}
 }

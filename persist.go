@@ -44,7 +44,10 @@ func (m *Monitor) restore(ctx context.Context) {
 		return
 	}
 	kept := m.apply(s)
-	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept, "apps_dropped", len(s.apps)-kept)
+	// A saved app the plan does not list waits for a discovery rule to
+	// find it: it is not dropped yet (stopAwaiting logs those that go).
+	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept,
+		"apps_awaiting_discovery", len(m.awaiting), "apps_dropped", len(s.apps)-kept-len(m.awaiting))
 }
 
 // apply folds s into the fresh state, by name, and returns how many apps of
@@ -75,8 +78,7 @@ func (m *Monitor) apply(s *savedState) int {
 		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
-		iv := *s.interval
-		m.interval.Store(&iv)
+		m.restoreInterval(*s.interval)
 	}
 	if k, ok := m.auth.(replayKeeper); ok && len(s.replay) > 0 {
 		n := k.RestoreReplay(s.replay)
@@ -84,6 +86,19 @@ func (m *Monitor) apply(s *savedState) int {
 	}
 	m.restoreMaintenance(s.maint)
 	return kept
+}
+
+// restoreInterval puts back the interval last set at run time. It wins over
+// the configured one, so it says so: an operator who changed the file's
+// scrape_interval while availmon was down would otherwise wonder why it is
+// not used.
+func (m *Monitor) restoreInterval(iv intervalSetting) {
+	configured := m.interval.Load()
+	m.interval.Store(&iv)
+	if iv.d != configured.d {
+		m.log.Info("restored the scrape interval set at run time; it overrides the configured one",
+			"interval", iv.text, "configured", configured.text)
+	}
 }
 
 // write writes the state encoded at at to the store, and records how it

@@ -42,6 +42,8 @@ type monitorSetup struct {
 	batchSize int
 	source    availmon.PrometheusOptions // Name and URL are filled in
 	timeout   time.Duration
+	locations []availmon.Location // default: Tel Aviv, where every app is
+	discover  []availmon.DiscoveryRule
 }
 
 type rigMonitor struct {
@@ -79,10 +81,14 @@ func (r *faultRig) monitor(s monitorSetup) *rigMonitor {
 	for i := range s.apps {
 		s.apps[i].Location = "Tel Aviv"
 	}
+	if s.locations == nil {
+		s.locations = twoLocations[:1]
+	}
 	rm := &rigMonitor{faultRig: r, reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
 	rm.m = newMonitor(r.t, availmon.Options{
-		Locations:  twoLocations[:1],
+		Locations:  s.locations,
 		Apps:       s.apps,
+		Discover:   s.discover,
 		Backends:   []availmon.Backend{{Name: "main", URL: r.proxy.URL(), Source: src, BatchSize: s.batchSize}},
 		Timeout:    cmpOr(s.timeout, 20*time.Second),
 		Registerer: rm.reg,

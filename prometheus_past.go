@@ -103,7 +103,13 @@ func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range)
 	if !ok {
 		return nil, errors.New("backend cannot answer range queries")
 	}
-	v, warnings, _, err := rq.QueryRange(ctx, q, r)
+	var opts []v1.Option
+	if dl, ok := ctx.Deadline(); ok {
+		// Let the server give up too, rather than keep evaluating a query
+		// nobody waits for.
+		opts = append(opts, v1.WithTimeout(serverTimeout(time.Until(dl))))
+	}
+	v, warnings, _, err := rq.QueryRange(ctx, q, r, opts...)
 	if len(warnings) > 0 {
 		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", []string(warnings))
 	}

@@ -58,7 +58,7 @@ func TestUnknownQueryParameters(t *testing.T) {
 // The interval body has exactly one member: a repeated "interval" is
 // refused, not resolved to the last one.
 func TestIntervalBodyDuplicateMember(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, openWrites)
 	for _, body := range []string{
 		`{"interval":"30s","interval":"45s"}`,
 		`{"interval":"45s","interval":"45s"}`,

@@ -30,11 +30,13 @@ func (c *ConfigChange) Empty() bool {
 		len(c.BackendsAdded)+len(c.BackendsRemoved)+len(c.BackendsChanged) == 0
 }
 
-// Reconfigure replaces the apps, locations and backends the monitor watches
-// with those of opts: it reads opts.Apps, Locations, Backends and Source, and
-// ignores every other field, which New fixed for the monitor's lifetime. The
-// new set is validated as New validates it; when it is invalid, nothing
-// changes and every problem is in the error.
+// Reconfigure replaces the apps, locations, backends and discovery rules
+// the monitor watches with those of opts, and its flap damping thresholds
+// and maintenance windows: it reads opts.Apps, Locations, Backends, Source,
+// Discover, FailThreshold, SuccessThreshold and Maintenance, and ignores
+// every other field, which New fixed for the monitor's lifetime. The new set
+// is validated as New validates it; when it is invalid, nothing changes and
+// every problem is in the error.
 //
 // The change is applied between two cycles (Reconfigure waits for the cycle
 // in progress) and published at once, so a reader sees the old set or the
@@ -43,14 +45,24 @@ func (c *ConfigChange) Empty() bool {
 // removed app disappears from the API, from /metrics and from the summaries;
 // an added app is unavailable until its first check, in the next cycle. A
 // config_update event says what changed, unless nothing did.
+//
+// The windows of opts replace those of the last New or Reconfigure; the
+// windows added through the API stay. A window whose app or label key no
+// app has is an error, unless there are discovery rules, which may find
+// such apps later. A window of Duration alone starts now, or keeps the
+// start it had when the last configuration had the same window. Thresholds
+// and windows apply from the next cycle.
 func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
-	m.ctlOpts.into(&opts) // fixed by New
+	m.ctlOpts.fixedInto(&opts) // fixed by New
 	p, rules, errs := buildPlanAndRules(&opts)
-	if len(errs) > 0 {
+	windows, werrs := configWindows(p, opts.Maintenance, len(opts.Discover) > 0)
+	if errs = append(errs, werrs...); len(errs) > 0 {
 		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))
 	}
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
+	m.ctlOpts.failThreshold, m.ctlOpts.successThreshold = opts.FailThreshold, opts.SuccessThreshold
+	m.maint.setConfig(windows, m.clock.Now())
 	carryRules(m.rules, rules, p)
 	kept := make(map[string]bool, len(rules))
 	for _, rs := range rules {
@@ -59,6 +71,7 @@ func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	for _, rs := range m.rules {
 		if !kept[rs.rule.Name] {
 			m.disc.forget(rs.rule.Name)
+			m.endRuleConditions(rs.rule.Name)
 		}
 	}
 	m.rules = rules

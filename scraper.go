@@ -328,7 +328,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
 	m.logChangeSummary(evs)
-	m.logUnloggedRefusals(m.refusals.flush(end))
+	m.logUnloggedRefusals(m.refusals.expire(end)...)
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.
@@ -344,6 +344,7 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s := m.state.snapshot(m.plan, m.snapGen, now)
 	m.snapGen++
 	s.eventSeq = eventSeq
+	s.discovery = discoveryHealthOf(m.rules)
 	s.hints = &m.bodyHints
 	m.snap.Store(s)
 }

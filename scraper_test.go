@@ -401,7 +401,7 @@ func TestConcurrentReadsDuringCycles(t *testing.T) {
 	for i := range 50 {
 		apps = append(apps, App{Name: fmt.Sprintf("app%d", i), Location: locs[i%2].Name})
 	}
-	tm := newTestMonitor(t, func(o *Options) {
+	tm := newTestMonitor(t, openWrites, func(o *Options) {
 		o.Apps = apps
 		o.Interval = 10 * time.Second
 	})

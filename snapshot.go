@@ -26,6 +26,7 @@ type snapshot struct {
 	backends      []bool // connected, per backend
 	backendSeen   []bool // asked by some cycle
 	connectivity  string
+	discovery     discoveryHealth
 	day           counts // every check of the last 24h
 
 	appsJSON    lazyBody

@@ -12,7 +12,7 @@ import (
 // through the API below the configured timeout lowers the timeout, which
 // /api/config reports and the next cycle's deadline follows.
 func TestIntervalBelowTimeoutLowersIt(t *testing.T) {
-	tm := newTestMonitor(t, func(o *Options) {
+	tm := newTestMonitor(t, openWrites, func(o *Options) {
 		o.Interval = 30 * time.Second
 		o.Timeout = 5 * time.Second
 	})

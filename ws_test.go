@@ -76,7 +76,7 @@ func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]a
 }
 
 func TestWSSnapshotThenLiveEvents(t *testing.T) {
-	tm := newTestMonitor(t)
+	tm := newTestMonitor(t, openWrites)
 	tm.src.Set("checkout", StatusUp, time.Millisecond)
 	tm.src.Set("search", StatusDown, time.Millisecond)
 	tm.scrape(t)

@@ -56,6 +56,10 @@ var (
 	ErrReplayed     = fmt.Errorf("%w: signature already used", ErrInvalidSignature)
 	ErrBodyTooLarge = errors.New("request body too large")
 	ErrBadRequest   = errors.New("request cannot be verified")
+	// ErrReplayFile: the signature could not be written to the replay
+	// file (VerifierOptions.ReplayFile), so the request is refused rather
+	// than left open to a replay after a restart.
+	ErrReplayFile = errors.New("hmac: cannot record the signature in the replay file")
 )
 
 // TimestampError is the error for a timestamp outside the tolerance. It

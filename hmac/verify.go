@@ -40,6 +40,14 @@ type VerifierOptions struct {
 	// logged), so memory stays bounded at the cost of a replay window for
 	// that one signature.
 	ReplayCacheSize int
+	// ReplayFile, when set, keeps the replay cache in that file, so that
+	// no restart lets a signature be used again, not even one after a
+	// crash: Verify appends every signature it accepts and syncs the file
+	// before it lets the request through (one fsync per accepted request),
+	// and NewVerifier reads the file back. Its directory must exist; one
+	// Verifier per file. When the file cannot be written, Verify refuses
+	// the request with ErrReplayFile. Ignored with DisableReplayProtection.
+	ReplayFile string
 	// MaxBodyBytes bounds the body read to verify it; default
 	// DefaultMaxBodyBytes. A larger body is refused with ErrBodyTooLarge
 	// before it is read.
@@ -62,6 +70,7 @@ type Verifier struct {
 	skew    time.Duration
 	now     func() time.Time
 	replay  *replayCache // nil when disabled
+	file    *replayFile  // nil without ReplayFile
 	maxBody int64
 	log     *slog.Logger
 	debug   bool
@@ -115,6 +124,14 @@ func NewVerifier(o VerifierOptions) (*Verifier, error) {
 			size = DefaultReplayCacheSize
 		}
 		v.replay = newReplayCache(size)
+		if o.ReplayFile != "" {
+			f, es, err := openReplayFile(o.ReplayFile, v.now(), v.log)
+			if err != nil {
+				return nil, err
+			}
+			v.file = f
+			v.RestoreReplay(es)
+		}
 	}
 	return v, nil
 }
@@ -126,6 +143,10 @@ func plainError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrBadRequest):
 		status = http.StatusBadRequest
+	case errors.Is(err, ErrReplayFile):
+		// Its details name a file of the server; the client needs none.
+		http.Error(w, ErrReplayFile.Error(), http.StatusServiceUnavailable)
+		return
 	}
 	http.Error(w, err.Error(), status)
 }
@@ -153,7 +174,7 @@ const maxTimestampDigits = 11
 // body when the request is done lets the Verifier reuse its buffer
 // (Middleware does). The error
 // matches one of ErrMissingHeaders, ErrInvalidSignature (ErrReplayed),
-// ErrTimestamp, ErrBodyTooLarge or ErrBadRequest.
+// ErrTimestamp, ErrBodyTooLarge, ErrBadRequest or ErrReplayFile.
 func (v *Verifier) Verify(r *http.Request) error {
 	path := requestPath(r)
 	if strings.IndexByte(r.Method, '\n') >= 0 || strings.IndexByte(path, '\n') >= 0 {
@@ -222,13 +243,33 @@ func (v *Verifier) Verify(r *http.Request) error {
 		return fmt.Errorf("%w: the signature does not match the request", ErrInvalidSignature)
 	}
 	if v.replay != nil {
-		if evicted := v.replay.add(sig, now, reqTime.Add(v.skew)); evicted < 0 {
-			return ErrReplayed
-		} else if evicted > 0 {
-			v.log.Warn("hmac replay cache full: forgot the oldest signatures", "forgotten", evicted)
-		}
+		return v.remember(sig, now, reqTime.Add(v.skew))
 	}
 	return nil
+}
+
+// remember records an accepted signature until expires, in the cache and
+// then durably in the replay file, or says it was used already. The cache
+// takes it first, so that a second copy of the request arriving meanwhile
+// is refused; if the file cannot take it, the cache lets it go again and
+// the request is refused, since it could be replayed after a restart.
+func (v *Verifier) remember(sig [sha256.Size]byte, now, expires time.Time) error {
+	evicted := v.replay.add(sig, now, expires)
+	if evicted < 0 {
+		return ErrReplayed
+	}
+	if evicted > 0 {
+		v.log.Warn("hmac replay cache full: forgot the oldest signatures", "forgotten", evicted)
+	}
+	if v.file == nil {
+		return nil
+	}
+	err := v.file.add(ReplayEntry{Signature: sig, Expires: expires}, func() []ReplayEntry { return v.replay.entries(v.now()) })
+	if err != nil {
+		v.replay.remove(sig)
+		v.log.Error("hmac replay file: cannot record a signature; refused the request", "err", err)
+	}
+	return err
 }
 
 // readBody reads the body once, bounded, and puts back an identical one.
@@ -349,6 +390,14 @@ func (c *replayCache) add(sig [sha256.Size]byte, now, expires time.Time) int {
 	c.order[(c.head+c.n)%len(c.order)] = sig
 	c.n++
 	return evicted
+}
+
+// remove forgets sig. Its slot in the ring stays until it reaches the
+// front, where a signature no longer in seen counts as expired.
+func (c *replayCache) remove(sig [sha256.Size]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.seen, sig)
 }
 
 func (c *replayCache) len() int {

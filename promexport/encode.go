@@ -15,8 +15,10 @@ import (
 // as const metrics and gathered through a registry it cost about 900 bytes
 // of garbage an app every snapshot (label pairs, dto objects, the
 // registry's checks), so for the text formats EncodeSnapshot writes it
-// straight from the Snapshot, byte for byte as expfmt would. The other
-// families are a few dozen series and keep the registry's way.
+// straight from the Snapshot, byte for byte as expfmt would, and
+// availmon_unavailable too, which has a series per app when a backend is
+// down. The other families are a few dozen series and keep the registry's
+// way.
 
 // EncodeSnapshot writes the families of s to buf in format f: the bytes
 // that GatherSnapshot's families give through expfmt.NewEncoder(buf, f),
@@ -24,9 +26,15 @@ import (
 // families a server adds). An error is GatherSnapshot's.
 func (e *Exporter) EncodeSnapshot(buf *bytes.Buffer, s *Snapshot, f expfmt.Format) error {
 	om, direct := textFormat(f)
-	var rows []int32
-	if direct {
-		rows, direct = e.up.rows(s)
+	// Sorted by name, as a registry gathers families.
+	perApp := []struct {
+		t    *appText
+		rows []int32
+	}{{t: &e.unavailable}, {t: &e.up}}
+	for i := range perApp {
+		if direct {
+			perApp[i].rows, direct = perApp[i].t.rows(s)
+		}
 	}
 	if !direct {
 		mfs, err := e.GatherSnapshot(s)
@@ -35,22 +43,24 @@ func (e *Exporter) EncodeSnapshot(buf *bytes.Buffer, s *Snapshot, f expfmt.Forma
 		}
 		return encodeFamilies(expfmt.NewEncoder(buf, f), mfs)
 	}
-	mfs, err := e.gather(snapshotCollector{e: e, s: s, withoutUp: true})
+	mfs, err := e.gather(snapshotCollector{e: e, s: s, withoutPerApp: true})
 	if err != nil {
 		return err
 	}
-	// Families go sorted by name, as a registry gathers them.
-	at, _ := slices.BinarySearchFunc(mfs, NameUp, func(mf *dto.MetricFamily, name string) int {
-		return strings.Compare(mf.GetName(), name)
-	})
 	enc := expfmt.NewEncoder(buf, f)
-	if err := encodeFamilies(enc, mfs[:at]); err != nil {
-		return err
+	for _, pa := range perApp {
+		at, _ := slices.BinarySearchFunc(mfs, pa.t.name, func(mf *dto.MetricFamily, name string) int {
+			return strings.Compare(mf.GetName(), name)
+		})
+		if err := encodeFamilies(enc, mfs[:at]); err != nil {
+			return err
+		}
+		mfs = mfs[at:]
+		if len(pa.rows) > 0 { // a registry leaves an empty family out
+			pa.t.write(buf, s, pa.rows, om)
+		}
 	}
-	if len(rows) > 0 { // a registry leaves an empty family out
-		e.up.write(buf, s, rows, om)
-	}
-	return encodeFamilies(enc, mfs[at:])
+	return encodeFamilies(enc, mfs)
 }
 
 func encodeFamilies(enc expfmt.Encoder, mfs []*dto.MetricFamily) error {
@@ -62,9 +72,9 @@ func encodeFamilies(enc expfmt.Encoder, mfs []*dto.MetricFamily) error {
 	return nil
 }
 
-// textFormat tells whether EncodeSnapshot writes availmon_up itself in f,
+// textFormat tells whether EncodeSnapshot writes the per-app families itself in f,
 // and whether f is OpenMetrics. The escaping= parameter changes nothing:
-// it applies to names outside the legacy character set, and upText takes
+// it applies to names outside the legacy character set, and appText takes
 // only names inside it.
 func textFormat(f expfmt.Format) (openMetrics, ok bool) {
 	switch f.FormatType() {
@@ -78,19 +88,24 @@ func textFormat(f expfmt.Format) (openMetrics, ok bool) {
 	return false, false
 }
 
-// upText writes availmon_up in the text formats.
-type upText struct {
+// appText writes a family with a series per app, availmon_up or
+// availmon_unavailable, in the text formats.
+type appText struct {
+	name string
+	// unavailable tells the family: availmon_unavailable, 1 for each
+	// unavailable app, or availmon_up, 1 or 0 for each app up or down.
+	unavailable bool
 	// ok is false when the label names are not all distinct legacy
 	// names: NewDesc would refuse them, and the registry's way reports it.
 	ok bool
 	// order lists the series' values in the order of their label names,
 	// which is the order of the label pairs: 0 is the app, 1 its location,
-	// 2+i its Labels[i].
+	// 2 its backend when the family has it, then Labels.
 	order []int
 	// open[k] goes before the k-th value: the family name and brace, or
 	// the previous value's closing quote, then the label name.
 	open             []string
-	nLabels          int
+	nFixed, nLabels  int
 	headText, headOM string // HELP and TYPE lines
 }
 
@@ -103,9 +118,12 @@ const (
 	downEndOM   = "\"} 0.0\n"
 )
 
-func newUpText(help string, exportLabels []string) upText {
-	names := append([]string{"app", "location"}, exportLabels...)
-	u := upText{ok: true, nLabels: len(exportLabels), order: make([]int, len(names))}
+// newAppText is the writer of family name, whose series carry the labels
+// fixed (app, location, ...) and then exportLabels.
+func newAppText(name, help string, unavailable bool, fixed, exportLabels []string) appText {
+	names := slices.Concat(fixed, exportLabels)
+	u := appText{name: name, unavailable: unavailable, ok: true, nFixed: len(fixed), nLabels: len(exportLabels),
+		order: make([]int, len(names))}
 	for i, n := range names {
 		u.order[i] = i
 		if !model.LegacyValidation.IsValidLabelName(n) || strings.HasPrefix(n, "__") ||
@@ -117,15 +135,15 @@ func newUpText(help string, exportLabels []string) upText {
 	for k, i := range u.order {
 		sep := `",`
 		if k == 0 {
-			sep = NameUp + "{"
+			sep = name + "{"
 		}
 		u.open = append(u.open, sep+names[i]+`="`)
 	}
 	head := func(quote bool) string {
 		var b bytes.Buffer
-		b.WriteString("# HELP " + NameUp + " ")
+		b.WriteString("# HELP " + name + " ")
 		writeEscaped(&b, help, quote)
-		b.WriteString("\n# TYPE " + NameUp + " gauge\n")
+		b.WriteString("\n# TYPE " + name + " gauge\n")
 		return b.String()
 	}
 	u.headText, u.headOM = head(false), head(true)
@@ -133,18 +151,29 @@ func newUpText(help string, exportLabels []string) upText {
 }
 
 // value is the k-th value of a's series, in label name order.
-func (u *upText) value(a *App, k int) string {
-	switch i := u.order[k]; i {
-	case 0:
+func (u *appText) value(a *App, k int) string {
+	switch i := u.order[k]; {
+	case i == 0:
 		return a.Name
-	case 1:
+	case i == 1:
 		return a.Location
+	case i < u.nFixed:
+		return a.Backend
 	default:
-		return a.Labels[i-2]
+		return a.Labels[i-u.nFixed]
 	}
 }
 
-func (u *upText) compare(a, b *App) int {
+// has tells whether a has a series in the family, as buildUp and
+// collectUnavailable decide.
+func (u *appText) has(a *App) bool {
+	if u.unavailable {
+		return a.Status == "unavailable"
+	}
+	return a.Status == "up" || a.Status == "down" // unknown is not down
+}
+
+func (u *appText) compare(a, b *App) int {
 	for k := range u.order {
 		if c := strings.Compare(u.value(a, k), u.value(b, k)); c != 0 {
 			return c
@@ -153,20 +182,20 @@ func (u *upText) compare(a, b *App) int {
 	return 0
 }
 
-// rows are the indexes in s.Apps of availmon_up's series, in the order a
+// rows are the indexes in s.Apps of the family's series, in the order a
 // registry sorts them (by label values, in label name order). ok is false
 // where the registry would fail (a value that is not UTF-8, a wrong
 // number of labels, two series alike): the registry's way then reports
 // the error as before.
-func (u *upText) rows(s *Snapshot) (rows []int32, ok bool) {
+func (u *appText) rows(s *Snapshot) (rows []int32, ok bool) {
 	if !u.ok {
 		return nil, false
 	}
 	rows = make([]int32, 0, len(s.Apps))
 	for i := range s.Apps {
 		a := &s.Apps[i]
-		if a.Status != "up" && a.Status != "down" {
-			continue // as buildUp: unknown is not down
+		if !u.has(a) {
+			continue
 		}
 		if len(a.Labels) != u.nLabels {
 			return nil, false
@@ -189,7 +218,7 @@ func (u *upText) rows(s *Snapshot) (rows []int32, ok bool) {
 
 // write writes the family of rows, as MetricFamilyToText or
 // MetricFamilyToOpenMetrics would.
-func (u *upText) write(buf *bytes.Buffer, s *Snapshot, rows []int32, om bool) {
+func (u *appText) write(buf *bytes.Buffer, s *Snapshot, rows []int32, om bool) {
 	head, up, down := u.headText, upEndText, downEndText
 	if om {
 		head, up, down = u.headOM, upEndOM, downEndOM
@@ -201,7 +230,7 @@ func (u *upText) write(buf *bytes.Buffer, s *Snapshot, rows []int32, om bool) {
 			buf.WriteString(open)
 			writeEscaped(buf, u.value(a, k), true)
 		}
-		if a.Status == "up" {
+		if u.unavailable || a.Status == "up" {
 			buf.WriteString(up)
 		} else {
 			buf.WriteString(down)

@@ -84,9 +84,11 @@ func oddSnapshot() *promexport.Snapshot {
 		{Name: "ünïcödé 日本", Location: "Zürich", Status: "down", Labels: []string{"🙂", "ß", "\u00a0"}},
 		{Name: "checkout", Location: "Frankfurt", Status: "up", Labels: []string{"eu", "b1", "payments"}},
 		{Name: "checkout", Location: "Frankfurt ", Status: "down", Labels: []string{"", "b1", ""}},
-		{Name: "billing", Location: "Frankfurt", Status: "unavailable", Labels: []string{"eu", "", ""}},
+		{Name: "billing", Location: "Frankfurt", Status: "unavailable", Backend: "main", Labels: []string{"eu", "", ""}},
+		{Name: `say "hi"`, Location: "Frankfurt", Status: "unavailable", Backend: "a\"b\\c\nd", Labels: []string{`"`, `\`, "\n"}},
+		{Name: "no backend", Location: "Frankfurt", Status: "unavailable", Labels: []string{"", "", ""}},
 		{Name: "in maintenance", Location: "Frankfurt", Status: "up", Maintenance: true, Labels: []string{"", "", "ops"}},
-		{Name: "in maintenance", Location: "Tel Aviv", Status: "unavailable", Maintenance: true, Labels: []string{"", "", "ops"}},
+		{Name: "in maintenance", Location: "Tel Aviv", Status: "unavailable", Backend: "http", Maintenance: true, Labels: []string{"", "", "ops"}},
 		{Name: "", Location: "", Status: "up", Labels: []string{"", "", ""}},
 		{Name: "odd status", Location: "Tel Aviv", Status: "Up", Labels: []string{"", "", ""}},
 		{Name: "a", Location: "x", Status: "up", Labels: []string{"1", "", ""}},
@@ -101,10 +103,10 @@ func oddSnapshot() *promexport.Snapshot {
 	return s
 }
 
-// EncodeSnapshot writes availmon_up itself and the bytes are a gather's,
-// for statuses up, down, unavailable and unknown, maintenance, exported
-// labels in any name order, and names with quotes, backslashes, newlines,
-// unicode and empty values.
+// EncodeSnapshot writes availmon_up and availmon_unavailable itself and the
+// bytes are a gather's, for statuses up, down, unavailable and unknown,
+// maintenance, exported labels in any name order, and names with quotes,
+// backslashes, newlines, unicode and empty values.
 func TestEncodeSnapshotEqualsGather(t *testing.T) {
 	allUnavailable := knownSnapshot()
 	for i := range allUnavailable.Apps {
@@ -198,8 +200,8 @@ func FuzzEncodeSnapshot(f *testing.F) {
 		status := []string{"up", "down", "unavailable", ""}
 		s := knownSnapshot()
 		s.Apps = []promexport.App{
-			{Name: name1, Location: loc1, Status: status[statuses&3], Labels: []string{label1}},
-			{Name: name2, Location: loc2, Status: status[statuses>>2&3], Labels: []string{label2}},
+			{Name: name1, Location: loc1, Status: status[statuses&3], Backend: label2, Labels: []string{label1}},
+			{Name: name2, Location: loc2, Status: status[statuses>>2&3], Backend: loc1, Labels: []string{label2}},
 			{Name: name1, Location: loc2, Status: status[statuses>>4&3], Labels: []string{label2}, Maintenance: statuses&64 != 0},
 		}
 		// The two ways escaping differs; every escaping= is the same

@@ -1,6 +1,7 @@
 package promexport
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -32,6 +33,11 @@ type App struct {
 	Labels []string
 	// Maintenance is true while the app is in a maintenance window.
 	Maintenance bool
+	// Backend names the backend the app is checked through (the binary's
+	// HTTP probes are backend "http"); availmon_unavailable carries it, so
+	// that Alertmanager can inhibit an app's alert while its backend is
+	// disconnected.
+	Backend string
 }
 
 // Location counts the apps of one location by state.
@@ -70,16 +76,17 @@ type Exporter struct {
 	scrapeErrors   *prometheus.CounterVec
 	httpRequests   *prometheus.CounterVec
 
-	upDesc, appsDesc, locRatioDesc, backendDesc *prometheus.Desc
-	lastCycleDesc, cycleDurDesc, intervalDesc   *prometheus.Desc
-	controls                                    controlDescs
-	up                                          upText
-	mu                                          sync.Mutex
-	cachedSeq                                   uint64
-	cachedUp                                    []prometheus.Metric
-	cachedOK                                    bool
-	statuses                                    [3]string
-	methods                                     map[string]bool
+	upDesc, unavailableDesc                   *prometheus.Desc
+	appsDesc, locRatioDesc, backendDesc       *prometheus.Desc
+	lastCycleDesc, cycleDurDesc, intervalDesc *prometheus.Desc
+	controls                                  controlDescs
+	up, unavailable                           appText
+	mu                                        sync.Mutex
+	cachedSeq                                 uint64
+	cachedUp                                  []prometheus.Metric
+	cachedOK                                  bool
+	statuses                                  [3]string
+	methods                                   map[string]bool
 }
 
 // Metric names. availmon_up, availmon_scrape_duration_seconds and
@@ -87,6 +94,7 @@ type Exporter struct {
 // each backend; http_requests_total counts the API's own requests.
 const (
 	NameUp             = "availmon_up"
+	NameUnavailable    = "availmon_unavailable"
 	NameScrapeDuration = "availmon_scrape_duration_seconds"
 	NameScrapeErrors   = "availmon_scrape_errors_total"
 	NameHTTPRequests   = "http_requests_total"
@@ -99,13 +107,18 @@ const (
 	NameScrapeInterval    = "availmon_scrape_interval_seconds"
 )
 
-const upHelp = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps."
+const (
+	upHelp          = "Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_unavailable."
+	unavailableHelp = "1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through."
+)
 
 // New returns an Exporter reading state through o.
 func New(o Options) *Exporter {
 	if o.Snapshot == nil || o.Interval == nil {
 		panic("promexport: New needs Snapshot and Interval functions")
 	}
+	// The labels of the per-app families before the exported ones.
+	upFixed, unavailableFixed := []string{"app", "location"}, []string{"app", "location", "backend"}
 	return &Exporter{
 		snapshot: o.Snapshot,
 		interval: o.Interval,
@@ -124,9 +137,11 @@ func New(o Options) *Exporter {
 			Name: NameHTTPRequests,
 			Help: "Total HTTP requests served, by method, route pattern and status code.",
 		}, []string{"method", "path", "status"}),
-		upDesc: prometheus.NewDesc(NameUp, upHelp,
-			append([]string{"app", "location"}, o.ExportLabels...), nil),
-		up: newUpText(upHelp, o.ExportLabels),
+		upDesc: prometheus.NewDesc(NameUp, upHelp, slices.Concat(upFixed, o.ExportLabels), nil),
+		up:     newAppText(NameUp, upHelp, false, upFixed, o.ExportLabels),
+		unavailableDesc: prometheus.NewDesc(NameUnavailable, unavailableHelp,
+			slices.Concat(unavailableFixed, o.ExportLabels), nil),
+		unavailable: newAppText(NameUnavailable, unavailableHelp, true, unavailableFixed, o.ExportLabels),
 		appsDesc: prometheus.NewDesc(NameApps,
 			"Number of apps in each state (up, down, unavailable).", []string{"status"}, nil),
 		locRatioDesc: prometheus.NewDesc(NameLocationRatio,
@@ -193,7 +208,11 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collectLive(ch)
 	s := e.snapshot()
-	e.collectSnapshot(s, e.upMetrics(s), ch)
+	for _, m := range e.upMetrics(s) {
+		ch <- m
+	}
+	e.collectUnavailable(s, ch)
+	e.collectSnapshot(s, ch)
 }
 
 // collectLive sends the families that change between snapshots: counters
@@ -205,12 +224,9 @@ func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
 }
 
-// collectSnapshot sends the families that only follow the snapshot s.
-// up is its availmon_up series, cached or not.
-func (e *Exporter) collectSnapshot(s *Snapshot, up []prometheus.Metric, ch chan<- prometheus.Metric) {
-	for _, m := range up {
-		ch <- m
-	}
+// collectSnapshot sends the families that only follow the snapshot s,
+// but for the per-app ones (availmon_up, availmon_unavailable).
+func (e *Exporter) collectSnapshot(s *Snapshot, ch chan<- prometheus.Metric) {
 	var counts [3]int
 	for _, l := range s.Locations {
 		counts[0] += l.Up
@@ -267,7 +283,25 @@ func (e *Exporter) buildUp(s *Snapshot) []prometheus.Metric {
 		default:
 			continue // unknown is not down: leave it out
 		}
-		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, append([]string{a.Name, a.Location}, a.Labels...)...))
+		out = append(out, prometheus.MustNewConstMetric(e.upDesc, prometheus.GaugeValue, v, slices.Concat([]string{a.Name, a.Location}, a.Labels)...))
 	}
 	return out
+}
+
+// collectUnavailable sends availmon_unavailable: an unavailable app has no
+// availmon_up, and without a series of its own an alert could not tell it
+// from an app that was never there.
+func (e *Exporter) collectUnavailable(s *Snapshot, ch chan<- prometheus.Metric) {
+	for i := range s.Apps {
+		a := &s.Apps[i]
+		if a.Status != "unavailable" {
+			continue
+		}
+		m, err := prometheus.NewConstMetric(e.unavailableDesc, prometheus.GaugeValue, 1,
+			append([]string{a.Name, a.Location, a.Backend}, a.Labels...)...)
+		if err != nil {
+			m = prometheus.NewInvalidMetric(e.unavailableDesc, err)
+		}
+		ch <- m
+	}
 }

@@ -26,7 +26,7 @@ func knownSnapshot() *promexport.Snapshot {
 		Apps: []promexport.App{
 			{Name: "checkout", Location: "Tel Aviv", Status: "up"},
 			{Name: "search", Location: "Tel Aviv", Status: "down"},
-			{Name: "billing", Location: "Frankfurt", Status: "unavailable"},
+			{Name: "billing", Location: "Frankfurt", Status: "unavailable", Backend: "backup"},
 		},
 		Locations: []promexport.Location{
 			{Name: "Tel Aviv", Up: 1, Down: 1},
@@ -66,7 +66,10 @@ availmon_location_availability_ratio{location="Tel Aviv"} 0.5
 # HELP availmon_scrape_interval_seconds The current interval between check cycles, in seconds.
 # TYPE availmon_scrape_interval_seconds gauge
 availmon_scrape_interval_seconds 30
-# HELP availmon_up Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_apps.
+# HELP availmon_unavailable 1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through.
+# TYPE availmon_unavailable gauge
+availmon_unavailable{app="billing",backend="backup",location="Frankfurt"} 1
+# HELP availmon_up Availability of an app: 1 up, 0 down. Apps whose state is unavailable are absent; see availmon_unavailable.
 # TYPE availmon_up gauge
 availmon_up{app="checkout",location="Tel Aviv"} 1
 availmon_up{app="search",location="Tel Aviv"} 0
@@ -74,7 +77,33 @@ availmon_up{app="search",location="Tel Aviv"} 0
 	if err := testutil.CollectAndCompare(e, strings.NewReader(want),
 		"availmon_apps", "availmon_backend_connected", "availmon_last_cycle_duration_seconds",
 		"availmon_last_cycle_timestamp_seconds", "availmon_location_availability_ratio",
-		"availmon_scrape_interval_seconds", "availmon_up"); err != nil {
+		"availmon_scrape_interval_seconds", "availmon_unavailable", "availmon_up"); err != nil {
+		t.Error(err)
+	}
+}
+
+// availmon_unavailable carries the exported labels as availmon_up does, so
+// that an alert about an unavailable app keeps what Alertmanager routes on;
+// an app that is up, down or not yet checked has none.
+func TestUnavailableCarriesLabels(t *testing.T) {
+	s := &promexport.Snapshot{Apps: []promexport.App{
+		{Name: "checkout", Location: "Tel Aviv", Status: "unavailable", Backend: "main", Labels: []string{"payments"}},
+		{Name: "search", Location: "Tel Aviv", Status: "unavailable", Backend: "http", Labels: []string{""}},
+		{Name: "billing", Location: "Frankfurt", Status: "down", Backend: "main", Labels: []string{"payments"}},
+		{Name: "new", Location: "Frankfurt", Backend: "main", Labels: []string{"payments"}},
+	}}
+	e := promexport.New(promexport.Options{
+		Snapshot:     func() *promexport.Snapshot { return s },
+		Interval:     func() time.Duration { return time.Minute },
+		ExportLabels: []string{"team"},
+	})
+	want := `
+# HELP availmon_unavailable 1 while an app's state is unavailable (no answer or no sample); absent otherwise. backend is the backend it is checked through.
+# TYPE availmon_unavailable gauge
+availmon_unavailable{app="checkout",backend="main",location="Tel Aviv",team="payments"} 1
+availmon_unavailable{app="search",backend="http",location="Tel Aviv",team=""} 1
+`
+	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "availmon_unavailable"); err != nil {
 		t.Error(err)
 	}
 }

@@ -3,6 +3,8 @@ package promexport
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -18,80 +20,44 @@ type RuleOptions struct {
 	// AppDownFor is how long an app must be down before its alert fires;
 	// default 5m.
 	AppDownFor time.Duration
+	// UnavailableFor is how long no replica may know an app's state
+	// before AvailmonAppUnavailable fires; default 10m.
+	UnavailableFor time.Duration
 	// ServiceFor is the same for a service being down or degraded;
 	// default 5m.
 	ServiceFor time.Duration
 	// BackendFor is the same for a backend availmon cannot reach; default
 	// 5m.
 	BackendFor time.Duration
+	// SaveFor is how long a replica may go without a successful save of
+	// its state, while saves fail, before AvailmonStateSaveFailing fires;
+	// default 10m. Keep it at several storage.save_interval.
+	SaveFor time.Duration
+	// Labels are the exported app labels (export_labels) that alerts and
+	// recording rules about apps keep besides job, app and location, for
+	// Alertmanager to route on. Every other label is dropped.
+	Labels []string
 }
 
 // Rules returns a Prometheus rule file with alerting and recording rules
-// over availmon's families: apps down (not while in maintenance),
-// services down or degraded, backends disconnected, availmon stalled or not
-// scraped. Alerting is then one rule_files: line in Prometheus; routing
-// and inhibition are Alertmanager's.
+// over availmon's families: apps down or unavailable (not while in
+// maintenance), services down or degraded, backends disconnected, state
+// saves failing, availmon stalled or not scraped. Alerting is then one
+// rule_files: line in Prometheus; routing and inhibition are Alertmanager's.
+//
+// Alerts about what availmon watches (apps, services) aggregate over the
+// replicas to a keep-list of labels, so that replicas behind one
+// Alertmanager send one notification per outage; alerts about one replica
+// (stalled, not scraped, backend disconnected, saves failing) keep its
+// instance.
 func Rules(o RuleOptions) ([]byte, error) {
-	if o.Job == "" {
-		o.Job = "availmon"
+	if err := o.normalize(); err != nil {
+		return nil, err
 	}
-	for _, d := range []*time.Duration{&o.AppDownFor, &o.ServiceFor, &o.BackendFor} {
-		if *d < 0 {
-			return nil, fmt.Errorf("promexport: negative duration %s in RuleOptions", *d)
-		}
-		if *d == 0 {
-			*d = 5 * time.Minute
-		}
-	}
-	job := fmt.Sprintf("{job=%q}", o.Job)
-	// An app in a maintenance window has availmon_maintenance 1; "unless"
-	// drops its series so it neither pages nor counts.
-	const inService = `availmon_up unless on(app, location) availmon_maintenance == 1`
+	alerts := append(watchedAlerts(o), replicaAlerts(o)...)
 	f := ruleFile{Groups: []ruleGroup{
-		{Name: "availmon.recording", Rules: []rule{
-			{Record: "availmon:apps_up:ratio", Expr: "avg by (job, instance) (" + inService + ")"},
-			{Record: "availmon:location_up:ratio", Expr: "avg by (location) (" + inService + ")"},
-			{Record: "availmon:app_up:avg_over_time_1h", Expr: "avg_over_time(availmon_up[1h])"},
-		}},
-		{Name: "availmon.alerts", Rules: []rule{
-			{Alert: "AvailmonAppDown", Expr: "(" + inService + ") == 0", For: dur(o.AppDownFor),
-				Labels: map[string]string{"severity": "critical"},
-				Annotations: map[string]string{
-					"summary":     "{{ $labels.app }} is down in {{ $labels.location }}",
-					"description": "availmon has seen {{ $labels.app }} down in {{ $labels.location }} for more than " + dur(o.AppDownFor) + ".",
-				}},
-			{Alert: "AvailmonServiceDown", Expr: "availmon_service_up == 0", For: dur(o.ServiceFor),
-				Labels: map[string]string{"severity": "critical"},
-				Annotations: map[string]string{
-					"summary": "service {{ $labels.service }} is below its quorum of locations",
-				}},
-			{Alert: "AvailmonServiceDegraded",
-				Expr:   "availmon_service_locations_up < availmon_service_locations and availmon_service_up == 1",
-				For:    dur(o.ServiceFor),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: map[string]string{
-					"summary": "service {{ $labels.service }} is up in {{ $value }} locations, not all",
-				}},
-			{Alert: "AvailmonBackendDisconnected", Expr: "availmon_backend_connected == 0", For: dur(o.BackendFor),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: map[string]string{
-					"summary": "availmon cannot reach backend {{ $labels.backend }}; its apps are unavailable",
-				}},
-			{Alert: "AvailmonStalled",
-				// Three intervals without a finished cycle: what /health
-				// calls unhealthy, seen from outside.
-				Expr:   "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_scrape_interval_seconds + 60",
-				For:    "2m",
-				Labels: map[string]string{"severity": "critical"},
-				Annotations: map[string]string{
-					"summary": "availmon at {{ $labels.instance }} has finished no check cycle for {{ $value | humanizeDuration }}",
-				}},
-			{Alert: "AvailmonNotScraped", Expr: "up" + job + " == 0 or absent(up" + job + ")", For: "5m",
-				Labels: map[string]string{"severity": "critical"},
-				Annotations: map[string]string{
-					"summary": "Prometheus cannot scrape availmon (job " + o.Job + "): nothing it decides reaches alerting",
-				}},
-		}},
+		{Name: "availmon.recording", Rules: recordingRules(o)},
+		{Name: "availmon.alerts", Rules: alerts},
 	}}
 	var buf bytes.Buffer
 	buf.WriteString("# Prometheus rules for availmon, generated by `availmon rules`.\n")
@@ -101,6 +67,177 @@ func Rules(o RuleOptions) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), enc.Close()
+}
+
+func (o *RuleOptions) normalize() error {
+	if o.Job == "" {
+		o.Job = "availmon"
+	}
+	defaults := []struct {
+		d   *time.Duration
+		def time.Duration
+	}{{&o.AppDownFor, 5 * time.Minute}, {&o.UnavailableFor, 10 * time.Minute}, {&o.ServiceFor, 5 * time.Minute},
+		{&o.BackendFor, 5 * time.Minute}, {&o.SaveFor, 10 * time.Minute}}
+	for _, d := range defaults {
+		if *d.d < 0 {
+			return fmt.Errorf("promexport: negative duration %s in RuleOptions", *d.d)
+		}
+		if *d.d == 0 {
+			*d.d = d.def
+		}
+	}
+	for i, l := range o.Labels {
+		switch {
+		case !model.LegacyValidation.IsValidLabelName(l) || strings.HasPrefix(l, "__"):
+			return fmt.Errorf("promexport: RuleOptions.Labels: %q is not a label name", l)
+		case l == "job" || l == "app" || l == "location" || l == "backend":
+			return fmt.Errorf("promexport: RuleOptions.Labels: %q is always kept", l)
+		case l == "instance" || l == "pod":
+			// Each replica's alert would be a notification of its own.
+			return fmt.Errorf("promexport: RuleOptions.Labels: %q differs per replica: each replica would notify", l)
+		case slices.Contains(o.Labels[:i], l):
+			return fmt.Errorf("promexport: RuleOptions.Labels: %q is listed twice", l)
+		}
+	}
+	return nil
+}
+
+// stalled holds for a replica that finished no check cycle for three
+// intervals plus a minute: what /health calls unhealthy, seen from outside.
+const stalled = "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_scrape_interval_seconds + 60"
+
+// leftOut records the replicas whose view the rules about apps and
+// services leave out: the stalled ones, while another replica of their job
+// is not. A
+// stalled replica keeps exporting its last snapshot, and that old view must
+// neither page after a recovery nor, through max, hide an outage the
+// others see; when every replica has stalled, their last views are all
+// there is, and an outage keeps firing rather than resolving unseen. The
+// alerts read it from the recording group, at most one evaluation late:
+// nothing to a stall that takes three intervals to tell.
+const leftOut = "availmon:replica:left_out"
+
+func leftOutRule() rule {
+	return rule{Record: leftOut,
+		Expr: "(" + stalled + ")\nand on(job) (count by (job) (time() - availmon_last_cycle_timestamp_seconds <= 3 * availmon_scrape_interval_seconds + 60) > 0)"}
+}
+
+// live is sel without the series of the replicas left out.
+func live(sel string) string {
+	return "(" + sel + " unless on(job, instance) " + leftOut + ")"
+}
+
+// over aggregates sel across the live replicas to the labels of keep,
+// with max: an app is up when any live replica sees it up, down when every
+// live replica that knows it sees it down. Prometheus apps look the same
+// from every replica; an HTTP probe that fails from one replica only is
+// that replica's network, not an outage.
+func over(keep []string, sel string) string {
+	return "max by (" + strings.Join(keep, ", ") + ") " + live(sel)
+}
+
+// notInMaintenance leaves out the apps in a maintenance window.
+func notInMaintenance() string {
+	return "unless on(job, app, location) " + live("availmon_maintenance == 1")
+}
+
+// appKeep is the keep-list of the rules about apps. job stays: replicas of
+// one availmon share it, and other availmon deployments that one Prometheus
+// scrapes (staging, another team's) stay apart.
+func appKeep(o RuleOptions) []string {
+	return append([]string{"job", "app", "location"}, o.Labels...)
+}
+
+func recordingRules(o RuleOptions) []rule {
+	keep := appKeep(o)
+	inService := over([]string{"job", "app", "location"}, "availmon_up") + "\n" + notInMaintenance()
+	return []rule{
+		leftOutRule(),
+		{Record: "availmon:apps_up:ratio", Expr: "avg by (job) (\n" + inService + "\n)"},
+		{Record: "availmon:location_up:ratio", Expr: "avg by (job, location) (\n" + inService + "\n)"},
+		{Record: "availmon:app_up:avg_over_time_1h", Expr: over(keep, "avg_over_time(availmon_up[1h])")},
+	}
+}
+
+// watchedAlerts are the alerts about what availmon watches: one per app or
+// service, whatever the number of replicas.
+func watchedAlerts(o RuleOptions) []rule {
+	keep := appKeep(o)
+	svc := func(name string) string { return over([]string{"job", "service"}, name) }
+	return []rule{
+		{Alert: "AvailmonAppDown", Expr: over(keep, "availmon_up") + " == 0\n" + notInMaintenance(),
+			For: dur(o.AppDownFor), Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary":     "{{ $labels.app }} is down in {{ $labels.location }}",
+				"description": "availmon has seen {{ $labels.app }} down in {{ $labels.location }} for more than " + dur(o.AppDownFor) + ".",
+			}},
+		{Alert: "AvailmonAppUnavailable",
+			// Unavailable on a replica and known (up or down) on none:
+			// one replica that cannot reach a backend is its
+			// AvailmonBackendDisconnected, not an app's outage.
+			Expr: over(slices.Concat(keep, []string{"backend"}), "availmon_unavailable") + "\nunless on(job, app, location) " + live("availmon_up") +
+				"\n" + notInMaintenance(),
+			For: dur(o.UnavailableFor), Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary": "{{ $labels.app }} is unavailable in {{ $labels.location }}: no availmon replica can tell whether it is up",
+				"description": "For more than " + dur(o.UnavailableFor) + " availmon has had no answer, or no sample, for {{ $labels.app }} in " +
+					"{{ $labels.location }} (backend {{ $labels.backend }}): its exporter may be gone or its expression match nothing.",
+			}},
+		{Alert: "AvailmonServiceDown", Expr: svc("availmon_service_up") + " == 0", For: dur(o.ServiceFor),
+			Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary": "service {{ $labels.service }} is below its quorum of locations",
+			}},
+		{Alert: "AvailmonServiceDegraded",
+			Expr: svc("availmon_service_locations_up") + "\n  < " + svc("availmon_service_locations") +
+				"\nand " + svc("availmon_service_up") + " == 1",
+			For:    dur(o.ServiceFor),
+			Labels: map[string]string{"severity": "warning"},
+			Annotations: map[string]string{
+				"summary": "service {{ $labels.service }} is up in {{ $value }} locations, not all",
+			}},
+	}
+}
+
+// replicaAlerts are the alerts about one availmon replica; they keep its
+// instance, and every other label its scrape adds.
+func replicaAlerts(o RuleOptions) []rule {
+	job := fmt.Sprintf("{job=%q}", o.Job)
+	return []rule{
+		{Alert: "AvailmonBackendDisconnected", Expr: "availmon_backend_connected == 0", For: dur(o.BackendFor),
+			Labels: map[string]string{"severity": "warning"},
+			Annotations: map[string]string{
+				"summary": "availmon at {{ $labels.instance }} cannot reach backend {{ $labels.backend }}; its apps are unavailable there",
+			}},
+		{Alert: "AvailmonStateSaveFailing",
+			// Saves failed in the window and none succeeded in it. A
+			// replica without storage fails no save. One that never saved
+			// (0) counts from its start, so that a fresh replica whose
+			// first save fails once does not page, and one that cannot
+			// save at all does, a window after it started (at its first
+			// failure where process_start_time_seconds is not exported).
+			Expr: "increase(availmon_state_save_failures_total[" + dur(o.SaveFor) + "]) > 0\nand\ntime() - (\n" +
+				"  availmon_state_last_save_success_timestamp_seconds > 0\n" +
+				"  or process_start_time_seconds\n" +
+				"  or availmon_state_last_save_success_timestamp_seconds\n" +
+				fmt.Sprintf(") > %g", o.SaveFor.Seconds()),
+			Labels: map[string]string{"severity": "warning"},
+			Annotations: map[string]string{
+				"summary": "availmon at {{ $labels.instance }} cannot save its state",
+				"description": "availmon at {{ $labels.instance }} has saved no state for more than " + dur(o.SaveFor) +
+					", and {{ $value | printf \"%.0f\" }} saves failed in that time: a restart would lose what it remembered since. Its log says why.",
+			}},
+		{Alert: "AvailmonStalled", Expr: stalled, For: "2m",
+			Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary": "availmon at {{ $labels.instance }} has finished no check cycle for {{ $value | humanizeDuration }}",
+			}},
+		{Alert: "AvailmonNotScraped", Expr: "up" + job + " == 0 or absent(up" + job + ")", For: "5m",
+			Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary": "Prometheus cannot scrape availmon (job " + o.Job + "): nothing it decides reaches alerting",
+			}},
+	}
 }
 
 func dur(d time.Duration) string { return model.Duration(d).String() }

@@ -39,12 +39,12 @@ func (e *Exporter) gather(c snapshotCollector) ([]*dto.MetricFamily, error) {
 	return reg.Gather()
 }
 
-// snapshotCollector collects the families of s, availmon_up left out when
-// withoutUp (EncodeSnapshot writes it itself).
+// snapshotCollector collects the families of s, the per-app ones left out
+// when withoutPerApp (EncodeSnapshot writes them itself).
 type snapshotCollector struct {
-	e         *Exporter
-	s         *Snapshot
-	withoutUp bool
+	e             *Exporter
+	s             *Snapshot
+	withoutPerApp bool
 }
 
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -57,23 +57,25 @@ func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 // cache: the caller of GatherSnapshot keeps what it needs of the result, and
 // a second copy of every app's series would only hold memory.
 func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
-	var up []prometheus.Metric
-	if !c.withoutUp {
-		up = c.e.buildUp(c.s)
+	if !c.withoutPerApp {
+		for _, m := range c.e.buildUp(c.s) {
+			ch <- m
+		}
+		c.e.collectUnavailable(c.s, ch)
 	}
-	c.e.collectSnapshot(c.s, up, ch)
+	c.e.collectSnapshot(c.s, ch)
 }
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
 	c := &e.controls
-	return []*prometheus.Desc{e.upDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
+	return []*prometheus.Desc{e.upDesc, e.unavailableDesc, e.appsDesc, e.locRatioDesc, e.backendDesc,
 		e.lastCycleDesc, e.cycleDurDesc,
 		c.serviceUp, c.serviceLocsUp, c.serviceLocs, c.maintenance}
 }
 
 // FamilyNames are the names of every family an Exporter collects.
 func FamilyNames() []string {
-	return []string{NameUp, NameApps, NameLocationRatio, NameBackendConnected,
+	return []string{NameUp, NameUnavailable, NameApps, NameLocationRatio, NameBackendConnected,
 		NameLastCycle, NameLastCycleDuration, NameScrapeInterval,
 		NameScrapeDuration, NameScrapeErrors, NameHTTPRequests,
 		NameServiceUp, NameServiceLocationsUp, NameServiceLocations, NameMaintenance}

@@ -2,7 +2,8 @@ package web_test
 
 // The page in a real browser: Debian's Chromium, driven by playwright-core
 // from ui/node_modules (`npm ci` in ui/), against a real Monitor with
-// HTTP-probe and Source-driven apps. The checks themselves are in
+// HTTP-probe and Source-driven apps (and, for the services and maintenance
+// panels, services and maintenance windows). The checks themselves are in
 // ui/test/browser.mjs; this file starts the servers it talks to and plays
 // the world (apps flipping, the server going away) when the script asks.
 
@@ -11,18 +12,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/web"
 )
 
@@ -129,7 +134,9 @@ type appSpec struct {
 	probe          bool // an HTTP probe of the target rather than the switch source
 }
 
-func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec) *fleet {
+// newFleet starts a fleet of apps; configure, if given, changes the
+// Options before the monitor is made.
+func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec, configure ...func(*availmon.Options)) *fleet {
 	t.Helper()
 	f := &fleet{t: t, src: &switchSource{status: map[string]availmon.Status{}},
 		target: &probeTarget{codes: map[string]int{}}, probes: map[string]string{}}
@@ -158,6 +165,9 @@ func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec) *fleet {
 			f.src.status[a.name] = a.status
 		}
 		opts.Apps = append(opts.Apps, app)
+	}
+	for _, c := range configure {
+		c(&opts)
 	}
 	f.opts = opts
 	if f.m, err = availmon.New(opts); err != nil {
@@ -281,9 +291,36 @@ func (f *fleet) control() http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 		}
 	})
+	// maintenance adds the window in the body through the API, signed;
+	// maintenance-delete deletes the window ?id=.
+	mux.HandleFunc("POST /maintenance", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		f.signed(w, http.MethodPost, "/api/maintenance", body)
+	})
+	mux.HandleFunc("POST /maintenance-delete", func(w http.ResponseWriter, r *http.Request) {
+		f.signed(w, http.MethodDelete, "/api/maintenance/"+url.PathEscape(r.FormValue("id")), nil)
+	})
 	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })
 	return mux
+}
+
+// fleetSecret signs the control server's writes: the page itself never
+// writes, so only the test needs it.
+var fleetSecret = []byte("browser-test-secret")
+
+// signed sends a signed request to the monitor's API, as an operator's
+// tool would, and copies the answer to w.
+func (f *fleet) signed(w http.ResponseWriter, method, path string, body []byte) {
+	r := httptest.NewRequest(method, path, bytes.NewReader(body))
+	if err := hmac.SignRequest(r, fleetSecret, time.Now()); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rec := httptest.NewRecorder()
+	f.m.Handler().ServeHTTP(rec, r)
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }
 
 // runScript runs ui/test/browser.mjs for one scenario against the fleet.
@@ -311,7 +348,7 @@ func runScript(t *testing.T, f *fleet, scenario, path string, env ...string) {
 }
 
 // A small fleet with a location in every state.
-func smallFleet(t *testing.T) *fleet {
+func smallFleet(t *testing.T, configure ...func(*availmon.Options)) *fleet {
 	up, down, unav := availmon.StatusUp, availmon.StatusDown, availmon.StatusUnavailable
 	return newFleet(t, []availmon.Location{
 		{Name: "London", Latitude: 51.5072, Longitude: -0.1276},
@@ -332,6 +369,38 @@ func smallFleet(t *testing.T) *fleet {
 		{"saopaulo-web", "São Paulo", up, true},
 		{"saopaulo-api", "São Paulo", up, false},
 		{"tokyo-web", "Tokyo", down, true},
+	}, configure...)
+}
+
+// servicesFleet is the small fleet with two services (the *-web apps, of
+// which three locations must be up, and the *-api apps) and maintenance
+// windows: Sydney's open now, a daily one of the web service that opens
+// in about twelve hours, and one of ny-batch that is over. Writes must be
+// signed, as the control server's are.
+func servicesFleet(t *testing.T) *fleet {
+	now := time.Now().UTC()
+	later := now.Add(12 * time.Hour)
+	verifier, err := hmac.NewVerifier(hmac.VerifierOptions{Secrets: [][]byte{fleetSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return smallFleet(t, func(o *availmon.Options) {
+		o.Authenticator = verifier
+		for i := range o.Apps {
+			switch a := &o.Apps[i]; {
+			case strings.HasSuffix(a.Name, "-web"):
+				a.Labels = map[string]string{"service": "web", "tier": "front"}
+			case strings.HasSuffix(a.Name, "-api"):
+				a.Labels = map[string]string{"service": "api"}
+			}
+		}
+		o.Services = []availmon.Service{{Name: "web", MinUp: 3}, {Name: "api"}}
+		o.Maintenance = []availmon.MaintenanceWindow{
+			{ID: "sydney-disks", Location: "Sydney", From: now.Add(-time.Hour), To: now.Add(2 * time.Hour), Comment: "disk replacement"},
+			{ID: "web-daily", Service: "web", Cron: fmt.Sprintf("%d %d * * *", later.Minute(), later.Hour()), Duration: time.Hour,
+				Comment: "daily deploy"},
+			{ID: "batch-done", App: "ny-batch", From: now.Add(-3 * time.Hour), To: now.Add(-2 * time.Hour)},
+		}
 	})
 }
 
@@ -342,13 +411,24 @@ func TestBrowserPage(t *testing.T) {
 	for _, path := range []string{"/", "/status/"} {
 		t.Run(path, func(t *testing.T) {
 			f := smallFleet(t)
-			var env []string
-			if shot := os.Getenv("AVAILMON_SCREENSHOT"); shot != "" && path == "/" {
-				env = append(env, "AVAILMON_SCREENSHOT="+shot)
-			}
-			runScript(t, f, "page", path, env...)
+			runScript(t, f, "page", path)
 		})
 	}
+}
+
+// The services and maintenance panels against a monitor with services and
+// windows: what they show at load, a service changing state as its apps
+// flip, a window added through the API that opens and closes while the
+// page watches (its apps marked on the map, in the lists and in the
+// services), and an open window deleted. AVAILMON_SCREENSHOT=path saves
+// the page as docs show it (web/screenshot.png).
+func TestBrowserServicesMaintenance(t *testing.T) {
+	browserTools(t)
+	var env []string
+	if shot := os.Getenv("AVAILMON_SCREENSHOT"); shot != "" {
+		env = append(env, "AVAILMON_SCREENSHOT="+shot)
+	}
+	runScript(t, servicesFleet(t), "services", "/", env...)
 }
 
 // The server goes away and comes back: the page says so, then recovers

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"log/slog"
 	"net"
-	"sync"
-
 	"net/http"
+	"sync"
 
 	"github.com/availmon/availmon/internal/config"
 )
@@ -68,4 +68,23 @@ func (c *connCounter) open() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.conns)
+}
+
+// warnExposed warns at start about what serves unauthenticated on an
+// address other hosts may reach: writes opened without authentication
+// (anyone who reaches the port can open a maintenance window and so
+// silence the alerts) and the profiles of -web.enable-pprof. On a loopback
+// address only this host reaches them.
+func warnExposed(logger *slog.Logger, addr net.Addr, openWrites, pprof bool) {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return
+	}
+	if openWrites {
+		logger.Warn("writes are unauthenticated (authentication.allow_unauthenticated_writes) on a non-loopback address: anyone who reaches it can change the scrape interval and open maintenance windows, which silence alerts; authenticate them in front of availmon or configure authentication.hmac",
+			"addr", addr.String())
+	}
+	if pprof {
+		logger.Warn("-web.enable-pprof serves Go's profiles unauthenticated on a non-loopback address: anyone who reaches it can read the program's internals and make it profile; serve them on a loopback address",
+			"addr", addr.String())
+	}
 }

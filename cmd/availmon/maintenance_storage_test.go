@@ -18,7 +18,7 @@ import (
 // the app is in maintenance again after the restart.
 func TestBinaryKeepsAPIMaintenance(t *testing.T) {
 	bin := binary(t)
-	cfg, dir := storageConfig(t, "1s"), t.TempDir()
+	cfg, dir := openWrites(t, storageConfig(t, "1s")), t.TempDir()
 	state := filepath.Join(dir, filestore.FileName)
 	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	waitFor(t, "a first check of web", 30*time.Second, func() bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -16,10 +17,21 @@ import (
 	"github.com/availmon/availmon/internal/config"
 )
 
+// configReadTimeout bounds the wait for the file to be read and built: a
+// file on a hung NFS or FUSE mount blocks its read in the kernel for ever.
+const configReadTimeout = 10 * time.Second
+
 // reloader reads the configuration file again and applies it to the running
 // monitor, on SIGHUP and (with -web.enable-reload) on a signed POST
 // /-/reload. A file that does not load changes nothing: the old
 // configuration keeps running and every problem is logged with its line.
+//
+// Reloads take turns: one reads and applies the file while the others
+// wait, so that the last to start applies the newest file. The read runs
+// on a goroutine of its own and the reload waits for it at most
+// readTimeout, and never longer than its ctx: a read that blocks (a hung
+// mount) fails its reload, and the reloads after it fail at once until the
+// read returns, rather than wait for ever and hold up shutdown.
 type reloader struct {
 	path   string
 	lookup config.LookupFunc
@@ -28,14 +40,35 @@ type reloader struct {
 	// storagePath is -storage.path: it overrides the file's
 	// storage.path, so a change of that key alone changes nothing.
 	storagePath string
+	// load reads and checks the file: config.Load, replaced in tests by
+	// one that blocks as a hung mount does.
+	load        func(path string, lookup config.LookupFunc) (*config.Config, error)
+	readTimeout time.Duration
 
-	mu          sync.Mutex // one reload at a time
-	cur         *config.Config
+	mu   sync.Mutex // guards turn; held for a few instructions, never across I/O
+	turn *turn      // the reload reading or applying, nil when none
+
+	cur         *config.Config // only the turn's owner touches it
 	ok, success prometheus.Gauge
+}
+
+// turn is one reload's read and apply of the file.
+type turn struct {
+	readDone chan struct{} // closed when the read has returned
+	free     chan struct{} // closed when the next reload may start
+	deadline time.Time     // the read is given up if not returned by then
+	// Set by the read before readDone is closed.
+	cfg  *config.Config
+	opts availmon.Options
+	err  error
+	// Under reloader.mu: the read has returned; its reload gave up
+	// waiting for it, so the read frees the turn.
+	returned, abandoned bool
 }
 
 func newReloader(path string, lookup config.LookupFunc, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer) *reloader {
 	r := &reloader{path: path, lookup: lookup, log: log, cur: settingsOf(cfg),
+		load: config.Load, readTimeout: configReadTimeout,
 		// Prometheus's own names for the same thing, so that the same
 		// alerts work.
 		ok: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -54,13 +87,13 @@ func newReloader(path string, lookup config.LookupFunc, cfg *config.Config, log 
 	return r
 }
 
-// reload applies the file again and reports what changed. It is a
-// availmon.ReloadFunc.
-func (r *reloader) reload(context.Context) (availmon.ConfigChange, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// reload reads the file again, applies it and reports what changed. It is
+// the one entry point of every reload (SIGHUP, POST /-/reload, a watcher of
+// the file), and an availmon.ReloadFunc. It returns when ctx ends, also
+// while the file is being read.
+func (r *reloader) reload(ctx context.Context) (availmon.ConfigChange, error) {
 	start := time.Now()
-	ch, err := r.apply()
+	ch, err := r.readAndApply(ctx)
 	if err != nil {
 		r.ok.Set(0)
 		for _, p := range problemList(err) {
@@ -79,15 +112,133 @@ func (r *reloader) reload(context.Context) (availmon.ConfigChange, error) {
 	return ch, nil
 }
 
-func (r *reloader) apply() (availmon.ConfigChange, error) {
-	cfg, err := config.Load(r.path, r.lookup)
+func (r *reloader) readAndApply(ctx context.Context) (availmon.ConfigChange, error) {
+	t, err := r.takeTurn(ctx)
 	if err != nil {
 		return availmon.ConfigChange{}, err
 	}
-	opts, err := cfg.Options(r.log)
-	if err != nil {
+	if err := r.awaitRead(ctx, t); err != nil {
 		return availmon.ConfigChange{}, err
 	}
+	defer r.release(t)
+	return r.apply(t.cfg, t.opts)
+}
+
+// takeTurn waits for the reload before this one, and starts the read of
+// the file.
+func (r *reloader) takeTurn(ctx context.Context) (*turn, error) {
+	for {
+		r.mu.Lock()
+		t := r.turn
+		if t == nil {
+			t = &turn{readDone: make(chan struct{}), free: make(chan struct{}), deadline: time.Now().Add(r.readTimeout)}
+			r.turn = t
+			r.mu.Unlock()
+			// Not stopped by ctx: a read blocked in the kernel cannot be
+			// interrupted. It ends when the read returns, and there is
+			// never more than one.
+			go r.read(t)
+			return t, nil
+		}
+		r.mu.Unlock()
+		if err := r.waitTurn(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// waitTurn waits until t frees the turn. While t is reading, it waits no
+// longer than t's own deadline: a read past it is stuck.
+func (r *reloader) waitTurn(ctx context.Context, t *turn) error {
+	timer := time.NewTimer(time.Until(t.deadline))
+	defer timer.Stop()
+	select {
+	case <-t.free:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.readDone:
+		// Applying: bounded by the cycle in progress.
+	case <-timer.C:
+		select {
+		case <-t.readDone:
+		default:
+			return fmt.Errorf("%s: an earlier read of the file has not returned after %s (a hung mount?); not read again until it does",
+				r.path, r.readTimeout)
+		}
+	}
+	select {
+	case <-t.free:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// read reads and builds the configuration for turn t.
+func (r *reloader) read(t *turn) {
+	cfg, err := r.load(r.path, r.lookup)
+	if err == nil {
+		t.opts, err = cfg.Options(r.log)
+	}
+	t.cfg, t.err = cfg, err
+	r.mu.Lock()
+	t.returned = true
+	if t.abandoned {
+		r.freeLocked(t)
+	}
+	r.mu.Unlock()
+	close(t.readDone)
+}
+
+// awaitRead waits for t's read, at most until its deadline and while ctx
+// lasts. On an error the turn is given up.
+func (r *reloader) awaitRead(ctx context.Context, t *turn) error {
+	timer := time.NewTimer(time.Until(t.deadline))
+	defer timer.Stop()
+	var err error
+	select {
+	case <-t.readDone:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timer.C:
+		select {
+		case <-t.readDone:
+		default:
+			err = fmt.Errorf("%s: reading the file did not finish within %s (a hung mount?)", r.path, r.readTimeout)
+		}
+	}
+	if err == nil {
+		if t.err != nil {
+			r.release(t)
+		}
+		return t.err
+	}
+	r.mu.Lock()
+	if t.returned {
+		r.freeLocked(t)
+	} else {
+		t.abandoned = true // the read frees the turn when it returns
+	}
+	r.mu.Unlock()
+	return err
+}
+
+func (r *reloader) release(t *turn) {
+	r.mu.Lock()
+	r.freeLocked(t)
+	r.mu.Unlock()
+}
+
+func (r *reloader) freeLocked(t *turn) {
+	if r.turn == t {
+		r.turn = nil
+		close(t.free)
+	}
+}
+
+// apply applies a configuration read; only the turn's owner calls it.
+func (r *reloader) apply(cfg *config.Config, opts availmon.Options) (availmon.ConfigChange, error) {
 	ch, err := r.m.Reconfigure(opts)
 	if err != nil {
 		return availmon.ConfigChange{}, err

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/availmon/availmon/promexport"
@@ -18,10 +20,13 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	var o promexport.RuleOptions
 	fs.StringVar(&o.Job, "job", "availmon", "the `job` label Prometheus scrapes availmon under")
 	fs.DurationVar(&o.AppDownFor, "for", 5*time.Minute, "how long an app must be down before AvailmonAppDown fires")
+	fs.DurationVar(&o.UnavailableFor, "unavailable-for", 10*time.Minute, "how long no replica may know an app's state before AvailmonAppUnavailable fires")
 	fs.DurationVar(&o.ServiceFor, "service-for", 5*time.Minute, "the same for AvailmonServiceDown and AvailmonServiceDegraded")
 	fs.DurationVar(&o.BackendFor, "backend-for", 5*time.Minute, "the same for AvailmonBackendDisconnected")
+	fs.DurationVar(&o.SaveFor, "save-for", 10*time.Minute, "how long a replica may save no state, while saves fail, before AvailmonStateSaveFailing fires (several storage.save_interval)")
+	labels := fs.String("labels", "", "comma-separated `export_labels` that alerts about apps keep besides app and location, for Alertmanager to route on")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon rules [-for 5m] [-service-for 5m] [-backend-for 5m] [-job availmon] > availmon-rules.yml\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon rules [-for 5m] [-unavailable-for 10m] [-service-for 5m] [-backend-for 5m] [-save-for 10m] [-labels team,...] [-job availmon] > availmon-rules.yml\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -34,14 +39,21 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "availmon rules: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if o.AppDownFor <= 0 || o.ServiceFor <= 0 || o.BackendFor <= 0 || o.Job == "" {
+	if slices.ContainsFunc([]time.Duration{o.AppDownFor, o.UnavailableFor, o.ServiceFor, o.BackendFor, o.SaveFor},
+		func(d time.Duration) bool { return d <= 0 }) || o.Job == "" {
 		fmt.Fprintln(stderr, "availmon rules: durations must be more than 0 and -job must not be empty")
 		return exitUsage
 	}
+	for l := range strings.SplitSeq(*labels, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			o.Labels = append(o.Labels, l)
+		}
+	}
 	out, err := promexport.Rules(o)
 	if err != nil {
+		// Every error of Rules is about the options given.
 		fmt.Fprintln(stderr, "availmon rules:", err)
-		return exitError
+		return exitUsage
 	}
 	stdout.Write(out)
 	return exitOK

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/filestore"
 	"github.com/availmon/availmon/internal/config"
 	"github.com/availmon/availmon/web"
 )
@@ -121,7 +122,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 		return exitError
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	opts, err := cfg.Options(logger)
+	if *enableReload && cfg.HMAC == nil && !cfg.AllowUnauthenticatedWrites {
+		fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac (or authentication.allow_unauthenticated_writes): POST /-/reload is a write\n", *configPath)
+		return exitError
+	}
+	var store *filestore.Store // -check-config touches no file
+	if !*checkOnly {
+		if store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
+			return exitError
+		}
+	}
+	opts, err := monitorOptions(cfg, store, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
 		return exitError
@@ -142,18 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	reload := newReloader(*configPath, lookup, cfg, logger, reg)
 	reload.storagePath = *storagePath
 	if *enableReload {
-		if opts.Authenticator == nil {
-			fmt.Fprintf(stderr, "%s: -web.enable-reload needs authentication.hmac: POST /-/reload must be signed\n", *configPath)
-			return exitError
-		}
 		opts.Reload = reload.reload
-	}
-	if !*checkOnly {
-		if opts.Store, err = openStore(cfg.Storage, *storagePath, logger); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", *configPath, err)
-			return exitError
-		}
-		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
 	}
 	m, err := availmon.New(opts)
 	if err != nil {
@@ -175,7 +176,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if *enablePprof {
 		h = withPprof(h)
 	}
+	warnExposed(logger, ln.Addr(), opts.AllowUnauthenticatedWrites, *enablePprof)
 	return serve(ctx, m, h, ln, logger, reload, *shutdownWait)
+}
+
+// monitorOptions are the monitor's options for cfg. With a store (none
+// when only checking the configuration) the state is kept in its directory,
+// and so are the signatures the verifier accepts: it must have them on disk
+// before it lets a request through.
+func monitorOptions(cfg *config.Config, store *filestore.Store, logger *slog.Logger) (availmon.Options, error) {
+	if store != nil {
+		cfg.ReplayFile = replayFile(store)
+	}
+	opts, err := cfg.Options(logger)
+	if err != nil {
+		return opts, err
+	}
+	if store != nil {
+		opts.Store = store
+		opts.SaveInterval, opts.Backfill = cfg.Storage.SaveInterval, cfg.Storage.Backfill
+	}
+	return opts, nil
 }
 
 // serve runs the monitor and serves h (its API, with or without the web

@@ -22,7 +22,7 @@ func startArgs(t *testing.T, args ...string) *inProcess {
 // drain: its connection is then cut, a warning says so, and the exit
 // status is still 0 (a SIGTERM is a clean stop).
 func TestShutdownCutsTricklingClient(t *testing.T) {
-	p := startArgs(t, "-config", writeConfig(t, ""), "-shutdown-timeout", "300ms")
+	p := startArgs(t, "-config", writeConfig(t, openWritesYAML), "-shutdown-timeout", "300ms")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(p.base, "http://"))
 	if err != nil {
 		t.Fatal(err)

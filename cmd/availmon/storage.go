@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/availmon/availmon/filestore"
 	"github.com/availmon/availmon/internal/config"
@@ -17,4 +18,13 @@ func openStore(s config.Storage, flagPath string, logger *slog.Logger) (*filesto
 	}
 	logger.Info("state kept in", "path", st.Path(), "save_interval", s.SaveInterval)
 	return st, nil
+}
+
+// replayFileName is the file, beside the state, where the HMAC verifier
+// keeps the signatures it accepted (hmac.VerifierOptions.ReplayFile).
+const replayFileName = "availmon.replay"
+
+// replayFile is the path of the replay file in st's directory.
+func replayFile(st *filestore.Store) string {
+	return filepath.Join(filepath.Dir(st.Path()), replayFileName)
 }

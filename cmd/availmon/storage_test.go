@@ -132,6 +132,15 @@ func observe(t *testing.T, base string) observed {
 
 // storageConfig has two HTTP-probe apps against a loopback server: one up,
 // one down.
+// openWrites is the configuration at path with unauthenticated writes
+// allowed, for tests of what a write does rather than who may send it.
+func openWrites(t *testing.T, path string) string {
+	t.Helper()
+	return writeTemp(t, readFile(t, path)+openWritesYAML)
+}
+
+const openWritesYAML = "authentication:\n  allow_unauthenticated_writes: true\n"
+
 func storageConfig(t *testing.T, saveInterval string) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -222,7 +231,7 @@ func TestBinaryKilledRemembers(t *testing.T) {
 // through the API.
 func TestBinaryTerminatedLosesNothing(t *testing.T) {
 	bin := binary(t)
-	cfg, dir := storageConfig(t, "1h"), t.TempDir()
+	cfg, dir := openWrites(t, storageConfig(t, "1h")), t.TempDir()
 	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	waitFor(t, "three checks of web", 30*time.Second, func() bool {
 		return len(getJSON[appAnswer](t, p.base+"/api/apps/web").History) >= 3

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -27,8 +26,11 @@ import (
 // Config is a configuration file, parsed and checked. Its zero-valued
 // settings have already been replaced by their defaults.
 type Config struct {
-	Interval    time.Duration // scrape_interval
-	Timeout     time.Duration // scrape_timeout
+	Interval time.Duration // scrape_interval
+	// Timeout is scrape_timeout, or when the file has none the smaller of
+	// DefaultMaxTimeout and the interval; TimeoutSet says which.
+	Timeout     time.Duration
+	TimeoutSet  bool
 	MaxParallel int
 	HistorySize int
 	LogLevel    slog.Level
@@ -39,6 +41,15 @@ type Config struct {
 	Discover []availmon.DiscoveryRule
 	// HMAC is nil when authentication is off.
 	HMAC *HMAC
+	// AllowUnauthenticatedWrites is authentication.allow_unauthenticated_writes:
+	// without HMAC, serve the writes unsigned rather than refuse them
+	// (availmon.Options.AllowUnauthenticatedWrites).
+	AllowUnauthenticatedWrites bool
+	// ReplayFile is where the HMAC verifier keeps the signatures it
+	// accepted (hmac.VerifierOptions.ReplayFile). It is no key of the file:
+	// the binary sets it in the storage directory, and leaves it empty
+	// when it only checks the configuration.
+	ReplayFile string
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
 	WSOriginPatterns []string
@@ -112,9 +123,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// Load reads and parses the file at path. See Parse.
+// Load reads the file at path with ReadFile and parses it. See Parse.
 func Load(path string, lookup LookupFunc) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +235,8 @@ type fileHTTP struct {
 }
 
 type fileAuth struct {
-	HMAC *fileHMAC `yaml:"hmac"`
+	HMAC                       *fileHMAC `yaml:"hmac"`
+	AllowUnauthenticatedWrites bool      `yaml:"allow_unauthenticated_writes"`
 }
 
 type fileHMAC struct {
@@ -396,7 +408,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 			case d > cfg.Interval:
 				p.badAt("scrape_timeout", "scrape_timeout %s is longer than scrape_interval %s", raw.ScrapeTimeout, model.Duration(cfg.Interval))
 			default:
-				cfg.Timeout = d
+				cfg.Timeout, cfg.TimeoutSet = d, true
 			}
 		}
 	}
@@ -432,8 +444,8 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	p.checkMatch(raw.Locations)
 	cfg.Discover = p.checkDiscover(raw.Discover, cfg)
 	p.checkControls(raw, cfg)
-	if raw.Authentication != nil && raw.Authentication.HMAC != nil {
-		cfg.HMAC = p.checkHMAC(raw.Authentication.HMAC)
+	if raw.Authentication != nil {
+		p.checkAuth(raw.Authentication, cfg)
 	}
 	if raw.WebSocket != nil {
 		for _, o := range raw.WebSocket.AllowedOrigins {
@@ -687,6 +699,16 @@ func validToken(name string) bool {
 		}
 	}
 	return true
+}
+
+func (p *parser) checkAuth(raw *fileAuth, cfg *Config) {
+	if raw.HMAC != nil {
+		cfg.HMAC = p.checkHMAC(raw.HMAC)
+	}
+	cfg.AllowUnauthenticatedWrites = raw.AllowUnauthenticatedWrites
+	if raw.AllowUnauthenticatedWrites && raw.HMAC != nil && raw.HMAC.Enabled {
+		p.badAt("authentication.allow_unauthenticated_writes", "authentication.allow_unauthenticated_writes: true contradicts authentication.hmac.enabled: true (with hmac, writes are signed); keep one")
+	}
 }
 
 func (p *parser) checkHMAC(raw *fileHMAC) *HMAC {

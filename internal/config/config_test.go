@@ -55,6 +55,7 @@ func TestLoadGood(t *testing.T) {
 	want := &Config{
 		Interval:    time.Minute,
 		Timeout:     15 * time.Second,
+		TimeoutSet:  true,
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
@@ -212,6 +213,12 @@ func TestDefaults(t *testing.T) {
 	}
 	if cfg.Timeout != 5*time.Second {
 		t.Errorf("scrape_timeout defaults to %s with a 5s interval, want 5s", cfg.Timeout)
+	}
+	// The monitor is given no timeout, so that its own follows the
+	// interval, also one set at run time.
+	opts, err := cfg.Options(nil)
+	if err != nil || opts.Timeout != 0 {
+		t.Errorf("Options without scrape_timeout: Timeout %s, %v; want 0", opts.Timeout, err)
 	}
 }
 
@@ -488,6 +495,11 @@ func TestBad(t *testing.T) {
 			name: "bad websocket origin pattern",
 			yaml: base("websocket:", "  allowed_origins: [status.example.com, \"[\"]"),
 			want: []string{`bad.yaml:13: websocket.allowed_origins: "[" is not a host pattern such as status.example.com or *.example.com`},
+		},
+		{
+			name: "unauthenticated writes with hmac",
+			yaml: base("authentication:", "  allow_unauthenticated_writes: true", "  hmac:", "    enabled: true", "    secret: "+testSecret),
+			want: []string{`bad.yaml:13: authentication.allow_unauthenticated_writes: true contradicts authentication.hmac.enabled: true`},
 		},
 		{
 			name: "missing secret",

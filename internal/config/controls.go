@@ -192,24 +192,17 @@ func (c *Controls) apply(opts *availmon.Options) {
 	opts.Maintenance = slices.Clone(c.Maintenance)
 }
 
-// restartNeeded lists the controls that differ from old: the monitor fixes
-// them when it is built (apps' labels and thresholds change on reload).
+// restartNeeded lists the controls that differ from old and that the
+// monitor fixes when it is built: the labels availmon_up exports and the
+// services. The thresholds, the apps' labels and the maintenance windows
+// change on reload.
 func (c *Controls) restartNeeded(old *Controls) []string {
 	var out []string
-	if c.FailThreshold != old.FailThreshold {
-		out = append(out, "fail_threshold")
-	}
-	if c.SuccessThreshold != old.SuccessThreshold {
-		out = append(out, "success_threshold")
-	}
 	if !slices.Equal(c.ExportLabels, old.ExportLabels) {
 		out = append(out, "export_labels")
 	}
 	if !reflect.DeepEqual(c.Services, old.Services) {
 		out = append(out, "services")
-	}
-	if !reflect.DeepEqual(c.Maintenance, old.Maintenance) {
-		out = append(out, "maintenance")
 	}
 	return out
 }

@@ -27,7 +27,9 @@ type fileMaintenance struct {
 
 // checkMaintenance checks the windows: their timing with availmon's own
 // rules, and that the apps, locations, services and label keys they name
-// are in the file.
+// are in the file. With discover: rules, an app or a label key the file
+// does not list may be one a rule finds (a discovered app, or a label of
+// its series), so it is not an error.
 func (p *parser) checkMaintenance(raw []fileMaintenance, cfg *Config) []availmon.MaintenanceWindow {
 	var out []availmon.MaintenanceWindow
 	seen := make(map[string]int)
@@ -88,7 +90,8 @@ func (p *parser) checkMaintenanceTargets(path, id string, m *fileMaintenance, cf
 		}
 		return false
 	}
-	if m.App != "" && !has(len(cfg.Apps), func(i int) string { return cfg.Apps[i].Name }, m.App) {
+	discovery := len(cfg.Discover) > 0
+	if m.App != "" && !discovery && !has(len(cfg.Apps), func(i int) string { return cfg.Apps[i].Name }, m.App) {
 		p.badAt(path+".app", "maintenance window %q: no app is named %q", id, m.App)
 	}
 	if m.Location != "" && !has(len(cfg.Locations), func(i int) string { return cfg.Locations[i].Name }, m.Location) {
@@ -101,7 +104,7 @@ func (p *parser) checkMaintenanceTargets(path, id string, m *fileMaintenance, cf
 		if msg := labelProblem(k, m.Labels[k]); msg != "" {
 			continue // Validate reported it
 		}
-		if !slices.ContainsFunc(cfg.Apps, func(a App) bool { return hasKey(a.Labels, k) }) {
+		if !discovery && !slices.ContainsFunc(cfg.Apps, func(a App) bool { return hasKey(a.Labels, k) }) {
 			p.badAt(path+".labels."+k, "maintenance window %q: no app has a label %q", id, k)
 		}
 	}

@@ -16,8 +16,10 @@ import (
 // Registerer, Gatherer, Clock.
 func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 	opts := availmon.Options{
-		Interval:    c.Interval,
-		Timeout:     c.Timeout,
+		Interval: c.Interval,
+		// Without scrape_timeout the monitor's timeout follows the
+		// interval, also one changed at run time.
+		Timeout:     c.setTimeout(),
 		MaxParallel: c.MaxParallel,
 		HistorySize: c.HistorySize,
 		LogLevel:    c.LogLevel,
@@ -54,12 +56,14 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			DisableReplayProtection: !c.HMAC.ReplayProtection,
 			Logger:                  logger,
 			Debug:                   c.HMAC.Debug,
+			ReplayFile:              c.ReplayFile,
 		})
 		if err != nil {
 			return availmon.Options{}, fmt.Errorf("authentication.hmac: %w", err)
 		}
 		opts.Authenticator, opts.ProtectReads = v, c.HMAC.ProtectReads
 	}
+	opts.AllowUnauthenticatedWrites = c.AllowUnauthenticatedWrites
 	probes := false
 	for _, a := range c.Apps {
 		app := availmon.App{

@@ -3,6 +3,7 @@ package config
 import (
 	"reflect"
 	"slices"
+	"time"
 )
 
 // RestartNeeded lists the settings that differ between the configuration
@@ -17,11 +18,17 @@ func (c *Config) RestartNeeded(old *Config) []string {
 			out = append(out, name)
 		}
 	}
-	differ("scrape_timeout", old.Timeout, c.Timeout)
+	// Without the key the timeout follows the interval at run time, so
+	// only the key's own value matters.
+	differ("scrape_timeout", old.setTimeout(), c.setTimeout())
 	differ("max_parallel", old.MaxParallel, c.MaxParallel)
 	differ("history_size", old.HistorySize, c.HistorySize)
 	differ("log_level", old.LogLevel, c.LogLevel)
-	differ("authentication", old.HMAC, c.HMAC)
+	type auth struct {
+		hmac *HMAC
+		open bool
+	}
+	differ("authentication", auth{old.HMAC, old.AllowUnauthenticatedWrites}, auth{c.HMAC, c.AllowUnauthenticatedWrites})
 	differ("storage.path", old.Storage.Path, c.Storage.Path)
 	differ("storage.save_interval", old.Storage.SaveInterval, c.Storage.SaveInterval)
 	differ("storage.backfill", old.Storage.Backfill, c.Storage.Backfill)
@@ -30,4 +37,12 @@ func (c *Config) RestartNeeded(old *Config) []string {
 		out = append(out, "websocket.allowed_origins")
 	}
 	return out
+}
+
+// setTimeout is scrape_timeout as the file gives it, 0 when it has none.
+func (c *Config) setTimeout() time.Duration {
+	if !c.TimeoutSet {
+		return 0
+	}
+	return c.Timeout
 }

@@ -33,11 +33,38 @@ apps: [{name: a, location: A, metric: up}]
 		{"websocket: {allowed_origins: [a.example.com]}\n", []string{"websocket.allowed_origins"}},
 		{"storage: {path: /var/lib/elsewhere}\n", []string{"storage.path"}},
 		{"authentication: {hmac: {enabled: true, secret: 0123456789abcdef0123456789abcdef}}\n", []string{"authentication"}},
+		// Applied by Reconfigure.
+		{"fail_threshold: 3\nsuccess_threshold: 2\nmaintenance: [{app: a, duration: 1h}]\n", nil},
+		{"export_labels: [team]\n", []string{"export_labels"}},
+		{"authentication: {allow_unauthenticated_writes: true}\n", []string{"authentication"}},
 	}
 	for _, tc := range tests {
 		if got := parse(tc.extra).RestartNeeded(old); !cmp.Equal(tc.want, got) {
 			t.Errorf("%q: (-want +got):\n%s", tc.extra, cmp.Diff(tc.want, got))
 		}
+	}
+	// An interval below the default timeout changes the timeout the
+	// file would give, but not one it sets: without the key the monitor's
+	// timeout follows the interval.
+	for _, tc := range []struct{ from, to string }{{"scrape_interval: 30s\n", "scrape_interval: 5s\n"}, {"scrape_interval: 5s\n", "scrape_interval: 30s\n"}} {
+		a, err := Parse("t.yaml", []byte(tc.from+base[len("scrape_interval: 10s\n"):]), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Parse("t.yaml", []byte(tc.to+base[len("scrape_interval: 10s\n"):]), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.RestartNeeded(a); got != nil {
+			t.Errorf("%q to %q without scrape_timeout: %v, want nothing", tc.from, tc.to, got)
+		}
+	}
+	// The replay file is the binary's, not the file's: a reloaded file,
+	// which has none, does not differ for it.
+	withFile := parse("")
+	withFile.ReplayFile = "data/availmon.replay"
+	if got := parse("").RestartNeeded(withFile); got != nil {
+		t.Errorf("replay file set by the binary: %v", got)
 	}
 	// Another app set, backend URL and interval are not a restart.
 	c, err := Parse("t.yaml", []byte(`scrape_interval: 20s

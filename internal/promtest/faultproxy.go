@@ -60,8 +60,11 @@ type Rule struct {
 	// limit.
 	Count int
 	// Match picks the requests to fault (see QueryContains); nil matches
-	// every request to /api/v1/query.
+	// every request to the endpoint.
 	Match func(query string) bool
+	// Range faults range queries (/api/v1/query_range, which a backfill
+	// sends) instead of instant ones (/api/v1/query).
+	Range bool
 }
 
 type activeRule struct {
@@ -160,7 +163,14 @@ func (p *FaultProxy) faultFor(r *http.Request) (Fault, bool) {
 	p.mu.Lock()
 	a := p.rule
 	p.mu.Unlock()
-	if a == nil || !strings.HasSuffix(r.URL.Path, "/api/v1/query") {
+	if a == nil {
+		return Fault{}, false
+	}
+	endpoint := "/api/v1/query"
+	if a.Range {
+		endpoint = "/api/v1/query_range"
+	}
+	if !strings.HasSuffix(r.URL.Path, endpoint) {
 		return Fault{}, false
 	}
 	if a.Match != nil && !a.Match(queryOf(r)) {

@@ -118,6 +118,21 @@ func TestFaultProxy(t *testing.T) {
 	proxy.Clear()
 	passes("after Clear")
 
+	// Range: range queries are faulted, instant ones pass.
+	proxy.Inject(promtest.Rule{Fault: promtest.Execution("range down"), Range: true})
+	passes("a Range rule")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	r := v1.Range{Start: time.Now().Add(-time.Minute), End: time.Now(), Step: 15 * time.Second}
+	var apiErr *v1.Error
+	if _, _, _, err := client.QueryRange(ctx, `demo_up`, r); !errors.As(err, &apiErr) || apiErr.Type != v1.ErrExec {
+		t.Errorf("range query under a Range rule: %v, want the execution fault", err)
+	}
+	proxy.Clear()
+	if v, _, _, err := client.QueryRange(ctx, `demo_up`, r); err != nil || v.Type() != model.ValMatrix {
+		t.Errorf("range query after Clear: %v, %v; want a matrix", v, err)
+	}
+	cancel()
+
 	// Other paths always pass through.
 	proxy.Inject(promtest.Rule{Fault: promtest.Status(http.StatusServiceUnavailable)})
 	res, err := http.Get(proxy.URL() + "/-/ready")

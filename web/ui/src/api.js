@@ -7,7 +7,14 @@ export function apiURL(path) {
 
 // getJSON fetches path and returns its `data`; an error envelope becomes an
 // Error with the API's message.
-export async function getJSON(path, { signal } = {}) {
+export async function getJSON(path, opts) {
+  return (await getEnvelope(path, opts)).data;
+}
+
+// getEnvelope fetches path and returns its `data` and `meta`: the meta's
+// timestamp and last_update tell how current the answer is. The page only
+// reads: every request is a GET.
+export async function getEnvelope(path, { signal } = {}) {
   const res = await fetch(apiURL(path), { signal, headers: { Accept: 'application/json' } });
   let body;
   try {
@@ -19,7 +26,7 @@ export async function getJSON(path, { signal } = {}) {
     const e = body && body.error;
     throw new Error(e ? `${e.code}: ${e.message}` : `${path}: HTTP ${res.status}`);
   }
-  return body.data;
+  return { data: body.data, meta: body.meta || {} };
 }
 
 // wsURL is the address of /api/ws relative to the page.

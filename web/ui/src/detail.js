@@ -6,21 +6,12 @@
 import { getJSON } from './api.js';
 import { APP_STATUS_LABEL, stateIcon, stateInfo } from './states.js';
 import { availability, clock, percent, seconds } from './format.js';
+import { h } from './dom.js';
 
 const PAGE = 200; // rows shown at first and added by "Show more"
 const PARALLEL = 4; // /api/apps/{name} requests at once
 const HISTORY = 60; // checks in the history strip
 const SVG = 'http://www.w3.org/2000/svg';
-
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-}
 
 export class Detail {
   constructor(root, store) {
@@ -59,7 +50,7 @@ export class Detail {
       .map((t, i) => h('th', { scope: 'col', class: i === 3 ? 'num' : '', text: t })));
     const table = h('table', { class: 'apps', id: 'app-table' },
       h('caption', { class: 'visually-hidden', text: `Apps in ${l.name}` }), h('thead', {}, head), this.tbody);
-    const parts = [title, this.summary, h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': `Apps in ${l.name}` }, table)];
+    const parts = [title, this.summary, h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': `Table of the apps in ${l.name}` }, table)];
     const shown = l.apps.slice(0, this.limit);
     if (l.apps.length > shown.length) {
       const more = h('button', { type: 'button', class: 'more', text: `Show ${Math.min(PAGE, l.apps.length - shown.length)} more of ${l.apps.length - shown.length}` });
@@ -93,13 +84,13 @@ export class Detail {
 
   paintSummary(l) {
     this.summary.replaceChildren(stateIcon(l.state), document.createTextNode(
-      ` ${stateInfo(l.state).label}: ${l.up} up, ${l.down} down, ${l.unavailable} unavailable; availability ${percent(availability(l.up, l.down))}`));
+      ` ${stateInfo(l.state).label}: ${l.up} up, ${l.down} down, ${l.unavailable} unavailable${l.maintenance > 0 ? `, ${l.maintenance} in maintenance` : ''}; availability ${percent(availability(l.up, l.down))}`));
   }
 
   makeRow(app) {
     const cells = [h('th', { scope: 'row', text: app }), h('td'), h('td'), h('td', { class: 'num', text: '…' }), h('td', { class: 'error' }), h('td')];
     const tr = h('tr', { 'data-app': app }, ...cells);
-    const row = { tr, cells, status: null, lastCheck: undefined };
+    const row = { tr, cells, status: null, maintenance: false, lastCheck: undefined };
     this.paintRow(row, this.store.apps.get(app));
     return row;
   }
@@ -107,10 +98,14 @@ export class Detail {
   // paintRow shows the store's view of the app and reports whether its
   // last check changed, so that its details are worth fetching again.
   paintRow(row, a) {
-    if (row.status !== a.status) {
+    if (row.status !== a.status || row.maintenance !== a.maintenance) {
       row.status = a.status;
+      row.maintenance = a.maintenance;
       row.tr.dataset.status = a.status;
-      row.cells[1].replaceChildren(h('span', { class: `status status-${a.status}`, text: APP_STATUS_LABEL[a.status] || a.status }));
+      if (a.maintenance) row.tr.dataset.maintenance = 'true';
+      else delete row.tr.dataset.maintenance;
+      row.cells[1].replaceChildren(h('span', { class: `status status-${a.status}`, text: APP_STATUS_LABEL[a.status] || a.status }),
+        ...(a.maintenance ? [' ', h('span', { class: 'tag-maint', text: 'in maintenance' })] : []));
     }
     if (row.lastCheck === a.lastCheck) return false;
     row.lastCheck = a.lastCheck;

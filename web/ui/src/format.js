@@ -34,3 +34,14 @@ const hourFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2
 export function hourMinute(d) {
   return hourFmt.format(d);
 }
+
+const dateTimeFmt = new Intl.DateTimeFormat(undefined, {
+  month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+});
+
+// dateTime writes a moment (ms) as a time of day when it falls on the same
+// local day as now, and with its date otherwise.
+export function dateTime(ms, now) {
+  const d = new Date(ms);
+  return d.toDateString() === new Date(now).toDateString() ? hourFmt.format(d) : dateTimeFmt.format(d);
+}

@@ -25,9 +25,9 @@ export class Header {
   }
 
   paintCounts() {
-    const { up, down, unavailable } = this.store.totals();
+    const { up, down, unavailable, maintenance } = this.store.totals();
     this.el.avail.textContent = percent(availability(up, down));
-    this.el.counts.textContent = `${up} up · ${down} down · ${unavailable} unavailable`;
+    this.el.counts.textContent = `${up} up · ${down} down · ${unavailable} unavailable${maintenance > 0 ? ` · ${maintenance} in maintenance` : ''}`;
   }
 
   async refresh() {

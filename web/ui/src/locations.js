@@ -1,10 +1,11 @@
 // The list of locations: a table that can be sorted by any column and
-// filtered by name and state. A change touches only the rows of the
+// filtered by name and state (or by having apps in maintenance). A change touches only the rows of the
 // locations it concerns; rows are re-ordered only when the order can have
 // changed.
 
 import { LOCATION_STATES, stateIcon, stateInfo } from './states.js';
 import { availability, percent } from './format.js';
+import { h } from './dom.js';
 
 const COLUMNS = [
   { key: 'state', label: 'State', num: false },
@@ -13,8 +14,11 @@ const COLUMNS = [
   { key: 'up', label: 'Up', num: true },
   { key: 'down', label: 'Down', num: true },
   { key: 'unavailable', label: 'Unavail.', num: true },
+  { key: 'maintenance', label: 'Maint.', num: true },
   { key: 'availability', label: 'Avail.', num: true },
 ];
+
+const MAINTENANCE = 'maintenance'; // the state filter's choice of locations with apps in maintenance
 
 const STATE_ORDER = { down: 0, partial: 1, unknown: 2, up: 3 };
 
@@ -28,16 +32,6 @@ function sortValue(l, key) {
   }
 }
 
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-}
-
 export class LocationList {
   constructor(root, store, onSelect) {
     this.store = store;
@@ -49,7 +43,8 @@ export class LocationList {
 
     const text = h('input', { type: 'search', id: 'loc-filter', placeholder: 'Filter by name', autocomplete: 'off' });
     const state = h('select', { id: 'loc-state' }, h('option', { value: '', text: 'Any state' }),
-      ...LOCATION_STATES.map((s) => h('option', { value: s.id, text: s.label })));
+      ...LOCATION_STATES.map((s) => h('option', { value: s.id, text: s.label })),
+      h('option', { value: MAINTENANCE, text: 'In maintenance' }));
     text.addEventListener('input', () => { this.filter.text = text.value.trim().toLowerCase(); this.arrange(); });
     state.addEventListener('change', () => { this.filter.state = state.value; this.arrange(); });
     const controls = h('div', { class: 'controls' },
@@ -132,7 +127,10 @@ export class LocationList {
     c[3].textContent = l.up;
     c[4].textContent = l.down;
     c[5].textContent = l.unavailable;
-    c[6].textContent = percent(availability(l.up, l.down));
+    c[6].textContent = l.maintenance;
+    c[7].textContent = percent(availability(l.up, l.down));
+    if (l.maintenance > 0) row.tr.dataset.maintenance = l.maintenance;
+    else delete row.tr.dataset.maintenance;
   }
 
   // arrange filters and orders the rows, moving only the rows themselves.
@@ -142,7 +140,7 @@ export class LocationList {
     const shown = [];
     for (const l of this.store.locations.values()) {
       if (text && !l.name.toLowerCase().includes(text)) continue;
-      if (state && l.state !== state) continue;
+      if (state === MAINTENANCE ? l.maintenance === 0 : state && l.state !== state) continue;
       shown.push(l);
     }
     shown.sort((a, b) => {

@@ -1,5 +1,6 @@
-// Wires the page: one store, fed by /api/locations and the /api/ws stream,
-// and the views that render from it.
+// Wires the page: one store, fed by /api/locations and the /api/ws stream
+// (and, for services and maintenance, which have no events, by their syncs),
+// and the views that render from it. The page only reads.
 
 import { getJSON } from './api.js';
 import { Store } from './store.js';
@@ -9,7 +10,11 @@ import { LocationList } from './locations.js';
 import { Detail } from './detail.js';
 import { Header } from './header.js';
 import { Chart } from './chart.js';
-import { LOCATION_STATES, stateIcon } from './states.js';
+import { ServiceSync } from './servicesync.js';
+import { ServicesPanel } from './services.js';
+import { MaintenanceSync } from './maintsync.js';
+import { MaintenancePanel } from './maintenance.js';
+import { LOCATION_STATES, maintenanceIcon, stateIcon } from './states.js';
 
 const root = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -27,11 +32,22 @@ function select(name) {
 
 map = new WorldMap(document.getElementById('map'), store, select);
 list = new LocationList(document.getElementById('locations'), store, select);
+const services = new ServiceSync(store);
+const maintenance = new MaintenanceSync(store);
+new ServicesPanel(document.getElementById('services'), store, services, select);
+new MaintenancePanel(document.getElementById('maintenance'), store, select);
+// A service's state counts its apps in maintenance as up.
+store.subscribe((change) => { if (change.maintenance) services.refresh(); });
 
 const legend = document.getElementById('legend');
 for (const s of LOCATION_STATES) {
   const li = document.createElement('li');
   li.append(stateIcon(s.id), document.createTextNode(s.label));
+  legend.append(li);
+}
+{
+  const li = document.createElement('li');
+  li.append(maintenanceIcon(), document.createTextNode('Apps in maintenance (ring)'));
   legend.append(li);
 }
 
@@ -44,8 +60,11 @@ let firstSync = true;
 const stream = new Stream({
   async connect() {
     const [locations, summary] = await Promise.all([getJSON('api/locations'), getJSON('api/metrics/summary')]);
-    store.load(locations);
+    const reset = store.load(locations);
     store.seed(summary.apps_summary);
+    // Not awaited: the stream need not wait for them.
+    maintenance.refresh({ force: reset });
+    services.refresh();
     if (firstSync) {
       // The first meaningful render: the map and the list drawn with
       // every location's state.
@@ -69,9 +88,12 @@ const stream = new Stream({
           return;
         }
         if (received < expected && ++received === expected) synced();
+        services.updated(msg.timestamp);
         break;
       case 'config_update':
         header.refresh();
+        services.refresh();
+        maintenance.refresh();
         // Apps or locations were added, removed or changed (Reconfigure):
         // start again from the new set and the stream's new snapshot.
         if (msg.data && 'apps_added' in msg.data) stream.restart();

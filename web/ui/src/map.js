@@ -1,5 +1,6 @@
 // The world map: the outline is drawn once; each location is one marker
-// whose shape, class and label change only when its state does.
+// whose shape, class and label change only when its state does. A location
+// with apps in maintenance gets a dashed ring around its marker.
 
 import { geoPath, geoGraticule10 } from 'd3-geo';
 import { feature, mesh } from 'topojson-client';
@@ -9,6 +10,7 @@ import { shapePath, stateInfo } from './states.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const R = 6;
+const RING = 10.5; // the maintenance ring's radius: clear of every state's shape
 const SCREEN_RADIUS = 6.5; // px
 
 function el(name, attrs) {
@@ -91,9 +93,9 @@ export class WorldMap {
     });
     const path = el('path', {});
     const title = el('title', {});
-    g.append(title, path);
+    g.append(title, el('circle', { class: 'maint-ring', r: RING }), path);
     this.layer.append(g);
-    const m = { g, path, title, state: null, label: '' };
+    const m = { g, path, title, state: null, label: '', maintenance: 0 };
     this.markers.set(l.name, m);
     this.paint(m, l);
   }
@@ -106,7 +108,13 @@ export class WorldMap {
       m.g.dataset.state = l.state;
       m.path.setAttribute('d', shapePath(l.state, R));
     }
-    const label = `${l.name}: ${stateInfo(l.state).label.toLowerCase()}; ${l.up} up, ${l.down} down, ${l.unavailable} unavailable`;
+    if (m.maintenance !== l.maintenance) {
+      m.maintenance = l.maintenance;
+      if (l.maintenance > 0) m.g.setAttribute('data-maintenance', l.maintenance);
+      else m.g.removeAttribute('data-maintenance');
+    }
+    const maint = l.maintenance > 0 ? `, ${l.maintenance} in maintenance` : '';
+    const label = `${l.name}: ${stateInfo(l.state).label.toLowerCase()}; ${l.up} up, ${l.down} down, ${l.unavailable} unavailable${maint}`;
     if (label !== m.label) {
       m.label = label;
       m.g.setAttribute('aria-label', label);

@@ -56,4 +56,18 @@ export function stateIcon(state) {
   return svg;
 }
 
+// maintenanceIcon returns the map's maintenance ring, small, for the
+// legend.
+export function maintenanceIcon() {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '-8 -8 16 16');
+  svg.setAttribute('class', 'icon maint-icon');
+  svg.setAttribute('aria-hidden', 'true');
+  const c = document.createElementNS(SVG, 'circle');
+  c.setAttribute('r', 6);
+  c.setAttribute('class', 'maint-ring');
+  svg.append(c);
+  return svg;
+}
+
 export const APP_STATUS_LABEL = { up: 'Up', down: 'Down', unavailable: 'Unavailable' };

@@ -3,17 +3,28 @@
 // views once per animation frame, as the set of locations and apps that
 // changed, so that 1,000 changes in one cycle cost one render of what they
 // touched and nothing else.
+//
+// The services and the maintenance windows have no events of their own:
+// the syncs (servicesync.js, maintsync.js) fetch them and put them here,
+// and the views render them from here like the rest. An app in maintenance
+// counts in its location's `maintenance`, not in up, down or unavailable,
+// as the API counts it.
 
 import { locationState } from './states.js';
 
 export class Store {
   constructor() {
-    this.apps = new Map(); // name -> {name, location, status, lastCheck}
-    this.locations = new Map(); // name -> {name, latitude, longitude, apps, up, down, unavailable, state}
+    this.apps = new Map(); // name -> {name, location, status, lastCheck, maintenance}
+    this.locations = new Map(); // name -> {name, latitude, longitude, apps, up, down, unavailable, maintenance, state}
+    this.services = []; // /api/services
+    this.serviceDetails = new Map(); // name -> /api/services/{name}, for the services shown open
+    this.windows = []; // /api/maintenance
+    this.serverNow = 0; // the server's time of the windows' answer, ms
     this.signature = '';
     this.listeners = new Set();
     this.dirtyLocations = new Set();
     this.dirtyApps = new Set();
+    this.dirty = { services: false, windows: false, maintenance: false };
     this.reset = false;
     this.scheduled = false;
     this.applied = 0; // status updates applied since the page loaded
@@ -37,10 +48,10 @@ export class Store {
     for (const l of locations) {
       this.locations.set(l.name, {
         name: l.name, latitude: l.latitude, longitude: l.longitude,
-        apps: l.apps, up: 0, down: 0, unavailable: l.apps.length, state: 'unknown',
+        apps: l.apps, up: 0, down: 0, unavailable: l.apps.length, maintenance: 0, state: 'unknown',
       });
       for (const a of l.apps) {
-        this.apps.set(a, { name: a, location: l.name, status: 'unavailable', lastCheck: null });
+        this.apps.set(a, { name: a, location: l.name, status: 'unavailable', lastCheck: null, maintenance: false });
       }
     }
     this.reset = true;
@@ -75,20 +86,61 @@ export class Store {
 
   setStatus(a, status) {
     if (a.status === status) return;
+    this.move(a, () => { a.status = status; });
+  }
+
+  // move applies change to app a and moves it between its location's
+  // counts.
+  move(a, change) {
     const l = this.locations.get(a.location);
-    l[bucket(a.status)]--;
-    l[bucket(status)]++;
-    a.status = status;
+    l[bucket(a)]--;
+    change();
+    l[bucket(a)]++;
     l.state = locationState(l);
     this.dirtyLocations.add(l.name);
   }
 
-  totals() {
-    let up = 0; let down = 0; let unavailable = 0;
-    for (const l of this.locations.values()) {
-      up += l.up; down += l.down; unavailable += l.unavailable;
+  // setMaintenance takes the names of the apps in maintenance now (from
+  // /api/apps); every other app is not.
+  setMaintenance(names) {
+    for (const a of this.apps.values()) {
+      const on = names.has(a.name);
+      if (a.maintenance === on) continue;
+      this.move(a, () => { a.maintenance = on; });
+      this.dirtyApps.add(a.name);
+      this.dirty.maintenance = true;
     }
-    return { up, down, unavailable };
+    this.schedule();
+  }
+
+  setServices(list) {
+    this.services = list;
+    const names = new Set(list.map((s) => s.name));
+    for (const name of this.serviceDetails.keys()) if (!names.has(name)) this.serviceDetails.delete(name);
+    this.dirty.services = true;
+    this.schedule();
+  }
+
+  setServiceDetail(name, detail) {
+    if (detail) this.serviceDetails.set(name, detail);
+    else this.serviceDetails.delete(name);
+    this.dirty.services = true;
+    this.schedule();
+  }
+
+  setWindows(list, serverNow) {
+    this.windows = list;
+    this.serverNow = serverNow;
+    this.dirty.windows = true;
+    this.schedule();
+  }
+
+  totals() {
+    let up = 0; let down = 0; let unavailable = 0; let maintenance = 0;
+    for (const l of this.locations.values()) {
+      up += l.up; down += l.down; unavailable += l.unavailable; maintenance += l.maintenance;
+    }
+    return { up, down, unavailable, maintenance };
   }
 
   schedule() {
@@ -105,15 +157,19 @@ export class Store {
       reset: this.reset,
       locations: this.dirtyLocations,
       apps: this.dirtyApps,
+      ...this.dirty,
     };
     this.reset = false;
+    this.dirty = { services: false, windows: false, maintenance: false };
     this.dirtyLocations = new Set();
     this.dirtyApps = new Set();
     for (const fn of this.listeners) fn(change);
   }
 }
 
-function bucket(status) {
+// bucket names the count of its location an app is in.
+function bucket({ status, maintenance }) {
+  if (maintenance) return 'maintenance';
   if (status === 'up') return 'up';
   if (status === 'down') return 'down';
   return 'unavailable';

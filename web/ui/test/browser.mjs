@@ -1,5 +1,5 @@
 // Browser checks of availmon's page, run by web/browser_test.go:
-//   node test/browser.mjs page|reconnect|scale
+//   node test/browser.mjs page|reconnect|services|scale
 // with AVAILMON_BASE (the page's URL), AVAILMON_CONTROL (the test's control
 // server) and AVAILMON_CHROMIUM set. Chromium is Debian's: nothing is
 // downloaded. Prints one line per check; exits 1 when one fails.
@@ -31,8 +31,8 @@ async function api(path) {
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return (await res.json()).data;
 }
-async function control(path) {
-  const res = await fetch(new URL(path, CONTROL), { method: 'POST' });
+async function control(path, body) {
+  const res = await fetch(new URL(path, CONTROL), { method: 'POST', body });
   if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status} ${await res.text()}`);
   return res.text();
 }
@@ -61,12 +61,14 @@ async function launch() {
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
-  const state = { offLoopback: [], consoleErrors: [], outage: false, requests: [] };
+  const state = { offLoopback: [], consoleErrors: [], outage: false, requests: [], writes: [] };
   // Every request goes through here: one that would leave loopback fails
   // the test and is not sent.
   await context.route('**/*', (route) => {
     const u = new URL(route.request().url());
     state.requests.push(u.pathname);
+    const method = route.request().method();
+    if (method !== 'GET' && method !== 'HEAD') state.writes.push(`${method} ${u.pathname}`);
     if (!LOOPBACK.has(u.hostname)) {
       state.offLoopback.push(u.href);
       return route.abort();
@@ -91,6 +93,7 @@ async function launch() {
 async function finish({ browser, state }) {
   check(state.offLoopback.length === 0, 'no request leaves loopback', state.offLoopback.join(', '));
   check(state.consoleErrors.length === 0, 'no console error', state.consoleErrors.join(' | '));
+  check(state.writes.length === 0, 'the page only reads (GET)', state.writes.join(', '));
   await browser.close();
 }
 
@@ -166,7 +169,7 @@ async function axe(page, label) {
   await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
   const violations = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, where: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   check(serious.length === 0, `${label}: axe-core finds no serious or critical violation`, JSON.stringify(serious));
@@ -200,7 +203,7 @@ async function pageScenario() {
   const want = await checkMarkers(page, 'at load');
   const states = new Set([...want.values()].map((l) => l.state));
   check(states.size === 4, 'the fleet has a location in every state', [...states].join(','));
-  check(await page.locator('#legend li').count() === 4, 'the legend lists the four states');
+  check(await page.locator('#legend li').count() === 5, 'the legend lists the four states and the maintenance ring');
   const status = await api('api/status');
   await page.waitForFunction((s) => document.getElementById('system-status').textContent === s, status.system_status, { timeout: 5000 });
   check(true, `the header shows system_status ${status.system_status}`);
@@ -243,10 +246,6 @@ async function pageScenario() {
   await axe(page, 'light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await axe(page, 'dark');
-  if (process.env.AVAILMON_SCREENSHOT) {
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.screenshot({ path: process.env.AVAILMON_SCREENSHOT, fullPage: true });
-  }
   for (const [w, h] of [[1280, 720], [390, 844]]) {
     await page.setViewportSize({ width: w, height: h });
     const sw = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -290,6 +289,190 @@ async function reconnectScenario() {
   await page.waitForSelector('#location-table tr[data-name="Nairobi"][data-state="up"]', { timeout: 5000 });
   check(await page.evaluate(() => window.__loaded) === 'once', 'a new location shows after a reconfiguration, without a reload');
   await checkMarkers(page, 'after the reconfiguration');
+  await finish(b);
+}
+
+// until polls fn (every 100 ms) until it returns { ok: true }, and returns
+// its value then; after timeout it throws with the last difference.
+async function until(what, fn, timeout = 15000) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    last = await fn();
+    if (last.ok) return last;
+    if (Date.now() > end) throw new Error(`${what}: still differs after ${timeout} ms: ${last.diff}`);
+    await sleep(100);
+  }
+}
+
+// equal compares as JSON and says how they differ.
+function same(want, got) {
+  const w = JSON.stringify(want); const g = JSON.stringify(got);
+  return { ok: w === g, diff: `want ${w}, got ${g}`, want, got };
+}
+
+// untilServices waits until the services table shows what /api/services
+// says: a row per service with its state, locations up, quorum and apps.
+async function untilServices(page, label) {
+  const r = await until(`${label}: the services panel`, async () => {
+    const want = (await api('api/services')).map((s) => [s.name, s.status, `${s.locations_up} of ${s.locations_total}`, String(s.min_up), String(s.apps_count)]);
+    const got = await page.$$eval('#service-table tbody tr[data-service]', (rows) => rows.map((r) => [
+      r.dataset.service, r.dataset.status, r.cells[2].textContent, r.cells[3].textContent, r.cells[4].textContent]));
+    return same(want, got);
+  });
+  check(true, `${label}: the services panel shows /api/services`, r.got.map((x) => `${x[0]} ${x[1]} ${x[2]}`).join('; '));
+  return r.want;
+}
+
+// untilServiceDetail waits until an open service's row lists its
+// locations, their states and apps as /api/services/{name} does.
+async function untilServiceDetail(page, name, label) {
+  const r = await until(`${label}: ${name}'s locations`, async () => {
+    const d = await api(`api/services/${encodeURIComponent(name)}`);
+    const want = d.locations.map((l) => [l.name, l.status, l.apps.map((a) => `${a.name}=${a.status}${a.maintenance ? '+maintenance' : ''}`)]);
+    const got = await page.$$eval(`tr[data-service-detail="${name}"]:not([hidden]) li[data-location]`, (lis) => lis.map((li) => [
+      li.dataset.location, li.dataset.status,
+      [...li.querySelectorAll('.app')].map((a) => `${a.dataset.app}=${[...a.classList].find((c) => c.startsWith('status-')).slice(7)}${a.classList.contains('in-maint') ? '+maintenance' : ''}`)]));
+    return same(want, got);
+  });
+  check(true, `${label}: ${name} lists its locations and apps as /api/services/${name}`, r.got.map((l) => `${l[0]} ${l[1]}`).join('; '));
+}
+
+// untilMaintenance waits until the page shows what the API says of
+// maintenance: the open and upcoming windows (and how many are over), the
+// apps in maintenance by location, the rings on the map, the list's
+// counts and the header's.
+async function untilMaintenance(page, label, timeout = 20000) {
+  const r = await until(`${label}: maintenance`, async () => {
+    const windows = await api('api/maintenance');
+    const apps = await api('api/apps');
+    const status = await api('api/status');
+    const locs = await api('api/metrics/summary');
+    const phase = (w) => (w.active ? 'open' : w.next_start ? 'upcoming' : 'over');
+    const byLoc = {};
+    for (const a of apps) if (a.maintenance) (byLoc[a.location] ||= []).push(a.name);
+    const want = {
+      windows: windows.filter((w) => phase(w) !== 'over').map((w) => `${w.id}=${phase(w)}`).sort(),
+      over: windows.filter((w) => phase(w) === 'over').length,
+      now: Object.keys(byLoc).sort().map((l) => `${l}: ${byLoc[l].sort().join(', ')}`),
+      rings: locs.locations_summary.filter((l) => l.apps_maintenance).map((l) => `${l.name}=${l.apps_maintenance}`).sort(),
+      header: status.applications_maintenance ? `${status.applications_maintenance} in maintenance` : 'none',
+    };
+    const got = await page.evaluate(() => ({
+      windows: [...document.querySelectorAll('#maint-table tbody tr')].map((r) => `${r.dataset.window}=${r.dataset.phase}`).sort(),
+      over: Number((/(\d+) over/.exec(document.getElementById('maint-count').textContent) || [0, 0])[1]),
+      now: [...document.querySelectorAll('#maint-locations li')].map((li) => li.textContent),
+      rings: [...document.querySelectorAll('.marker[data-maintenance]')].map((m) => `${m.dataset.name}=${m.dataset.maintenance}`).sort(),
+      header: (/(\d+ in maintenance)/.exec(document.getElementById('app-counts').textContent) || [0, 'none'])[1],
+      listRows: [...document.querySelectorAll('#location-table tr[data-maintenance]')].map((r) => `${r.dataset.name}=${r.dataset.maintenance}`).sort(),
+    }));
+    const ok = same(want, { ...got, listRows: undefined }).ok && JSON.stringify(got.listRows) === JSON.stringify(want.rings);
+    return { ok, diff: `want ${JSON.stringify(want)}, got ${JSON.stringify(got)}`, want, got };
+  }, timeout);
+  check(true, `${label}: windows, apps in maintenance, rings, list and header as the API says`,
+    `windows ${r.got.windows.join(',') || 'none'}; ${r.got.over} over; now ${r.got.now.join(' | ') || 'none'}`);
+  return r.want;
+}
+
+// waitApp polls /api/apps/{name} until pred holds.
+async function waitApp(app, pred, what, timeout = 30000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    if (pred(await api(`api/apps/${encodeURIComponent(app)}`))) return Date.now();
+    await sleep(50);
+  }
+  throw new Error(`${app}: ${what} not seen in the API within ${timeout} ms`);
+}
+
+async function serviceStatus(name) {
+  return (await api(`api/services/${encodeURIComponent(name)}`)).status;
+}
+
+async function servicesScenario() {
+  const b = await launch();
+  const { page } = b;
+  await page.goto(BASE);
+  await synced(page);
+  await page.evaluate(() => { window.__loaded = 'once'; });
+  check(await page.locator('#legend li').count() === 5, 'the legend lists the four states and the maintenance ring');
+
+  const svcs = await untilServices(page, 'at load');
+  check(svcs.length === 2, 'the fleet has two services', svcs.map((s) => s[0]).join(','));
+  const m0 = await untilMaintenance(page, 'at load');
+  check(m0.now.length === 1 && m0.now[0].startsWith('Sydney') && m0.over === 1, 'at load: Sydney is in maintenance, a window is over', JSON.stringify(m0));
+  check(await page.$('#maint-table tr[data-window="web-daily"][data-phase="upcoming"]') != null, 'the recurring window is listed as upcoming');
+  // The API leaves apps in maintenance out of a location's counts; so do
+  // the markers.
+  await checkMarkers(page, 'at load, with Sydney in maintenance');
+
+  // A service opens by keyboard; a location in it selects that location.
+  await page.focus('#service-table button.svc[data-name="web"]');
+  await page.keyboard.press('Enter');
+  check(await page.getAttribute('#service-table button.svc[data-name="web"]', 'aria-expanded') === 'true', 'Enter on a service opens it (aria-expanded)');
+  await untilServiceDetail(page, 'web', 'opened by keyboard');
+  await page.click('tr[data-service-detail="web"] button.loc[data-name="Sydney"]');
+  await checkSelection(page, 'Sydney', 'click in the services panel');
+  check(await page.$('#app-table tr[data-app="sydney-web"][data-maintenance="true"] .tag-maint') != null, 'the selected location\'s app in maintenance is marked in its row');
+  await page.click('#maint-locations button.loc[data-name="Sydney"]');
+  check(await page.textContent('#detail-title') === 'Apps in Sydney', 'a location in the maintenance panel selects it');
+
+  await axe(page, 'services and maintenance, light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page, 'services and maintenance, dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Three web apps go down: fewer than three of web's locations are up.
+  for (const app of ['london-web', 'ny-web', 'saopaulo-web']) {
+    await control(`flip?app=${app}&status=down`);
+    await waitAPI(app, 'down');
+  }
+  check(await serviceStatus('web') === 'down', 'the API says web is down below its quorum');
+  await untilServices(page, 'after three web apps went down');
+  await untilServiceDetail(page, 'web', 'after three web apps went down');
+
+  // A window for london-web, added through the API, opens in 15 s (after
+  // the page's next poll has seen it) and closes 8 s later.
+  const from = Date.now() + 15000;
+  const body = JSON.stringify({ app: 'london-web', from: new Date(from).toISOString(), to: new Date(from + 8000).toISOString(), comment: 'reboot' });
+  const win = JSON.parse(await control('maintenance', body)).data;
+  await page.waitForSelector(`#maint-table tr[data-window="${win.id}"][data-phase="upcoming"]`, { timeout: 14000 });
+  check(true, `the window ${win.id} added through the API shows as upcoming`);
+  const opened = await waitApp('london-web', (a) => a.maintenance, 'maintenance');
+  await untilMaintenance(page, 'after the window opened');
+  figure('window opened to page (ms after the API showed the app in maintenance)', Date.now() - opened);
+  check(await serviceStatus('web') === 'degraded', 'the API counts london-web in maintenance as up: web is degraded');
+  await untilServices(page, 'with london-web in maintenance');
+  await untilServiceDetail(page, 'web', 'with london-web in maintenance');
+  await checkMarkers(page, 'with London in maintenance');
+  if (process.env.AVAILMON_SCREENSHOT) {
+    await page.click('.marker[data-name="London"]');
+    await checkSelection(page, 'London', 'click on the map');
+    await page.screenshot({ path: process.env.AVAILMON_SCREENSHOT, fullPage: true });
+  }
+  const closed = await waitApp('london-web', (a) => !a.maintenance, 'out of maintenance');
+  const m2 = await untilMaintenance(page, 'after the window closed');
+  figure('window closed to page (ms after the API showed the app out of maintenance)', Date.now() - closed);
+  check(m2.over === 2, 'the window that closed counts as over', String(m2.over));
+  await untilServices(page, 'after the window closed');
+
+  // An open window added through the API, then deleted: the page sees
+  // both at its next poll.
+  const open = JSON.parse(await control('maintenance', JSON.stringify({
+    location: 'Tel Aviv', from: new Date(Date.now() - 60000).toISOString(), to: new Date(Date.now() + 3600000).toISOString(),
+  }))).data;
+  await waitApp('telaviv-db', (a) => a.maintenance, 'maintenance');
+  const m3 = await untilMaintenance(page, 'an open window added through the API');
+  check(m3.now.some((l) => l.startsWith('Tel Aviv: telaviv-db, telaviv-web')), 'Tel Aviv\'s apps are in maintenance', m3.now.join(' | '));
+  await control(`maintenance-delete?id=${encodeURIComponent(open.id)}`);
+  await waitApp('telaviv-db', (a) => !a.maintenance, 'out of maintenance');
+  await untilMaintenance(page, 'the open window deleted');
+  await checkMarkers(page, 'after the windows');
+  check(await page.evaluate(() => window.__loaded) === 'once', 'no reload happened');
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(sw <= 390, 'nothing overflows sideways at 390x844', `scrollWidth ${sw}`);
+  await axe(page, 'services and maintenance, phone width');
   await finish(b);
 }
 
@@ -368,7 +551,7 @@ async function scaleScenario() {
   await finish(b);
 }
 
-const scenarios = { page: pageScenario, reconnect: reconnectScenario, scale: scaleScenario };
+const scenarios = { page: pageScenario, reconnect: reconnectScenario, services: servicesScenario, scale: scaleScenario };
 try {
   await scenarios[scenario]();
 } catch (err) {
