@@ -155,6 +155,9 @@ type statusJSON struct {
 	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
 	// Discovery is left out when no discovery rule is configured.
 	Discovery *discoveryStatusJSON `json:"discovery,omitempty"`
+
+	// Storage tells how the saves of a monitor with a Store go.
+	Storage *storageJSON `json:"storage,omitempty"`
 }
 
 type statusHistoryJSON struct {

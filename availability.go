@@ -305,6 +305,7 @@ type Monitor struct {
 	started         time.Time
 	store           Store
 	saveInterval    time.Duration
+	saves           saveRecord
 	backfill        bool
 	backfillTimeout time.Duration
 	bfm             backfillMetrics

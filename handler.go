@@ -319,6 +319,10 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 	case s.connectivity != connConnected || len(s.discovery.failing) > 0:
 		system = "degraded"
 	}
+	storage := m.storageStatus()
+	if system == "healthy" && storage != nil && storage.ConsecutiveFailures > 0 {
+		system = "degraded" // the state a restart would find grows older
+	}
 	writeJSON(w, http.StatusOK, envelope{Data: statusJSON{
 		SystemStatus:            system,
 		OverallAvailability:     s.availability,
@@ -331,6 +335,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		LastUpdate:              jsonTime(s.at),
 		PrometheusConnectivity:  s.connectivity,
 		Discovery:               s.discovery.json(),
+		Storage:                 storage,
 	}})
 }
 

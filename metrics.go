@@ -27,6 +27,11 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.collectors()...)
 	own.MustRegister(m.bfm.collectors()...)
+	if m.store != nil {
+		saves := promexport.SaveCollector(m.saves.promStatus)
+		cs = append(cs, saves)
+		own.MustRegister(saves)
+	}
 	m.live = &liveFamilies{g: liveGatherer(own, g)}
 	m.filteredMetrics = m.newFilteredMetrics()
 	if reg != nil {

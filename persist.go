@@ -101,12 +101,15 @@ func (m *Monitor) restoreInterval(iv intervalSetting) {
 	}
 }
 
-// write writes an encoded state to the store.
-func (m *Monitor) write(ctx context.Context, data []byte) error {
+// write writes the state encoded at at to the store, and records how it
+// went.
+func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
-	if err := m.store.Save(ctx, data); err != nil {
+	err := m.store.Save(ctx, data)
+	m.saves.done(at, err)
+	if err != nil {
 		m.log.Warn("cannot save the state", "err", err)
 		return err
 	}
@@ -114,36 +117,44 @@ func (m *Monitor) write(ctx context.Context, data []byte) error {
 	return nil
 }
 
-// saver saves a Run's state. The encoding a save writes holds the cycle
-// lock, so Run takes it right after a cycle (afterCycle), an interval
-// before the next one is due: a save then never delays a cycle. The
-// saver's own goroutine writes it, and encodes one itself only when no
-// cycle came for two save intervals (a long scrape interval), so that what
-// changes between cycles (the interval, the replay cache) is still saved in
-// time. One save at a time: while one is being written, the next waits for
-// a later cycle, so a slow disk never piles up encodings.
+// saver saves a Run's state on a schedule of its own: a save falls due
+// every save interval, whenever the cycles end, so that a SIGKILL loses at
+// most the interval and the time one save takes (docs/decisions.md,
+// Storage). The encoding holds the cycle lock: a save that falls due during
+// a cycle is encoded right after it, and one that falls due between cycles
+// at once (a cycle due meanwhile waits the encoding's milliseconds). Its
+// own goroutine encodes and writes one save at a time: a save that falls
+// due while one is being written starts when that one ends, and more do
+// not pile up behind a slow disk.
 type saver struct {
 	m        *Monitor
-	states   chan []byte
-	busy     atomic.Bool  // a state is being encoded or written
-	lastCopy atomic.Int64 // unix nanoseconds, wall clock
-	lastSize atomic.Int64 // bytes of the last state: the next one's capacity
+	due      <-chan time.Time // a save falls due at each receive
+	lastSize atomic.Int64     // bytes of the last state: the next one's capacity
 	stop     context.CancelFunc
 	done     chan struct{}
 	ctx      context.Context
 }
 
-// startSaving starts the saver when there is a store; nil otherwise (its
-// methods then do nothing).
+// startSaving starts the saver when there is a store, saving every save
+// interval; nil otherwise (its methods then do nothing).
 func (m *Monitor) startSaving(ctx context.Context) *saver {
 	if m.store == nil {
 		return nil
 	}
+	t := time.NewTicker(m.saveInterval)
+	return m.startSaver(ctx, t.C, t.Stop)
+}
+
+// startSaver starts a saver that saves whenever due delivers, and calls
+// stopDue when it stops. A ticker drops the ticks its receiver is too busy
+// for, keeping one: a save that overran the interval is followed by one
+// more at once, then the schedule resumes.
+func (m *Monitor) startSaver(ctx context.Context, due <-chan time.Time, stopDue func()) *saver {
 	loopCtx, stop := context.WithCancel(ctx)
-	sv := &saver{m: m, states: make(chan []byte, 1), stop: stop, done: make(chan struct{}), ctx: ctx}
-	sv.lastCopy.Store(time.Now().UnixNano())
+	sv := &saver{m: m, due: due, stop: stop, done: make(chan struct{}), ctx: ctx}
 	go func() {
 		defer close(sv.done)
+		defer stopDue()
 		sv.loop(loopCtx)
 	}()
 	return sv
@@ -163,34 +174,21 @@ func (sv *saver) encode() []byte {
 	return data
 }
 
-// afterCycle encodes the state for the saver when a save is due and none
-// is under way.
-func (sv *saver) afterCycle() {
-	if sv == nil || time.Since(time.Unix(0, sv.lastCopy.Load())) < sv.m.saveInterval {
-		return
-	}
-	if !sv.busy.CompareAndSwap(false, true) {
-		return // the last state is still being written: this one can wait
-	}
-	sv.lastCopy.Store(time.Now().UnixNano())
-	sv.states <- sv.encode() // never blocks: busy keeps the channel empty
+// save encodes the state and writes it. The time it records for a success
+// is taken before the encoding: the state saved is at least that recent.
+func (sv *saver) save(ctx context.Context) error {
+	at := sv.m.clock.Now()
+	return sv.m.write(ctx, at, sv.encode())
 }
 
 func (sv *saver) loop(ctx context.Context) {
-	t := time.NewTicker(sv.m.saveInterval)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case data := <-sv.states:
-			_ = sv.m.write(ctx, data)
-			sv.busy.Store(false)
-		case <-t.C:
-			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval && sv.busy.CompareAndSwap(false, true) {
-				sv.lastCopy.Store(time.Now().UnixNano())
-				_ = sv.m.write(ctx, sv.encode())
-				sv.busy.Store(false)
+		case <-sv.due:
+			if ctx.Err() == nil {
+				_ = sv.save(ctx)
 			}
 		}
 	}
@@ -204,7 +202,7 @@ func (sv *saver) finish() {
 	sv.stop()
 	<-sv.done
 	// Run's ctx has ended: the last save must not be cut short by it.
-	if err := sv.m.write(context.WithoutCancel(sv.ctx), sv.encode()); err == nil {
+	if err := sv.save(context.WithoutCancel(sv.ctx)); err == nil {
 		sv.m.log.Info("state saved for the next start")
 	}
 }

@@ -53,7 +53,9 @@ func (h *minuteHistory) seen() []minuteBucket {
 }
 
 // save encodes the state and writes it to the store, as a Run's saver does.
-func (m *Monitor) save(ctx context.Context) error { return m.write(ctx, m.encodeLive(0)) }
+func (m *Monitor) save(ctx context.Context) error {
+	return m.write(ctx, m.clock.Now(), m.encodeLive(0))
+}
 
 // keptState is a as a state file keeps it: without the damper, the
 // maintenance flag or the clock's location.

@@ -61,7 +61,6 @@ func (m *Monitor) Run(ctx context.Context) error {
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
-		saver.afterCycle()
 		// Drain a change that arrived during the cycle: the timer below
 		// already uses the latest interval.
 		select {

@@ -11,10 +11,10 @@ import "github.com/availmon/availmon/hmac"
 // encodeLive returns the state a save writes, the bytes encodeState gives
 // for a copy of it, encoded into a buffer of capacity hint (the size of the
 // last save, so that it does not grow by doubling). It holds cycleMu while
-// it encodes, so the state is the one between two cycles; Run calls it
-// right after a cycle, an interval before the next one is due. Requests
-// never take cycleMu: they only wait on one app's history lock for the
-// microseconds its checks take to encode.
+// it encodes, so the state is the one between two cycles: a save that
+// falls due during a cycle waits for its end. Requests never take
+// cycleMu: they only wait on one app's history lock for the microseconds
+// its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
 	e := encoder{b: make([]byte, 0, hint)}
 	m.cycleMu.Lock()

@@ -19,7 +19,14 @@
 // of the header against the file; a file that is empty, truncated, damaged,
 // of another version, or refused by the monitor is renamed aside with a
 // timestamp (availmon.state.bad-20060102T150405.000Z), logged at warn, and the
-// monitor starts afresh.
+// monitor starts afresh. Anything there but a regular file (a FIFO, a
+// directory) is set aside the same way, and never opened in a way that
+// could wait.
+//
+// Each save holds an exclusive lock (flock) on its temporary file until it
+// ends. New removes the temporary files (availmon.state.tmp-*) that saves
+// cut short by a crash or a SIGKILL left, those whose lock nobody holds: a
+// file another live process is writing is left alone.
 //
 // One directory serves one monitor: two processes saving into the same
 // directory overwrite each other's state.

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/availmon/availmon"
@@ -47,7 +49,9 @@ type Store struct {
 
 var _ availmon.Store = (*Store)(nil)
 
-// New returns a Store for o.Dir, creating the directory if it does not exist.
+// New returns a Store for o.Dir, creating the directory if it does not
+// exist, and removes the temporary files that saves cut short by a crash
+// left there (see removeAbandoned).
 func New(o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("filestore: no directory")
@@ -68,7 +72,66 @@ func New(o Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.removeAbandoned()
 	return s, nil
+}
+
+// tempInfix follows FileName in the names of the temporary files of saves.
+const tempInfix = ".tmp-"
+
+// removeAbandoned removes the temporary files of saves that never reached
+// their rename: a process killed while it saved leaves one, as large as
+// the state, and a crash loop would fill the disk with them. Only regular
+// files named as a save names them are candidates, and only those whose
+// lock nobody holds are removed: a save holds its file's lock until it
+// ends, and the kernel releases it when the saving process dies, so a
+// file another live process is writing (a second Store on the directory,
+// an old process still saving while a new one starts) is left alone.
+func (s *Store) removeAbandoned() {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		s.log.Warn("cannot look for temporary files of earlier saves", "dir", s.dir, "err", err)
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), FileName+tempInfix) {
+			continue
+		}
+		path := filepath.Join(s.dir, e.Name())
+		switch err := removeUnlocked(path); {
+		case errors.Is(err, errInUse):
+			s.log.Info("left a temporary file that a save under way writes", "path", path)
+		case err != nil:
+			s.log.Warn("cannot remove the temporary file of an earlier save", "path", path, "err", err)
+		default:
+			s.log.Info("removed the temporary file of a save cut short", "path", path)
+		}
+	}
+}
+
+// errInUse says a temporary file's lock is held: a live save writes it.
+var errInUse = errors.New("a save is writing it")
+
+// removeUnlocked removes path while it holds its lock, unless another open
+// file holds it. The file is opened without waiting and looked at again:
+// the directory entry may have changed since it was listed.
+func removeUnlocked(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return cmp.Or(err, errors.New("not a regular file"))
+	}
+	ok, err := tryLock(f)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errInUse
+	}
+	return os.Remove(path)
 }
 
 // Path is the state file's path.
@@ -114,9 +177,9 @@ func header(data []byte) [headerSize]byte {
 // writeAtomic is the one way the state file is written: the parts one
 // after the other.
 func writeAtomic(dir, name string, parts ...[]byte) (err error) {
-	f, err := os.CreateTemp(dir, name+".tmp-*")
+	f, err := createTemp(dir, name)
 	if err != nil {
-		return fmt.Errorf("filestore: %w", err)
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -139,6 +202,18 @@ func writeAtomic(dir, name string, parts ...[]byte) (err error) {
 		return fmt.Errorf("filestore: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// createTemp creates the temporary file of a save of dir/name, locked.
+// The lock tells a Store starting meanwhile that the file is being written
+// (removeAbandoned); a file system without locks still saves.
+func createTemp(dir, name string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, name+tempInfix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("filestore: %w", err)
+	}
+	_ = lock(f)
+	return f, nil
 }
 
 // syncDir makes a rename in dir durable.
@@ -181,17 +256,26 @@ func (s *Store) Load(ctx context.Context, decode func([]byte) error) error {
 
 // read is the one way the state file is read. It trusts nothing in it.
 func (s *Store) read() ([]byte, error) {
-	f, err := os.Open(s.Path())
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// Opening a FIFO for reading waits for a writer, for ever, and no
+	// context or signal ends the wait: look at what is there first, and
+	// open without waiting in case it changed in between.
+	fi, err := os.Stat(s.Path())
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file", errBadFile)
+		return nil, fmt.Errorf("%w: not a regular file (%s)", errBadFile, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(s.Path(), os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file (%s)", errBadFile, fi.Mode().Type())
 	}
 	if fi.Size() > s.maxBytes+int64(headerSize) {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d allowed", errBadFile, fi.Size(), s.maxBytes)
