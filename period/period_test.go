@@ -251,3 +251,24 @@ func TestZeroValues(t *testing.T) {
 		t.Errorf("unit names (-want +got):\n%s", diff)
 	}
 }
+
+// TestYearsPastZoneTables covers the last day of a leap year that a zone's
+// table of changes no longer lists (Go computes those years from a rule,
+// and its ZoneBounds ends them a day early: golang/go#81583).
+func TestYearsPastZoneTables(t *testing.T) {
+	for _, name := range []string{"Europe/Berlin", "Australia/Lord_Howe", "America/New_York"} {
+		loc := zone(t, name)
+		at := utc(t, "2040-12-31T12:00:00Z")
+		p := period.Containing(period.Day, at, loc)
+		if !p.In(loc).Contains(at) {
+			t.Errorf("%s: %v does not hold %v", name, p, at)
+		}
+		n := 0
+		for range mustParse(t, "2040-12").In(loc).Split(mustStep(t, "1h"), loc) {
+			n++
+		}
+		if n != 31*24 {
+			t.Errorf("%s: December 2040 has %d hours, want %d", name, n, 31*24)
+		}
+	}
+}

@@ -67,15 +67,13 @@ func (s Step) next(t time.Time, loc *time.Location) (time.Time, bool) {
 
 // nextTick returns the first instant after t at which loc's clock shows a
 // multiple of tick seconds since midnight, or jumps forward onto or over
-// one. It walks the zone's offsets with ZoneBounds: within one offset the
-// clock runs with UTC, so the next multiple is found by arithmetic.
+// one. It walks the zone's offsets: within one offset the clock runs with
+// UTC, so the next multiple is found by arithmetic.
 func nextTick(t time.Time, tick int64, loc *time.Location) time.Time {
 	at := t.Unix() // whole seconds at or before t: every boundary is whole
 	for first := true; ; first = false {
-		z := time.Unix(at, 0).In(loc)
-		_, off := z.Zone()
-		_, end := z.ZoneBounds()
-		clock := at + int64(off)
+		off, end, ok := zoneAt(at, loc)
+		clock := at + off
 		var m int64 // the multiple the clock shows next
 		if first {
 			m = floorDiv(clock, tick)*tick + tick
@@ -88,10 +86,10 @@ func nextTick(t time.Time, tick int64, loc *time.Location) time.Time {
 			}
 			m = -floorDiv(-clock, tick) * tick // rounded up
 		}
-		if c := m - int64(off); end.IsZero() || c < end.Unix() {
+		if c := m - off; !ok || c < end {
 			return time.Unix(c, 0)
 		}
-		at = end.Unix()
+		at = end
 	}
 }
 

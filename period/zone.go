@@ -35,15 +35,34 @@ func firstAt(w int64, loc *time.Location) time.Time {
 	// less than w two days before w.
 	t := w - 2*secondsPerDay
 	for {
-		at := time.Unix(t, 0).In(loc)
-		_, off := at.Zone()
-		_, end := at.ZoneBounds()
-		c := max(w-int64(off), t)
-		if end.IsZero() || c < end.Unix() {
+		off, end, ok := zoneAt(t, loc)
+		c := max(w-off, t)
+		if !ok || c < end {
 			return time.Unix(c, 0).In(loc)
 		}
-		t = end.Unix()
+		t = end
 	}
+}
+
+// zoneAt returns loc's offset at the instant at (Unix seconds) and the
+// instant after at from which it may differ; ok is false if it never does.
+// Within [at, end) the clock runs with UTC.
+func zoneAt(at int64, loc *time.Location) (off, end int64, ok bool) {
+	z := time.Unix(at, 0).In(loc)
+	_, o := z.Zone()
+	_, e := z.ZoneBounds()
+	if e.IsZero() {
+		return int64(o), 0, false
+	}
+	end = e.Unix()
+	if end <= at {
+		// golang/go#81583: in a year past a zone's table of changes, Go
+		// ends the zone 365 days after the year's start, a day early in a
+		// leap year, and reports that end again from the year's last day.
+		// The offset holds to the end of the UTC year.
+		end = time.Date(z.UTC().Year()+1, time.January, 1, 0, 0, 0, 0, time.UTC).Unix()
+	}
+	return int64(o), end, true
 }
 
 const secondsPerDay = 24 * 60 * 60
