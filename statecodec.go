@@ -190,7 +190,9 @@ func decodeState(b []byte) (*savedState, error) {
 	d.v = v
 	s := &savedState{savedAt: time.Unix(0, d.varint())}
 	if iv := time.Duration(d.varint()); iv != 0 {
-		s.interval = &intervalSetting{d: iv, text: d.str()}
+		// Only an interval set at run time is saved, so one read back
+		// was set at run time too, and is saved again until set anew.
+		s.interval = &intervalSetting{d: iv, text: d.str(), runtime: true}
 		if d.err == nil && checkInterval(iv) != nil {
 			d.fail("interval %s out of range", iv)
 		}
