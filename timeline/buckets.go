@@ -219,4 +219,3 @@ func readBuckets(data []byte, off int, d *dayBuckets) (int, error) {
 	}
 	return off, nil
 }
-
