@@ -127,7 +127,10 @@ func (r *Record) UnmarshalBinary(data []byte) error {
 			rd.fail("removed")
 		}
 	}
-	ln := rd.uvarint("stream length", uint64(len(data)-rd.off))
+	ln := rd.uvarint("stream length", uint64(len(data)))
+	if ln > uint64(len(data)-rd.off) {
+		rd.fail("stream length")
+	}
 	if rd.err != nil {
 		return rd.err
 	}
@@ -179,7 +182,10 @@ func (rd *reader) live() *dayBuckets {
 }
 
 func (rd *reader) maint(end int64) []span {
-	cnt := rd.uvarint("maintenance count", uint64(len(rd.b)-rd.off)/2)
+	cnt := rd.uvarint("maintenance count", uint64(len(rd.b)))
+	if cnt > uint64(len(rd.b)-rd.off)/2 {
+		rd.fail("maintenance count")
+	}
 	var l []span
 	prev := end
 	for i := range cnt {

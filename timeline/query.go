@@ -188,8 +188,9 @@ func (v View) Outages(from, to time.Time) []Outage {
 	return run.close(out, lo)
 }
 
-// bad says whether the piece is bad at t (for a flapping day: whether the
-// bucket holding t has bad time).
+// bad says whether the piece is bad at t: for a flapping day, whether an
+// outage goes on into the bucket that t starts, or the bucket holding t
+// has bad time.
 func (p *piece) bad(t int64) bool {
 	if p.v != flap {
 		return p.v.bad()
@@ -197,6 +198,9 @@ func (p *piece) bad(t int64) bool {
 	k := (t - p.d.day) / bucketSec
 	if k >= nBuckets {
 		return false
+	}
+	if (t-p.d.day)%bucketSec == 0 {
+		return p.d.b[k].cont
 	}
 	bad, _, _ := p.d.b[k].badTime()
 	return bad > 0
