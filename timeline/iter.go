@@ -20,7 +20,7 @@ type pieces struct {
 	pend  bool // the segment of the token before m.off is still to come
 	phase uint8
 	d     *dayBuckets // the buckets of the pending flap token
-	buf   dayBuckets
+	buf   *dayBuckets // made when a flapping day is met: most records have none
 	pos   int64
 	mi    int
 }
@@ -47,13 +47,16 @@ func (it *pieces) next() (piece, bool) {
 				continue
 			}
 			if it.m.v1 == flap {
+				if it.buf == nil {
+					it.buf = new(dayBuckets)
+				}
 				it.buf.day, it.buf.upto = it.m.start, it.m.start+daySec
-				off, err := readBuckets(data, int(it.m.off), &it.buf)
+				off, err := readBuckets(data, int(it.m.off), it.buf)
 				if err != nil {
 					it.phase = 1
 					continue
 				}
-				it.m.off, it.d = uint32(off), &it.buf
+				it.m.off, it.d = uint32(off), it.buf
 			}
 			pend := it.pend
 			it.pend = true
@@ -96,15 +99,34 @@ type overlay struct {
 	raw      pieces
 	pf, pt   int64
 	s        State
-	rest     piece
+	rest     piece // without its buckets, which restD names: storing the
+	restD    uint8 // pointer would move every iterator to the heap
 	haveRest bool
-	buf      dayBuckets
+	buf      *dayBuckets
+}
+
+// keep holds p's part from a on, for the next call.
+func (o *overlay) keep(p piece, a int64) {
+	o.rest, o.haveRest, o.restD = piece{a, p.b, p.v, nil}, true, 0
+	switch {
+	case p.d == nil:
+	case p.d == o.raw.v.live:
+		o.restD = 2
+	default:
+		o.restD = 1
+	}
 }
 
 func (o *overlay) next() (piece, bool) {
 	var p piece
 	if o.haveRest {
 		p, o.haveRest = o.rest, false
+		switch o.restD {
+		case 1:
+			p.d = o.raw.buf
+		case 2:
+			p.d = o.raw.v.live
+		}
 	} else {
 		var ok bool
 		if p, ok = o.raw.next(); !ok {
@@ -115,28 +137,31 @@ func (o *overlay) next() (piece, bool) {
 		return p, true
 	}
 	if p.a < o.pf {
-		o.rest, o.haveRest = piece{o.pf, p.b, p.v, p.d}, true
+		o.keep(p, o.pf)
 		p.b = o.pf
 		return p, true
 	}
 	if p.b > o.pt {
-		o.rest, o.haveRest = piece{o.pt, p.b, p.v, p.d}, true
+		o.keep(p, o.pt)
 		p.b = o.pt
 	}
 	if p.v != flap {
 		p.v = mk(o.s, p.v.maint())
 		return p, true
 	}
-	o.buf = *p.d
+	if o.buf == nil {
+		o.buf = new(dayBuckets)
+	}
+	*o.buf = *p.d
 	s := o.s
 	o.buf.apply(p.a, p.b, func(v value) value { return mk(s, v.maint()) })
-	p.d = &o.buf
+	p.d = o.buf
 	return p, true
 }
 
-// start sets o at the piece that holds t, or (outage) at an earlier piece
-// that is not bad, so that an outage holding t is seen whole.
-func (v *View) start(o *overlay, t int64, outage bool) {
+// iter returns an iterator at the piece that holds t, or (outage) at an
+// earlier piece that is not bad, so that an outage holding t is seen whole.
+func (v *View) iter(t int64, outage bool) overlay {
 	i := sort.Search(len(v.idx), func(i int) bool { return v.idx[i].start > t }) - 1
 	for ; i >= 0; i-- {
 		m := v.idx[i]
@@ -145,14 +170,14 @@ func (v *View) start(o *overlay, t int64, outage bool) {
 		}
 		break
 	}
-	o.raw = pieces{v: v, pend: true}
+	o := overlay{raw: pieces{v: v, pend: true}}
 	if i >= 0 {
 		o.raw.m = v.idx[i]
 	}
-	o.haveRest = false
 	if v.projTo > v.projFrom {
 		o.pf, o.pt, o.s = v.projFrom, v.projTo, v.projState
 	}
+	return o
 }
 
 func (v *View) dataEnd() int64 {

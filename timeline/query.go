@@ -94,15 +94,7 @@ func (v View) AddSteps(sum []Totals, bounds []time.Time) {
 	}
 	i := 0
 	stepEnd := clampEnd(bounds[1].Unix())
-	var acc secs
-	flush := func() {
-		if acc != (secs{}) {
-			sum[i] = sum[i].Add(acc.totals())
-			acc = secs{}
-		}
-	}
-	var o overlay
-	v.start(&o, lo, false)
+	o := v.iter(lo, false)
 	for lo < hi {
 		p, ok := o.next()
 		if !ok {
@@ -111,19 +103,40 @@ func (v View) AddSteps(sum []Totals, bounds []time.Time) {
 		a, b := max(p.a, lo), min(p.b, hi)
 		for a < b {
 			for stepEnd <= a && i < len(sum)-1 {
-				flush()
 				i++
 				stepEnd = clampEnd(bounds[i+1].Unix())
 			}
 			e := min(b, stepEnd)
-			acc.add(&p, a, e)
+			addPiece(&sum[i], &p, a, e)
 			a = e
 		}
 		if p.b >= hi {
 			break
 		}
 	}
-	flush()
+}
+
+// addPiece adds to t the piece's time in [a, b).
+func addPiece(t *Totals, p *piece, a, b int64) {
+	if p.v != flap {
+		d := time.Duration(b-a) * time.Second
+		switch {
+		case p.v.maint():
+			t.Maintenance += d
+		case p.v == value(Up):
+			t.Up += d
+		case p.v == value(Down):
+			t.Down += d
+		case p.v == value(Partial):
+			t.Partial += d
+		default:
+			t.Unknown += d
+		}
+		return
+	}
+	var s secs
+	s.add(p, a, b)
+	*t = t.Add(s.totals())
 }
 
 // Outage is a period of bad time: down (for a location: at least one app
@@ -154,10 +167,9 @@ func (v View) Outages(from, to time.Time) []Outage {
 	var (
 		out  []Outage
 		run  outageRun
-		o    overlay
 		atHi bool // bad time goes on at hi
 	)
-	v.start(&o, lo, true)
+	o := v.iter(lo, true)
 	for {
 		p, ok := o.next()
 		if !ok {
