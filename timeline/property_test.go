@@ -17,8 +17,8 @@ import (
 // flapping days.
 func TestProperty(t *testing.T) {
 	seeds := 40
-	if testing.Short() {
-		seeds = 8
+	if testing.Short() || raceEnabled {
+		seeds = 6
 	}
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
