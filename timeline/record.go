@@ -29,7 +29,8 @@ type span struct{ a, b int64 }
 // twice the interval), and the time after that is unknown until a check or
 // Fill says otherwise. What a check observed (up or down) wins over what
 // Fill put there. Checks come in time order: a check before the last one
-// is ignored, and one in the same second replaces it.
+// is ignored, and one in the same second replaces it; so is a State other
+// than the four constants.
 func (r *Record) Check(t time.Time, s State, hold time.Duration) {
 	ts := sec(t)
 	if r.last > 0 && ts < r.last || s > Partial {
