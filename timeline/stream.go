@@ -1,0 +1,240 @@
+package timeline
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// A stream is the record's time written as changes: each token starts a
+// segment of one value that lasts until the next token. Time before the
+// first token is unknown; the last segment lasts until end, and time after
+// end is unknown too (the record keeps maintenance marked beyond end apart).
+//
+// A token is a uvarint d >= 1: the segment starts d seconds after the last
+// one and has the value the segment before the last had (an outage ending is
+// one token of two bytes or so); or a zero byte and a uvarint d<<4 | value.
+// A token whose value is flap is the whole UTC day it starts, kept as
+// buckets (appendBuckets) that follow it; the next token starts at the end
+// of that day.
+//
+// Segments are grouped by UTC day only to count changes: the day's tokens
+// are turned into buckets when there are more than ExactChangesPerDay. The
+// day being written then stays apart, in live, until the stream passes its
+// end.
+type stream struct {
+	data []byte
+	idx  []mark // the decoder's state every ~idxEvery bytes, to start reading near an instant
+	live *dayBuckets
+	end  int64
+	cur  value // the value just before end
+	tok  mark  // the decoder's state after the last token
+
+	day     int64 // the UTC day of the last token
+	dayN    int   // tokens in that day
+	dayMark mark  // the decoder's state before the day's first token
+
+	// The bytes of data, idx and live are shared with views when set:
+	// then they are never written in place, only appended to.
+	dataShared, idxShared, liveShared bool
+}
+
+// mark is a decoder's state: the offset of the next token, the start and
+// value of the last token, and the value before that.
+type mark struct {
+	start  int64
+	off    uint32
+	v1, v2 value
+}
+
+const idxEvery = 1024
+
+var errToken = errors.New("bad token")
+
+// readToken decodes the token at m.off and advances m past it (not past a
+// flap token's buckets).
+func readToken(data []byte, m *mark) error {
+	p := data[m.off:]
+	x, n := binary.Uvarint(p)
+	if n <= 0 {
+		return errToken
+	}
+	v := m.v2
+	if x == 0 {
+		y, k := binary.Uvarint(p[n:])
+		if k <= 0 {
+			return errToken
+		}
+		n += k
+		x, v = y>>4, value(y&15)
+	}
+	if x == 0 || x > uint64(maxSec-m.start) || v > flap || v == m.v1 && v != flap {
+		return errToken
+	}
+	m.start += int64(x)
+	m.off += uint32(n)
+	m.v2, m.v1 = m.v1, v
+	return nil
+}
+
+// appendToken writes a token starting at start with value v.
+func (s *stream) appendToken(start int64, v value) {
+	d := uint64(start - s.tok.start)
+	var b [binary.MaxVarintLen64 + 1]byte
+	if v == s.tok.v2 && (v != s.tok.v1 || v == flap) {
+		s.write(binary.AppendUvarint(b[:0], d)...)
+	} else {
+		s.write(binary.AppendUvarint(b[:1], d<<4|uint64(v))...)
+	}
+	s.tok.start, s.tok.v2, s.tok.v1 = start, s.tok.v1, v
+	s.tok.off = uint32(len(s.data))
+}
+
+// write appends bytes to data, growing it by an eighth at a time: records
+// are many and long-lived, so the slack of doubling would cost more than the
+// copies.
+func (s *stream) write(b ...byte) {
+	if cap(s.data)-len(s.data) < len(b) {
+		n := make([]byte, len(s.data), len(s.data)+len(b)+len(s.data)/8+16)
+		copy(n, s.data)
+		s.data, s.dataShared = n, false
+	}
+	s.data = append(s.data, b...)
+}
+
+// emit writes an exact token at start and counts it in its day; when the
+// day has too many, the day becomes buckets (live), and emit reports that.
+func (s *stream) emit(start int64, v value) (flapped bool) {
+	if d := dayOf(start); s.dayN == 0 || d != s.day {
+		s.day, s.dayN, s.dayMark = d, 0, s.tok
+	}
+	s.appendToken(start, v)
+	s.dayN++
+	if s.dayN > ExactChangesPerDay {
+		s.flapDay()
+		return true
+	}
+	s.maybeMark()
+	return false
+}
+
+// maybeMark keeps the decoder's state after the last token when the last
+// mark is idxEvery bytes behind.
+func (s *stream) maybeMark() {
+	last := uint32(0)
+	if len(s.idx) > 0 {
+		last = s.idx[len(s.idx)-1].off
+	}
+	if s.tok.off-last < idxEvery {
+		return
+	}
+	if s.idxShared {
+		s.idx = append(s.idx[:len(s.idx):len(s.idx)], s.tok)
+		s.idxShared = false
+		return
+	}
+	s.idx = append(s.idx, s.tok)
+}
+
+// flapDay turns the tokens of the current day into buckets, up to end.
+func (s *stream) flapDay() {
+	d := &dayBuckets{day: s.day, upto: s.day}
+	m := s.dayMark
+	pos, v, prev := s.day, m.v1, m.v1
+	if v == flap {
+		v, prev = value(Unknown), value(Unknown)
+	}
+	for m.off < uint32(len(s.data)) {
+		if readToken(s.data, &m) != nil {
+			break // cannot happen: the stream wrote these tokens
+		}
+		if m.start > pos {
+			d.add(pos, m.start, v, prev)
+			pos = m.start
+		}
+		prev, v = v, m.v1
+	}
+	if s.end > pos {
+		d.add(pos, s.end, v, prev)
+	}
+	d.upto, d.last = s.end, s.cur
+	s.live, s.liveShared = d, false
+	s.truncate(s.dayMark)
+	s.dayN = 0
+}
+
+// truncate drops the tokens after m, in place only if no view shares them.
+func (s *stream) truncate(m mark) {
+	if s.dataShared {
+		n := make([]byte, m.off, int(m.off)+int(m.off)/8+16)
+		copy(n, s.data)
+		s.data, s.dataShared = n, false
+	} else {
+		s.data = s.data[:m.off]
+	}
+	i := len(s.idx)
+	for i > 0 && s.idx[i-1].off > m.off {
+		i--
+	}
+	if i < len(s.idx) {
+		s.idx = s.idx[:i:i]
+		s.idxShared = false
+	}
+	s.tok = m
+}
+
+// finishLive writes the live day, complete, as a flap token.
+func (s *stream) finishLive() {
+	d := s.live
+	s.live = nil
+	s.emitFlap(d)
+}
+
+func (s *stream) emitFlap(d *dayBuckets) {
+	s.appendToken(d.day, flap)
+	var buf [nBuckets * 18]byte
+	s.write(appendBuckets(buf[:0], d)...)
+	s.tok.off = uint32(len(s.data))
+	s.day, s.dayN = d.day, 0
+	s.cur = flap
+	s.maybeMark()
+}
+
+// put writes value v over [end, b).
+func (s *stream) put(b int64, v value) {
+	for s.end < b {
+		if s.live != nil {
+			de := s.live.day + daySec
+			if s.end >= de {
+				s.finishLive()
+				continue
+			}
+			if s.liveShared {
+				c := *s.live
+				s.live, s.liveShared = &c, false
+			}
+			e := min(b, de)
+			s.live.add(s.end, e, v, s.cur)
+			s.cur, s.end = v, e
+			continue
+		}
+		if v != s.cur && s.emit(s.end, v) {
+			continue
+		}
+		s.cur, s.end = v, b
+	}
+}
+
+// putFlap writes a flapping day whose time starts at end.
+func (s *stream) putFlap(d *dayBuckets) {
+	if s.live != nil {
+		s.finishLive()
+	}
+	if d.upto == d.day+daySec {
+		s.emitFlap(d)
+		s.end = d.upto
+		return
+	}
+	c := *d
+	s.live, s.liveShared = &c, false
+	s.cur, s.end = d.last, d.upto
+}
