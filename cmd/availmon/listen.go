@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/config"
 )
 
 // listenAddrVar is the variable a configuration file can use for the

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/availmon/availmon"
-	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/config"
 )
 
 // configReadTimeout bounds the wait for the file to be read and built: a

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/availmon/availmon"
-	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/config"
 )
 
 // configMap is a directory laid out as Kubernetes mounts a ConfigMap:

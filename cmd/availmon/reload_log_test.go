@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/availmon/availmon/internal/config"
+	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/internal/promtest"
 )
 

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/filestore"
-	"github.com/availmon/availmon/internal/config"
 	"github.com/availmon/availmon/web"
 )
 

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/filestore"
-	"github.com/availmon/availmon/internal/config"
 )
 
 // openStore opens the state directory: the -storage.path flag when given,
