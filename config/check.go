@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/availmon/availmon"
 )
-
-// ErrDiscoveryFailed is CheckDiscovery's error when a rule's query failed.
-var ErrDiscoveryFailed = errors.New("a discovery query failed")
 
 // Summary counts what the configuration defines, as `availmon
 // -check-config` prints it: "2 apps (1 HTTP probe), 1 location, 1

@@ -147,7 +147,7 @@ type fileConfig struct {
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
-	ControlKeys    `yaml:",inline"`
+	controlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -221,7 +221,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
-	AppControlKeys     `yaml:",inline"`
+	appControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {

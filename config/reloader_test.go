@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
@@ -223,5 +225,89 @@ func TestReloadIntervalAloneWarnsNothing(t *testing.T) {
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &cfg); err != nil || cfg.Data.ScrapeInterval != "5s" || cfg.Data.ScrapeTimeout != "5s" {
 		t.Errorf("/api/config after the reload: %+v, %v; want interval and timeout 5s", cfg.Data, err)
+	}
+}
+
+// NewReloader needs the monitor and the configuration it runs, and its
+// metrics once per registry.
+func TestNewReloaderErrors(t *testing.T) {
+	path := writeReloadConfig(t)
+	cfg, err := Load(path, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := cfg.Options(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := availmon.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewReloader(nil, ReloaderOptions{Path: path, Running: cfg}); err == nil {
+		t.Error("no monitor: no error")
+	}
+	if _, err := NewReloader(m, ReloaderOptions{Path: path}); err == nil {
+		t.Error("no running configuration: no error")
+	}
+	reg := prometheus.NewRegistry()
+	if _, err := NewReloader(m, ReloaderOptions{Path: path, Running: cfg, Registerer: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewReloader(m, ReloaderOptions{Path: path, Running: cfg, Registerer: reg}); err == nil || !strings.Contains(err.Error(), "reload metrics") {
+		t.Errorf("second reloader on one registry: %v, want the metrics' error", err)
+	}
+}
+
+// Prepare applies the caller's overrides to every file read, so that a
+// setting the caller overrides (the binary's -storage.path) is not
+// reported as changed; a refused file sets the success gauge to 0 and a
+// good one back to 1.
+func TestReloadPrepare(t *testing.T) {
+	path := writeReloadConfig(t)
+	override := func(c *Config) { c.Storage.Path = "/var/lib/availmon" }
+	for _, prepare := range []func(*Config){nil, override} {
+		cfg, err := Load(path, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		override(cfg) // what runs
+		opts, err := cfg.Options(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := availmon.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := prometheus.NewRegistry()
+		r, err := NewReloader(m, ReloaderOptions{Path: path, Lookup: env(nil), Running: cfg, Prepare: prepare, Registerer: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := r.Reload(t.Context())
+		want := []string{"storage.path"}
+		if prepare != nil {
+			want = nil
+		}
+		if err != nil || !slices.Equal(ch.RestartNeeded, want) {
+			t.Errorf("prepare %v: RestartNeeded %q, %v; want %q", prepare != nil, ch.RestartNeeded, err, want)
+		}
+
+		good := readFile(t, path)
+		writeFile(t, path, good+"bad_key: 1\n")
+		if _, err := r.Reload(t.Context()); err == nil {
+			t.Fatal("reload of a bad file: no error")
+		}
+		if v := testutil.ToFloat64(r.ok); v != 0 {
+			t.Errorf("availmon_config_last_reload_successful %v after a refused file, want 0", v)
+		}
+		writeFile(t, path, good)
+		if _, err := r.Reload(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 2 || testutil.ToFloat64(r.ok) != 1 {
+			t.Errorf("after a good reload: %d series, %v, successful %v; want 2 and 1", n, err, testutil.ToFloat64(r.ok))
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,5 +36,50 @@ func TestStorage(t *testing.T) {
 				t.Errorf("Storage = %+v, want %+v", cfg.Storage, tc.want)
 			}
 		})
+	}
+}
+
+// OptionsWithStore keeps the state in the store as the storage section
+// says, and the verifier's replay file beside it; without a store it is
+// Options.
+func TestOptionsWithStore(t *testing.T) {
+	hmacKeys := "authentication:\n  hmac:\n    enabled: true\n    secret: " + testSecret + "\n"
+	cfg, err := Parse("t.yaml", []byte("storage:\n  save_interval: 15s\n  backfill: false\n"+hmacKeys+base()), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Storage.Path = t.TempDir()
+	store, err := cfg.Storage.Open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := cfg.OptionsWithStore(store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Store != store || opts.SaveInterval != 15*time.Second || opts.Backfill {
+		t.Errorf("Store %v, SaveInterval %s, Backfill %v; want the store, 15s, false", opts.Store, opts.SaveInterval, opts.Backfill)
+	}
+	if want := filepath.Join(filepath.Dir(store.Path()), "availmon.replay"); cfg.ReplayFile != want {
+		t.Errorf("ReplayFile %q, want %q", cfg.ReplayFile, want)
+	}
+
+	memory, err := Parse("t.yaml", []byte(base()), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts, err := memory.OptionsWithStore(nil, nil); err != nil || opts.Store != nil || memory.ReplayFile != "" {
+		t.Errorf("without a store: Store %v, ReplayFile %q, %v; want none", opts.Store, memory.ReplayFile, err)
+	}
+}
+
+// A storage directory that cannot be made is an error of Open.
+func TestStorageOpenBadDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Storage{Path: filepath.Join(file, "data")}).Open(nil); err == nil {
+		t.Error("Open under a regular file: no error")
 	}
 }
