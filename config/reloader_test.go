@@ -200,7 +200,7 @@ func TestReloadIntervalAloneWarnsNothing(t *testing.T) {
 		t.Helper()
 		b, ok := strings.CutPrefix(body, "scrape_interval: 1s\nscrape_timeout: 500ms\n")
 		if !ok {
-			t.Fatalf("writeConfig no longer starts with the interval and timeout:\n%s", body)
+			t.Fatalf("writeReloadConfig does not start with the interval and timeout:\n%s", body)
 		}
 		writeFile(t, path, "scrape_interval: "+iv+"\n"+b)
 	}

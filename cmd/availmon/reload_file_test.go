@@ -57,7 +57,7 @@ func fifo(path string) error { return syscall.Mkfifo(path, 0o600) }
 
 // The real binary reads its file through ConfigMap symlinks; a version
 // whose file is a FIFO fails its SIGHUP reloads at once with a clear error
-// (before, the reload waited in open for ever, and so did every later
+// (opening a FIFO would wait for a writer for ever, holding up every later
 // reload and SIGTERM); a good version after it reloads, and SIGTERM exits.
 func TestReloadRefusesFIFO(t *testing.T) {
 	good := readFile(t, writeConfig(t, ""))
