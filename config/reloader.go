@@ -31,6 +31,8 @@ type ReloaderOptions struct {
 	// Prepare, when set, is applied to every configuration read, before
 	// its options are built, as the caller applied it to Running: the
 	// binary's -storage.path overrides storage.path of the file there.
+	// Only what Monitor.Reconfigure reads of the options takes effect;
+	// the Authenticator and the store stay those of the start.
 	Prepare func(*Config)
 	// Logger gets a line for every reload and one for every problem of a
 	// file refused; nil discards.
