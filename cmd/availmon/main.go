@@ -13,9 +13,16 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"syscall"
+
+	// HTTP probes and Prometheus backends over HTTPS verify certificates
+	// on machines without a CA bundle (scratch, distroless): Mozilla's
+	// roots are used only where the system has none. The time zones of
+	// recurring maintenance windows load without /usr/share/zoneinfo.
+	_ "golang.org/x/crypto/x509roots/fallback"
+	_ "time/tzdata"
+
+	"github.com/availmon/availmon/internal/server"
 )
 
 // defaultGOGC is the collector's target when the environment sets no GOGC.
@@ -31,7 +38,7 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(defaultGOGC)
 	}
-	if !pprofRequested(os.Args[1:]) {
+	if !server.PprofRequested(os.Args[1:]) {
 		// Only /debug/pprof/ reads the heap profile. Sampling for it
 		// costs a stack walk per sampled allocation and a table of
 		// call stacks that only grows (1.5 MB at 10,000 apps). Go asks
@@ -42,25 +49,4 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
 	os.Exit(code)
-}
-
-// pprofRequested reports whether args turn -web.enable-pprof on, as the
-// flag package would read them. It runs before flags are parsed, so it
-// only looks for the flag itself; a bad value is run's to report.
-func pprofRequested(args []string) bool {
-	on := false
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "web.enable-pprof" {
-			continue
-		}
-		on = true
-		if hasValue {
-			on, _ = strconv.ParseBool(value)
-		}
-	}
-	return on
 }

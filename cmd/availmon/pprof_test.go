@@ -46,28 +46,3 @@ func fetch(t *testing.T, url string) (code int, ctype, body string) {
 	}
 	return res.StatusCode, res.Header.Get("Content-Type"), string(b)
 }
-
-func TestPprofRequested(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want bool
-	}{
-		{nil, false},
-		{[]string{"-config", "a.yaml"}, false},
-		{[]string{"-config", "a.yaml", "-web.enable-pprof"}, true},
-		{[]string{"--web.enable-pprof"}, true},
-		{[]string{"-web.enable-pprof=true"}, true},
-		{[]string{"-web.enable-pprof=1"}, true},
-		{[]string{"-web.enable-pprof=false"}, false},
-		{[]string{"-web.enable-pprof", "-web.enable-pprof=false"}, false},
-		{[]string{"-web.enable-pprof=false", "-web.enable-pprof"}, true},
-		{[]string{"-web.enable-pprof=maybe"}, false}, // run refuses it
-		{[]string{"--", "-web.enable-pprof"}, false},
-		{[]string{"web.enable-pprof"}, false},
-		{[]string{"-web.enable-pprofx"}, false},
-	} {
-		if got := pprofRequested(tc.args); got != tc.want {
-			t.Errorf("pprofRequested(%q) = %v, want %v", tc.args, got, tc.want)
-		}
-	}
-}

@@ -1,24 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/availmon/availmon"
-	"github.com/availmon/availmon/internal/config"
 )
 
 // configMap is a directory laid out as Kubernetes mounts a ConfigMap:
@@ -68,7 +57,7 @@ func fifo(path string) error { return syscall.Mkfifo(path, 0o600) }
 
 // The real binary reads its file through ConfigMap symlinks; a version
 // whose file is a FIFO fails its SIGHUP reloads at once with a clear error
-// (before, the reload waited in open for ever, and so did every later
+// (opening a FIFO would wait for a writer for ever, holding up every later
 // reload and SIGTERM); a good version after it reloads, and SIGTERM exits.
 func TestReloadRefusesFIFO(t *testing.T) {
 	good := readFile(t, writeConfig(t, ""))
@@ -100,113 +89,6 @@ func TestReloadRefusesFIFO(t *testing.T) {
 	if !strings.Contains(r.log.String(), "shutdown complete") {
 		t.Errorf("no shutdown complete in the log:\n%s", r.log.String())
 	}
-}
-
-// testReloader is a reloader of the file at path for a monitor built from
-// it, whose reads go through load.
-func testReloader(t *testing.T, path string, load func(string, config.LookupFunc) (*config.Config, error)) *reloader {
-	t.Helper()
-	return logReloader(t, path, load, io.Discard)
-}
-
-// logReloader is testReloader logging to w.
-func logReloader(t *testing.T, path string, load func(string, config.LookupFunc) (*config.Config, error), w io.Writer) *reloader {
-	t.Helper()
-	cfg, err := config.Load(path, noEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(w, nil))
-	opts, err := cfg.Options(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := availmon.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newReloader(path, noEnv, cfg, log, prometheus.NewRegistry())
-	r.m, r.load = m, load
-	return r
-}
-
-// A read that blocks (a file on a hung mount) fails its reload after the
-// read timeout; the reloads after it fail at once, without starting
-// another read, until it returns; a reload whose context ends returns
-// then. Once the read returns, reloads work again.
-func TestReloadBlockedRead(t *testing.T) {
-	path := writeConfig(t, "")
-	synctest.Test(t, func(t *testing.T) {
-		unblock := make(chan struct{})
-		var reads atomic.Int32 // the test reads it while the read is blocked
-		r := testReloader(t, path, func(p string, l config.LookupFunc) (*config.Config, error) {
-			reads.Add(1)
-			<-unblock
-			return config.Load(p, l)
-		})
-		if _, err := r.reload(t.Context()); err == nil || !strings.Contains(err.Error(), "did not finish within 10s") {
-			t.Errorf("reload of a blocked read: %v", err)
-		}
-		if _, err := r.reload(t.Context()); err == nil || !strings.Contains(err.Error(), "an earlier read of the file has not returned") {
-			t.Errorf("reload while the read is still blocked: %v", err)
-		}
-		if n := reads.Load(); n != 1 {
-			t.Errorf("%d reads started, want 1: a read that hangs must not pile up more", n)
-		}
-		close(unblock)
-		synctest.Wait()
-		if ch, err := r.reload(t.Context()); err != nil || ch.Apps != 2 {
-			t.Errorf("reload after the read returned = %+v, %v", ch, err)
-		}
-
-		unblock = make(chan struct{})
-		ctx, cancel := context.WithCancel(t.Context())
-		time.AfterFunc(time.Second, cancel)
-		if _, err := r.reload(ctx); !errors.Is(err, context.Canceled) {
-			t.Errorf("reload whose context ends during the read: %v, want context.Canceled", err)
-		}
-		close(unblock)
-		synctest.Wait()
-	})
-}
-
-// Reloads that come together take turns: each reads the file after the
-// one before it has applied, so none waits for ever and the last applies
-// the newest file.
-func TestReloadTurns(t *testing.T) {
-	path := writeConfig(t, "")
-	good := readFile(t, path)
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		first := true
-		r := testReloader(t, path, func(p string, l config.LookupFunc) (*config.Config, error) {
-			if first {
-				first = false
-				<-release
-			}
-			return config.Load(p, l)
-		})
-		done := make(chan availmon.ConfigChange, 1)
-		go func() {
-			ch, _ := r.reload(t.Context())
-			done <- ch
-		}()
-		synctest.Wait() // the first reads, blocked
-		writeFile(t, path, strings.Replace(good, "apps:\n", "apps:\n  - {name: extra, location: Tel Aviv, metric: 'up'}\n", 1))
-		second := make(chan availmon.ConfigChange, 1)
-		go func() {
-			ch, _ := r.reload(t.Context())
-			second <- ch
-		}()
-		synctest.Wait() // the second waits for its turn
-		close(release)
-		if ch := <-done; ch.Apps != 3 {
-			t.Errorf("first reload: %d apps", ch.Apps)
-		}
-		if ch := <-second; ch.Apps != 3 {
-			t.Errorf("second reload: %d apps", ch.Apps)
-		}
-	})
 }
 
 // SIGHUP applies the file's maintenance windows and fail_threshold to the

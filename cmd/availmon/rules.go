@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,15 +28,8 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(fs.Output(), "Usage: availmon rules [-for 5m] [-unavailable-for 10m] [-service-for 5m] [-backend-for 5m] [-save-for 10m] [-labels team,...] [-job availmon] > availmon-rules.yml\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "availmon rules: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := parseFlags(fs, args, false); !ok {
+		return code
 	}
 	if slices.ContainsFunc([]time.Duration{o.AppDownFor, o.UnavailableFor, o.ServiceFor, o.BackendFor, o.SaveFor},
 		func(d time.Duration) bool { return d <= 0 }) || o.Job == "" {

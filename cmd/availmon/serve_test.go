@@ -90,18 +90,3 @@ func TestListenPortTaken(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 1 and a message that the address is in use", code, stderr.String())
 	}
 }
-
-func TestDialAddr(t *testing.T) {
-	for in, want := range map[string]string{
-		"127.0.0.1:8080": "127.0.0.1:8080",
-		":8080":          "127.0.0.1:8080",
-		"0.0.0.0:80":     "127.0.0.1:80",
-		"[::]:9000":      "127.0.0.1:9000",
-		"[::1]:9000":     "[::1]:9000",
-		"example.com:80": "example.com:80",
-	} {
-		if got := dialAddr(in); got != want {
-			t.Errorf("dialAddr(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

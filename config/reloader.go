@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"context"
@@ -6,49 +6,75 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/availmon/availmon"
-	"github.com/availmon/availmon/internal/config"
 )
 
-// configReadTimeout bounds the wait for the file to be read and built: a
-// file on a hung NFS or FUSE mount blocks its read in the kernel for ever.
-const configReadTimeout = 10 * time.Second
+// DefaultReadTimeout is ReloaderOptions.ReadTimeout when it is 0.
+const DefaultReadTimeout = 10 * time.Second
 
-// reloader reads the configuration file again and applies it to the running
-// monitor, on SIGHUP and (with -web.enable-reload) on a signed POST
-// /-/reload. A file that does not load changes nothing: the old
-// configuration keeps running and every problem is logged with its line.
+// ReloaderOptions configure a Reloader. Running is required.
+type ReloaderOptions struct {
+	// Path is the file read again on every reload.
+	Path string
+	// Lookup supplies ${VAR} in the file, as it does to Load; nil reads
+	// the environment.
+	Lookup LookupFunc
+	// Running is the configuration the monitor was built from. A reload
+	// reports the settings that differ from it but take effect only after
+	// a restart (availmon.ConfigChange.RestartNeeded).
+	Running *Config
+	// Prepare, when set, is applied to every configuration read, before
+	// its options are built, as the caller applied it to Running: the
+	// binary's -storage.path overrides storage.path of the file there.
+	// Only what Monitor.Reconfigure reads of the options takes effect;
+	// the Authenticator and the store stay those of the start.
+	Prepare func(*Config)
+	// Logger gets a line for every reload and one for every problem of a
+	// file refused; nil discards.
+	Logger *slog.Logger
+	// Registerer, when set, gets availmon_config_last_reload_successful and
+	// availmon_config_last_reload_success_timestamp_seconds, Prometheus's
+	// own names for the same thing, so that the same alerts work.
+	Registerer prometheus.Registerer
+	// ReadTimeout bounds the wait for the file to be read and built: a
+	// file on a hung NFS or FUSE mount blocks its read in the kernel for
+	// ever. 0 means DefaultReadTimeout.
+	ReadTimeout time.Duration
+}
+
+// Reloader reads the configuration file again and applies it to a running
+// Monitor with Monitor.Reconfigure. A file that does not load changes
+// nothing: the old configuration keeps running and every problem is logged
+// with its line. Its Reload is an availmon.ReloadFunc, the one entry point
+// of every reload (SIGHUP, POST /-/reload, a watcher of the file).
 //
 // Reloads take turns: one reads and applies the file while the others
 // wait, so that the last to start applies the newest file. The read runs
-// on a goroutine of its own and the reload waits for it at most
-// readTimeout, and never longer than its ctx: a read that blocks (a hung
-// mount) fails its reload, and the reloads after it fail at once until the
-// read returns, rather than wait for ever and hold up shutdown.
-type reloader struct {
-	path   string
-	lookup config.LookupFunc
-	log    *slog.Logger
-	m      *availmon.Monitor // set once New has built it
-	// storagePath is -storage.path: it overrides the file's
-	// storage.path, so a change of that key alone changes nothing.
-	storagePath string
-	// load reads and checks the file: config.Load, replaced in tests by
-	// one that blocks as a hung mount does.
-	load        func(path string, lookup config.LookupFunc) (*config.Config, error)
+// on a goroutine of its own, and a reload waits for it at most ReadTimeout
+// and never longer than its context: a read that blocks fails its reload,
+// and the reloads after it fail at once until the read returns, rather
+// than wait for ever and hold up shutdown. That goroutine is the only one
+// a Reloader starts; it ends when the read returns.
+type Reloader struct {
+	path        string
+	lookup      LookupFunc
+	prepare     func(*Config)
+	log         *slog.Logger
+	m           *availmon.Monitor
 	readTimeout time.Duration
+	// load reads and checks the file: Load, replaced in tests by one
+	// that blocks as a hung mount does.
+	load func(path string, lookup LookupFunc) (*Config, error)
 
 	mu   sync.Mutex // guards turn; held for a few instructions, never across I/O
 	turn *turn      // the reload reading or applying, nil when none
 
-	cur         *config.Config // only the turn's owner touches it
+	cur         *Config // only the turn's owner touches it
 	ok, success prometheus.Gauge
 }
 
@@ -58,19 +84,22 @@ type turn struct {
 	free     chan struct{} // closed when the next reload may start
 	deadline time.Time     // the read is given up if not returned by then
 	// Set by the read before readDone is closed.
-	cfg  *config.Config
+	cfg  *Config
 	opts availmon.Options
 	err  error
-	// Under reloader.mu: the read has returned; its reload gave up
+	// Under Reloader.mu: the read has returned; its reload gave up
 	// waiting for it, so the read frees the turn.
 	returned, abandoned bool
 }
 
-func newReloader(path string, lookup config.LookupFunc, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer) *reloader {
-	r := &reloader{path: path, lookup: lookup, log: log, cur: settingsOf(cfg),
-		load: config.Load, readTimeout: configReadTimeout,
-		// Prometheus's own names for the same thing, so that the same
-		// alerts work.
+// NewReloader returns a Reloader of the file opts.Path for m, which was
+// built from opts.Running. It fails when the metrics cannot be registered.
+func NewReloader(m *availmon.Monitor, opts ReloaderOptions) (*Reloader, error) {
+	if m == nil || opts.Running == nil {
+		return nil, errors.New("config: NewReloader needs the Monitor and the Running configuration")
+	}
+	r := &Reloader{path: opts.Path, lookup: opts.Lookup, prepare: opts.Prepare, log: opts.Logger, m: m,
+		readTimeout: opts.ReadTimeout, load: Load, cur: settingsOf(opts.Running),
 		ok: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "availmon_config_last_reload_successful",
 			Help: "Whether the last configuration reload attempt was successful: 1 yes, 0 no.",
@@ -80,18 +109,33 @@ func newReloader(path string, lookup config.LookupFunc, cfg *config.Config, log 
 			Help: "Unix time of the last successful configuration reload (or of the start).",
 		}),
 	}
-	reg.MustRegister(r.ok, r.success)
+	if r.lookup == nil {
+		r.lookup = os.LookupEnv
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.readTimeout <= 0 {
+		r.readTimeout = DefaultReadTimeout
+	}
+	if opts.Registerer != nil {
+		for _, c := range []prometheus.Collector{r.ok, r.success} {
+			if err := opts.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("config: reload metrics: %w", err)
+			}
+		}
+	}
 	// The start counts as a successful load, as in Prometheus.
 	r.ok.Set(1)
 	r.success.SetToCurrentTime()
-	return r
+	return r, nil
 }
 
-// reload reads the file again, applies it and reports what changed. It is
-// the one entry point of every reload (SIGHUP, POST /-/reload, a watcher of
-// the file), and an availmon.ReloadFunc. It returns when ctx ends, also
-// while the file is being read.
-func (r *reloader) reload(ctx context.Context) (availmon.ConfigChange, error) {
+// Reload reads the file again, applies it and reports what changed; the
+// error joins every problem of a file refused. It logs the outcome, and
+// the settings that changed but need a restart. It returns when ctx ends,
+// also while the file is being read.
+func (r *Reloader) Reload(ctx context.Context) (availmon.ConfigChange, error) {
 	start := time.Now()
 	ch, err := r.readAndApply(ctx)
 	if err != nil {
@@ -112,7 +156,7 @@ func (r *reloader) reload(ctx context.Context) (availmon.ConfigChange, error) {
 	return ch, nil
 }
 
-func (r *reloader) readAndApply(ctx context.Context) (availmon.ConfigChange, error) {
+func (r *Reloader) readAndApply(ctx context.Context) (availmon.ConfigChange, error) {
 	t, err := r.takeTurn(ctx)
 	if err != nil {
 		return availmon.ConfigChange{}, err
@@ -126,7 +170,7 @@ func (r *reloader) readAndApply(ctx context.Context) (availmon.ConfigChange, err
 
 // takeTurn waits for the reload before this one, and starts the read of
 // the file.
-func (r *reloader) takeTurn(ctx context.Context) (*turn, error) {
+func (r *Reloader) takeTurn(ctx context.Context) (*turn, error) {
 	for {
 		r.mu.Lock()
 		t := r.turn
@@ -149,7 +193,7 @@ func (r *reloader) takeTurn(ctx context.Context) (*turn, error) {
 
 // waitTurn waits until t frees the turn. While t is reading, it waits no
 // longer than t's own deadline: a read past it is stuck.
-func (r *reloader) waitTurn(ctx context.Context, t *turn) error {
+func (r *Reloader) waitTurn(ctx context.Context, t *turn) error {
 	timer := time.NewTimer(time.Until(t.deadline))
 	defer timer.Stop()
 	select {
@@ -176,9 +220,12 @@ func (r *reloader) waitTurn(ctx context.Context, t *turn) error {
 }
 
 // read reads and builds the configuration for turn t.
-func (r *reloader) read(t *turn) {
+func (r *Reloader) read(t *turn) {
 	cfg, err := r.load(r.path, r.lookup)
 	if err == nil {
+		if r.prepare != nil {
+			r.prepare(cfg)
+		}
 		t.opts, err = cfg.Options(r.log)
 	}
 	t.cfg, t.err = cfg, err
@@ -193,7 +240,7 @@ func (r *reloader) read(t *turn) {
 
 // awaitRead waits for t's read, at most until its deadline and while ctx
 // lasts. On an error the turn is given up.
-func (r *reloader) awaitRead(ctx context.Context, t *turn) error {
+func (r *Reloader) awaitRead(ctx context.Context, t *turn) error {
 	timer := time.NewTimer(time.Until(t.deadline))
 	defer timer.Stop()
 	var err error
@@ -224,13 +271,13 @@ func (r *reloader) awaitRead(ctx context.Context, t *turn) error {
 	return err
 }
 
-func (r *reloader) release(t *turn) {
+func (r *Reloader) release(t *turn) {
 	r.mu.Lock()
 	r.freeLocked(t)
 	r.mu.Unlock()
 }
 
-func (r *reloader) freeLocked(t *turn) {
+func (r *Reloader) freeLocked(t *turn) {
 	if r.turn == t {
 		r.turn = nil
 		close(t.free)
@@ -238,13 +285,10 @@ func (r *reloader) freeLocked(t *turn) {
 }
 
 // apply applies a configuration read; only the turn's owner calls it.
-func (r *reloader) apply(cfg *config.Config, opts availmon.Options) (availmon.ConfigChange, error) {
+func (r *Reloader) apply(cfg *Config, opts availmon.Options) (availmon.ConfigChange, error) {
 	ch, err := r.m.Reconfigure(opts)
 	if err != nil {
 		return availmon.ConfigChange{}, err
-	}
-	if r.storagePath != "" {
-		cfg.Storage.Path = r.storagePath
 	}
 	ch.RestartNeeded = cfg.RestartNeeded(r.cur)
 	if cfg.Interval != r.cur.Interval {
@@ -261,26 +305,10 @@ func (r *reloader) apply(cfg *config.Config, opts availmon.Options) (availmon.Co
 // settingsOf is cfg without its apps and rules, all a reload compares
 // against: the Monitor has its own copy of them, and at 50,000 apps the
 // config's would be several megabytes kept for nothing.
-func settingsOf(cfg *config.Config) *config.Config {
+func settingsOf(cfg *Config) *Config {
 	c := *cfg
 	c.Apps, c.Discover = nil, nil
 	return &c
-}
-
-// onSIGHUP reloads on every SIGHUP until ctx ends.
-func (r *reloader) onSIGHUP(ctx context.Context) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			r.log.Info("SIGHUP received: reloading the configuration", "file", r.path)
-			r.reload(ctx) //nolint:errcheck // logged and counted by reload
-		}
-	}
 }
 
 // problemList splits a joined error into its problems.

@@ -190,8 +190,8 @@ func yamlFields(t reflect.Type) (fields map[string]reflect.Type, rest reflect.Ty
 	fields = make(map[string]reflect.Type)
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
+		if !f.IsExported() && !f.Anonymous {
+			continue // yaml decodes an unexported embedded struct, as here
 		}
 		tag := f.Tag.Get("yaml")
 		if tag == "-" {

@@ -22,8 +22,8 @@ type Controls struct {
 	Maintenance                     []availmon.MaintenanceWindow
 }
 
-// ControlKeys are the top-level keys of the controls.
-type ControlKeys struct {
+// controlKeys are the top-level keys of the controls.
+type controlKeys struct {
 	FailThreshold    *int              `yaml:"fail_threshold"`
 	SuccessThreshold *int              `yaml:"success_threshold"`
 	ExportLabels     []string          `yaml:"export_labels"`
@@ -31,8 +31,8 @@ type ControlKeys struct {
 	Maintenance      []fileMaintenance `yaml:"maintenance"`
 }
 
-// AppControlKeys are an app's keys of the controls.
-type AppControlKeys struct {
+// appControlKeys are an app's keys of the controls.
+type appControlKeys struct {
 	Labels           map[string]string `yaml:"labels"`
 	FailThreshold    *int              `yaml:"fail_threshold"`
 	SuccessThreshold *int              `yaml:"success_threshold"`

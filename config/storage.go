@@ -1,9 +1,12 @@
 package config
 
 import (
+	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/filestore"
 )
 
 // Storage is the storage section: where the state is kept across restarts
@@ -22,6 +25,43 @@ type Storage struct {
 
 // DefaultStoragePath is storage.path when the file leaves it out.
 const DefaultStoragePath = "data"
+
+// replayFileName is the file, beside the state, where the HMAC verifier
+// keeps the signatures it accepted (hmac.VerifierOptions.ReplayFile).
+const replayFileName = "availmon.replay"
+
+// Open opens the state directory s.Path, creating it when missing, and
+// logs where the state is kept. logger is given to the store; nil discards.
+func (s Storage) Open(logger *slog.Logger) (*filestore.Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := filestore.New(filestore.Options{Dir: s.Path, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("state kept in", "path", st.Path(), "save_interval", s.SaveInterval)
+	return st, nil
+}
+
+// OptionsWithStore is Options for a monitor that keeps its state in store
+// (opened with Storage.Open) as the storage section says, and the
+// signatures the HMAC verifier accepted in a file beside it (it sets
+// ReplayFile): the verifier must have them on disk before it lets a
+// request through. With a nil store it is Options.
+func (c *Config) OptionsWithStore(store *filestore.Store, logger *slog.Logger) (availmon.Options, error) {
+	if store == nil {
+		return c.Options(logger)
+	}
+	c.ReplayFile = filepath.Join(filepath.Dir(store.Path()), replayFileName)
+	opts, err := c.Options(logger)
+	if err != nil {
+		return opts, err
+	}
+	opts.Store = store
+	opts.SaveInterval, opts.Backfill = c.Storage.SaveInterval, c.Storage.Backfill
+	return opts, nil
+}
 
 type fileStorage struct {
 	Path         string `yaml:"path"`

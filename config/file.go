@@ -15,12 +15,16 @@ import (
 // memory as it is long.
 const MaxFileBytes = 64 << 20
 
-// Errors of ReadFile, wrapped with the path and the details.
+// Errors of this package, wrapped with the details; test them with
+// errors.Is. A file's own problems are *Error values instead.
 var (
-	// ErrNotRegular: the path, symlinks followed, is not a regular file.
+	// ErrNotRegular: ReadFile's path, symlinks followed, is not a
+	// regular file.
 	ErrNotRegular = errors.New("not a regular file")
-	// ErrTooLarge: the file is longer than MaxFileBytes.
+	// ErrTooLarge: ReadFile's file is longer than MaxFileBytes.
 	ErrTooLarge = errors.New("file too large")
+	// ErrDiscoveryFailed: CheckDiscovery found a rule whose query failed.
+	ErrDiscoveryFailed = errors.New("a discovery query failed")
 )
 
 // ReadFile reads the configuration file at path. It follows symlinks

@@ -47,8 +47,8 @@ type Config struct {
 	AllowUnauthenticatedWrites bool
 	// ReplayFile is where the HMAC verifier keeps the signatures it
 	// accepted (hmac.VerifierOptions.ReplayFile). It is no key of the file:
-	// the binary sets it in the storage directory, and leaves it empty
-	// when it only checks the configuration.
+	// OptionsWithStore sets it beside the state; empty, the verifier keeps
+	// them in memory only.
 	ReplayFile string
 	// WSOriginPatterns is websocket.allowed_origins: hosts of browser
 	// pages of other origins that may open /api/ws.
@@ -147,7 +147,7 @@ type fileConfig struct {
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
-	ControlKeys    `yaml:",inline"`
+	controlKeys    `yaml:",inline"`
 }
 
 type fileWebSocket struct {
@@ -221,7 +221,7 @@ type fileApp struct {
 	ResponseTimeMetric string    `yaml:"response_time_metric"`
 	Prometheus         string    `yaml:"prometheus"`
 	HTTP               *fileHTTP `yaml:"http"`
-	AppControlKeys     `yaml:",inline"`
+	appControlKeys     `yaml:",inline"`
 }
 
 type fileHTTP struct {
