@@ -195,11 +195,12 @@ type Options struct {
 	// Registerer the monitor registered on may also be the Gatherer: the
 	// answer is the same, but gathering it collects every app again.)
 	Gatherer prometheus.Gatherer
-	// RegisterHTTPMetrics has Registerer receive http_requests_total
-	// {method,path,status} as well. It is off by default: the program that
-	// embeds the monitor usually counts its own requests under that name
-	// with labels of its own (promhttp's code and handler), and a registry
-	// holds one family of a name. The handler's /metrics serves it anyway.
+	// RegisterHTTPMetrics has Registerer receive the monitor's
+	// http_requests_total{method,path,status} as well. It is off by
+	// default: the program that embeds the monitor usually counts its own
+	// requests under that name with labels of its own (promhttp's code and
+	// handler), and a registry holds one family of a name. The handler's
+	// /metrics serves it either way.
 	RegisterHTTPMetrics bool
 
 	// Authenticator, when set, must accept a request before it may change
