@@ -188,7 +188,8 @@ type Options struct {
 	// Clock tells the time; nil means the system clock.
 	Clock Clock
 	// Registerer, when set, also receives the monitor's metric families
-	// (they are always served by the handler's /metrics). Two monitors on
+	// (they are always served by the handler's /metrics), all but
+	// http_requests_total unless RegisterHTTPMetrics. Two monitors on
 	// one Registerer must be told apart, e.g. with
 	// prometheus.WrapRegistererWith.
 	Registerer prometheus.Registerer
@@ -199,6 +200,13 @@ type Options struct {
 	// Registerer the monitor registered on may also be the Gatherer: the
 	// answer is the same, but gathering it collects every app again.)
 	Gatherer prometheus.Gatherer
+	// RegisterHTTPMetrics has Registerer receive the monitor's
+	// http_requests_total{method,path,status} as well. It is off by
+	// default: the program that embeds the monitor usually counts its own
+	// requests under that name with labels of its own (promhttp's code and
+	// handler), and a registry holds one family of a name. The handler's
+	// /metrics serves it either way.
+	RegisterHTTPMetrics bool
 
 	// Authenticator, when set, must accept a request before it may change
 	// anything (POST /api/scrape-interval, the maintenance writes, POST
@@ -451,7 +459,7 @@ func New(opts Options) (*Monitor, error) {
 		m.restore(context.Background())
 	}
 	m.publish(m.started, m.events.cursor())
-	if err := m.initMetrics(opts.Registerer, opts.Gatherer); err != nil {
+	if err := m.initMetrics(&opts); err != nil {
 		return nil, err
 	}
 	return m, nil

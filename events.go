@@ -30,7 +30,7 @@ type Event struct {
 	// status_update
 	App, Location  string
 	Status         Status
-	PreviousStatus Status // empty on an app's first check
+	PreviousStatus Status // empty on an app's first check, and in a subscription's first state of an app
 
 	// config_update: Interval and PreviousInterval when the interval
 	// changed; Change when apps, locations or backends did (Reconfigure,

@@ -11,8 +11,8 @@ import (
 )
 
 // initMetrics creates the monitor's exporter on a registry of its own, and
-// on reg too when the caller gives one.
-func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) error {
+// registers its families on o.Registerer too when the caller gives one.
+func (m *Monitor) initMetrics(o *Options) error {
 	m.exp = promexport.New(promexport.Options{
 		Snapshot:     func() *promexport.Snapshot { return m.snap.Load().promSnapshot() },
 		Interval:     m.Interval,
@@ -21,25 +21,58 @@ func (m *Monitor) initMetrics(reg prometheus.Registerer, g prometheus.Gatherer) 
 	for _, b := range m.plan.backends {
 		m.exp.InitTarget(b.Name)
 	}
-	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
-	cs = append(cs, m.bfm.collectors()...)
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.collectors()...)
 	own.MustRegister(m.bfm.collectors()...)
+	var saves prometheus.Collector
 	if m.store != nil {
-		saves := promexport.SaveCollector(m.saves.promStatus)
-		cs = append(cs, saves)
+		saves = promexport.SaveCollector(m.saves.promStatus)
 		own.MustRegister(saves)
 	}
-	m.live = &liveFamilies{g: liveGatherer(own, g)}
+	m.live = &liveFamilies{g: liveGatherer(own, o.Gatherer)}
 	m.filteredMetrics = m.newFilteredMetrics()
-	if reg != nil {
-		for _, c := range cs {
-			if err := reg.Register(c); err != nil {
-				return fmt.Errorf("availmon: registering metrics: %w", err)
-			}
+	if o.Registerer == nil {
+		return nil
+	}
+	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
+	cs = append(cs, m.bfm.collectors()...)
+	if saves != nil {
+		cs = append(cs, saves)
+	}
+	var requests prometheus.Collector
+	if o.RegisterHTTPMetrics {
+		requests = m.exp.Requests()
+	}
+	return registerAll(o.Registerer, cs, requests)
+}
+
+// registerAll registers cs, and requests unless nil, on reg: all of them
+// or, with an error that names the option to change, none, so that the
+// caller may call New again with other Options.
+func registerAll(reg prometheus.Registerer, cs []prometheus.Collector, requests prometheus.Collector) error {
+	var done []prometheus.Collector
+	undo := func() {
+		for _, c := range done {
+			reg.Unregister(c)
 		}
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			undo()
+			return fmt.Errorf("availmon: registering metrics on Options.Registerer: %w (a family of the same name is there, "+
+				"such as another monitor's: give each monitor labels of its own with prometheus.WrapRegistererWith)", err)
+		}
+		done = append(done, c)
+	}
+	if requests == nil {
+		return nil
+	}
+	if err := reg.Register(requests); err != nil {
+		undo()
+		return fmt.Errorf("availmon: registering %s on Options.Registerer: %w (the registry has its own, "+
+			"such as the program's request counter: leave Options.RegisterHTTPMetrics false; "+
+			"the handler's /metrics serves the monitor's anyway)", promexport.NameHTTPRequests, err)
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 				o.Authenticator = v
 				o.ProtectReads = true
 				o.Registerer = reg
+				o.RegisterHTTPMetrics = true
 			})
 			tm.scrape(t)
 			srv := httptest.NewServer(mt.mount(tm.Handler()))

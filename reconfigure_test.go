@@ -323,14 +323,19 @@ func TestReconfigureWS(t *testing.T) {
 	if d := cmp.Diff(want, msg); d != "" {
 		t.Errorf("config_update (-want +got):\n%s", d)
 	}
-	// A new client's snapshot has the new set.
+	// A new client's snapshot has the new set's apps that have a state; the
+	// added one, not checked yet, comes with its first check.
 	c2 := dialWS(t, srv, "/api/ws", nil)
 	var got []string
-	for range 3 {
+	for range 2 {
 		got = append(got, readMsg(t, c2)["data"].(map[string]any)["app"].(string))
 	}
-	if d := cmp.Diff([]string{"checkout", "billing", "payments"}, got); d != "" {
+	if d := cmp.Diff([]string{"checkout", "billing"}, got); d != "" {
 		t.Errorf("snapshot after the change (-want +got):\n%s", d)
+	}
+	tm.scrape(t)
+	if d := cmp.Diff(statusMsg(t0, "payments", "Frankfurt", "unavailable", nil), readMsg(t, c2)); d != "" {
+		t.Errorf("after the next cycle (-want +got):\n%s", d)
 	}
 }
 

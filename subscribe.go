@@ -51,8 +51,10 @@ func (f eventFilter) pass(e *Event) bool {
 // Subscribe follows the monitor's events, as /api/ws does: first one
 // status_update per app (passing f) with its current state, then every event
 // after the snapshot that state came from, in order. Nothing is lost or
-// repeated between the two parts. The current state of an app not checked
-// yet is "unavailable" with the snapshot's time.
+// repeated between the two parts. An app not checked yet (before the first
+// cycle, or added since the last) has no state to tell: its first event is
+// its first check. So an app's first event has no PreviousStatus, and every
+// later one has the Status of the one before.
 //
 // The sequence ends after the shutdown system_event of Run, when ctx ends
 // (yielding ctx's error), or, if the loop body takes so long that more than
@@ -78,10 +80,15 @@ func (m *Monitor) Subscribe(ctx context.Context, f EventFilter) iter.Seq2[Event,
 func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *Event, msg []byte) bool) error {
 	s := m.snap.Load()
 	for i := range s.apps {
+		if !s.apps[i].checked() {
+			// No check has given it a status yet: its first check is its
+			// first event, whose previous status is rightly none.
+			continue
+		}
 		a := &s.p.apps[i]
 		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheckTime(), App: a.Name, Location: a.Location, Status: s.apps[i].status()}
-		if ev.Time.IsZero() {
-			ev.Time = s.at
+		if ev.Time.IsZero() { // a check that carried no time
+			ev.Time = s.made
 		}
 		if filter.pass(&ev) && !yield(&ev, nil) {
 			return errStopped

@@ -121,8 +121,39 @@ func TestSubscribeFilter(t *testing.T) {
 	}
 }
 
+// Before the first cycle no status is known, so a subscriber is told
+// nothing of the apps yet; the first event of an app is its first check, at
+// that check's time, without a previous status.
+func TestSubscribeBeforeFirstCycle(t *testing.T) {
+	tm := newTestMonitor(t)
+	tm.src.Set("checkout", StatusUp, 0)
+
+	// A subscription whose context has ended yields what the monitor has
+	// to tell at once, then the context's error.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for ev, err := range tm.Subscribe(ended, EventFilter{}) {
+		if err == nil {
+			t.Errorf("before the first cycle: %+v; want no event until a check has produced a status", ev)
+		}
+	}
+
+	next, _ := pull(t, context.Background(), tm.Monitor, EventFilter{Apps: []string{"checkout"}})
+	tm.clock.Advance(time.Minute)
+	tm.scrape(t)
+	ev, err := next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Event{Type: EventStatusUpdate, Time: tm.clock.Now(), App: "checkout", Location: "Tel Aviv", Status: StatusUp}
+	if diff := cmp.Diff(want, ev); diff != "" {
+		t.Errorf("first event (-want +got):\n%s", diff)
+	}
+}
+
 // A subscriber that starts while cycles commit sees each change exactly
-// once: every event's previous status is the status before it.
+// once: every event's previous status is the status before it, and the
+// first event of the app has none.
 func TestSubscribeNoGapNoRepeat(t *testing.T) {
 	tm := newTestMonitor(t, bigEventBuffer)
 	defer flipWhileTesting(t, tm, "checkout")()
@@ -137,10 +168,7 @@ func TestSubscribeNoGapNoRepeat(t *testing.T) {
 			if ev.Type != EventStatusUpdate {
 				continue // backend_connected after the first cycle
 			}
-			// An app's first check has no previous status; the snapshot
-			// before it shows the app unavailable.
-			firstCheck := n == 1 && prev == StatusUnavailable && ev.PreviousStatus == ""
-			if n > 0 && !firstCheck && ev.PreviousStatus != prev {
+			if ev.PreviousStatus != prev {
 				t.Fatalf("after %v came a change from %v to %v: an event was lost or repeated", prev, ev.PreviousStatus, ev.Status)
 			}
 			prev = ev.Status

@@ -6,7 +6,10 @@
 // cycle timings) are computed at collection time from the latest Snapshot as
 // const metrics, so the monitor's state never lives in Prometheus objects.
 // The request and scrape families are ordinary instruments that the monitor
-// feeds as it works. The package never touches the default registry:
+// feeds as it works. http_requests_total has a collector of its own
+// (Requests), apart from the Exporter, as the program around the monitor
+// often has a family of that name. The package never touches the default
+// registry:
 //
 //	exp := promexport.New(promexport.Options{Snapshot: current, Interval: interval})
 //	reg := prometheus.NewRegistry()

@@ -67,7 +67,10 @@ type Options struct {
 }
 
 // Exporter collects availmon's metric families. Register it on a
-// prometheus.Registerer; it may be registered on several.
+// prometheus.Registerer; it may be registered on several. It collects every
+// family but http_requests_total, which Requests collects: a program that
+// embeds the monitor usually counts its own requests under that name, with
+// labels of its own, and one registry cannot hold both.
 type Exporter struct {
 	snapshot func() *Snapshot
 	interval func() time.Duration
@@ -194,11 +197,13 @@ func (e *Exporter) ObserveRequest(method, route string, status int) {
 	e.httpRequests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 }
 
+// Requests returns a collector of http_requests_total alone.
+func (e *Exporter) Requests() prometheus.Collector { return e.httpRequests }
+
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	e.scrapeDuration.Describe(ch)
 	e.scrapeErrors.Describe(ch)
-	e.httpRequests.Describe(ch)
 	for _, d := range append(e.snapshotDescs(), e.intervalDesc) {
 		ch <- d
 	}
@@ -215,12 +220,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collectSnapshot(s, ch)
 }
 
-// collectLive sends the families that change between snapshots: counters
-// of requests and the interval.
+// collectLive sends the families that change between snapshots, but for
+// http_requests_total: the scrape counters and the interval.
 func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	e.scrapeDuration.Collect(ch)
 	e.scrapeErrors.Collect(ch)
-	e.httpRequests.Collect(ch)
 	ch <- prometheus.MustNewConstMetric(e.intervalDesc, prometheus.GaugeValue, e.interval().Seconds())
 }
 

@@ -126,8 +126,14 @@ availmon_scrape_errors_total{target="main"} 1
 http_requests_total{method="GET",path="/api/apps/{name}",status="404"} 2
 http_requests_total{method="other",path="unmatched",status="405"} 1
 `
-	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "availmon_scrape_errors_total", "http_requests_total"); err != nil {
+	if err := testutil.CollectAndCompare(e.Live(), strings.NewReader(want), "availmon_scrape_errors_total", "http_requests_total"); err != nil {
 		t.Error(err)
+	}
+	if got := testutil.CollectAndCount(e, "http_requests_total"); got != 0 {
+		t.Errorf("the Exporter collects %d http_requests_total series, want none: Requests has them", got)
+	}
+	if got := testutil.CollectAndCount(e.Requests(), "http_requests_total"); got != 2 {
+		t.Errorf("Requests collects %d http_requests_total series, want 2", got)
 	}
 	if got := testutil.CollectAndCount(e, "availmon_scrape_duration_seconds"); got != 2 {
 		t.Errorf("availmon_scrape_duration_seconds has %d series, want 2 (idle, main)", got)
@@ -138,12 +144,14 @@ func TestLint(t *testing.T) {
 	e := newExporter(knownSnapshot())
 	e.ObserveScrape("main", time.Millisecond, nil)
 	e.ObserveRequest("GET", "/health", 200)
-	problems, err := testutil.CollectAndLint(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	for _, c := range []prometheus.Collector{e, e.Requests()} {
+		problems, err := testutil.CollectAndLint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("lint: %s: %s", p.Metric, p.Text)
+		}
 	}
 }
 

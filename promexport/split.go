@@ -11,7 +11,8 @@ import (
 // ones change between snapshots (request counters, the interval) and are
 // small: gather them per scrape (Live).
 
-// Live returns a collector of the Exporter's live families only.
+// Live returns a collector of the Exporter's live families only,
+// http_requests_total included.
 func (e *Exporter) Live() prometheus.Collector { return liveCollector{e} }
 
 type liveCollector struct{ e *Exporter }
@@ -23,7 +24,10 @@ func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.e.intervalDesc
 }
 
-func (c liveCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectLive(ch) }
+func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
+	c.e.collectLive(ch)
+	c.e.httpRequests.Collect(ch)
+}
 
 // GatherSnapshot gathers the families of s, sorted by name as a registry
 // gathers them.

@@ -334,7 +334,11 @@ func TestBinary(t *testing.T) {
 		t.Errorf("-version printed %q (%v), want the linked-in version", out, err)
 	}
 
-	cmd := exec.Command(bin, "-config", writeConfig(t, ""), "-listen", "127.0.0.1:0", "-storage.path", t.TempDir())
+	// An app that is up, so that availmon_up has a series.
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer healthy.Close()
+	extra := "  - name: orders\n    location: Tel Aviv\n    http:\n      url: " + healthy.URL + "\n"
+	cmd := exec.Command(bin, "-config", writeConfig(t, extra), "-listen", "127.0.0.1:0", "-storage.path", t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -381,6 +385,16 @@ func TestBinary(t *testing.T) {
 	for _, family := range []string{"availmon_apps{", "availmon_backend_connected{", "go_goroutines ", "process_cpu_seconds_total ", "http_requests_total{"} {
 		if !strings.Contains(metrics, "\n"+family) {
 			t.Errorf("/metrics has no %s sample", strings.TrimRight(family, "{ "))
+		}
+	}
+	if !strings.Contains(metrics, "\n"+`availmon_up{app="orders",location="Tel Aviv"} 1`+"\n") {
+		t.Error("/metrics has no availmon_up sample for the app that is up")
+	}
+	// The interface's families, by the interface's names and types.
+	for _, family := range []string{"availmon_up gauge", "availmon_scrape_duration_seconds histogram",
+		"availmon_scrape_errors_total counter", "http_requests_total counter"} {
+		if !strings.Contains(metrics, "\n# TYPE "+family+"\n") {
+			t.Errorf("/metrics lacks # TYPE %s", family)
 		}
 	}
 
