@@ -126,7 +126,7 @@ type saver struct {
 	m        *Monitor
 	states   chan []byte
 	busy     atomic.Bool  // a state is being encoded or written
-	lastCopy atomic.Int64 // unix nanoseconds, wall clock
+	lastCopy atomic.Int64 // unix nanoseconds, on the monitor's timers
 	lastSize atomic.Int64 // bytes of the last state: the next one's capacity
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -141,7 +141,7 @@ func (m *Monitor) startSaving(ctx context.Context) *saver {
 	}
 	loopCtx, stop := context.WithCancel(ctx)
 	sv := &saver{m: m, states: make(chan []byte, 1), stop: stop, done: make(chan struct{}), ctx: ctx}
-	sv.lastCopy.Store(time.Now().UnixNano())
+	sv.copied()
 	go func() {
 		defer close(sv.done)
 		sv.loop(loopCtx)
@@ -166,18 +166,26 @@ func (sv *saver) encode() []byte {
 // afterCycle encodes the state for the saver when a save is due and none
 // is under way.
 func (sv *saver) afterCycle() {
-	if sv == nil || time.Since(time.Unix(0, sv.lastCopy.Load())) < sv.m.saveInterval {
+	if sv == nil || sv.sinceCopy() < sv.m.saveInterval {
 		return
 	}
 	if !sv.busy.CompareAndSwap(false, true) {
 		return // the last state is still being written: this one can wait
 	}
-	sv.lastCopy.Store(time.Now().UnixNano())
+	sv.copied()
 	sv.states <- sv.encode() // never blocks: busy keeps the channel empty
 }
 
+// copied notes that a state was encoded for a save now.
+func (sv *saver) copied() { sv.lastCopy.Store(sv.m.timers.Now().UnixNano()) }
+
+// sinceCopy is the time since a state was last encoded for a save.
+func (sv *saver) sinceCopy() time.Duration {
+	return sv.m.timers.Now().Sub(time.Unix(0, sv.lastCopy.Load()))
+}
+
 func (sv *saver) loop(ctx context.Context) {
-	t := time.NewTicker(sv.m.saveInterval)
+	t := sv.m.timers.NewTimer(sv.m.saveInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -186,9 +194,10 @@ func (sv *saver) loop(ctx context.Context) {
 		case data := <-sv.states:
 			_ = sv.m.write(ctx, data)
 			sv.busy.Store(false)
-		case <-t.C:
-			if time.Since(time.Unix(0, sv.lastCopy.Load())) >= 2*sv.m.saveInterval && sv.busy.CompareAndSwap(false, true) {
-				sv.lastCopy.Store(time.Now().UnixNano())
+		case <-t.C():
+			t.Reset(sv.m.saveInterval)
+			if sv.sinceCopy() >= 2*sv.m.saveInterval && sv.busy.CompareAndSwap(false, true) {
+				sv.copied()
 				_ = sv.m.write(ctx, sv.encode())
 				sv.busy.Store(false)
 			}

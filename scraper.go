@@ -26,15 +26,15 @@ func (m *Monitor) Run(ctx context.Context) error {
 	}
 	m.stopping.Store(false)
 	m.runFrom.Store(m.events.cursor())
-	m.progress.Store(m.clock.Now().UnixNano())
+	m.markProgress()
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	saver := m.startSaving(ctx)
 	stopBackfill := m.startBackfill(ctx)
-	timer := time.NewTimer(0)
+	timer := m.timers.NewTimer(0)
 	defer timer.Stop()
-	var last time.Time // when the last cycle started, by the wall clock
+	var last time.Time // when the last cycle started, on m.timers
 	for {
 		select {
 		case <-ctx.Done():
@@ -53,11 +53,11 @@ func (m *Monitor) Run(ctx context.Context) error {
 		case <-m.intervalChanged:
 			// Reschedule from the start of the last cycle with the new interval.
 			timer.Stop()
-			timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+			timer.Reset(m.untilNext(last))
 			continue
-		case <-timer.C:
+		case <-timer.C():
 		}
-		last = time.Now()
+		last = m.timers.Now()
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
@@ -68,8 +68,20 @@ func (m *Monitor) Run(ctx context.Context) error {
 		case <-m.intervalChanged:
 		default:
 		}
-		timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+		timer.Reset(m.untilNext(last))
 	}
+}
+
+// untilNext is the wait for the next cycle after one that started at last,
+// on m.timers.
+func (m *Monitor) untilNext(last time.Time) time.Duration {
+	return max(0, last.Add(m.Interval()).Sub(m.timers.Now()))
+}
+
+// markProgress tells /health the loop is moving (Monitor.stalled).
+func (m *Monitor) markProgress() {
+	now := m.timers.Now()
+	m.progress.Store(&now)
 }
 
 // Scrape runs one check cycle now and publishes its result. Run calls it on
@@ -124,7 +136,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	m.logFailures(p, out)
 	end := m.clock.Now()
 	m.commit(p, start, end, out)
-	m.progress.Store(end.UnixNano())
+	m.markProgress()
 	m.log.Debug("check cycle done", "apps", len(p.apps), "duration", end.Sub(start))
 	return nil
 }
