@@ -345,7 +345,7 @@ type Monitor struct {
 	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
 	running   atomic.Bool
 	stopping  atomic.Bool
-	runFrom   atomic.Uint64 // event sequence number when Run last started
+	runFrom   atomic.Uint64             // event sequence number when Run last started
 	progress  atomic.Pointer[time.Time] // Run's start or last cycle end, on timers
 
 	filteredMetrics http.Handler // serves /metrics?name[]=...
