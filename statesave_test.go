@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,59 +72,41 @@ func TestEncodeLiveMatchesCopyFresh(t *testing.T) {
 // behind a slow store: cycles that end meanwhile skip theirs, and the next
 // cycle after the write saves again.
 func TestSaverOneAtATime(t *testing.T) {
-	st := &slowStore{release: make(chan struct{})}
-	tm := newTestMonitor(t, func(o *Options) { o.Store, o.SaveInterval = st, time.Millisecond })
+	st := &memStore{}
+	release := make(chan struct{})
+	var started atomic.Int32
+	st.OnSave(func(ctx context.Context, _ []byte) error { // a slow disk
+		started.Add(1)
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	tm := newTestMonitor(t, func(o *Options) { o.Store, o.SaveInterval = st, time.Minute })
 	tm.scrape(t)
 	sv := tm.startSaving(t.Context())
 	afterCycles := func(n int) {
 		for range n {
-			time.Sleep(2 * time.Millisecond) // a save interval: not a measurement
+			tm.clock.Advance(time.Minute) // a save interval
 			sv.afterCycle()
 		}
 	}
 	afterCycles(1)
-	waitFor(t, "a save under way", func() bool { return st.started.Load() == 1 })
+	waitFor(t, "a save under way", func() bool { return started.Load() == 1 })
 	afterCycles(20)
-	if n := st.started.Load(); n != 1 {
+	if n := started.Load(); n != 1 {
 		t.Errorf("%d saves started while the first was being written, want 1", n)
 	}
-	close(st.release)
-	waitFor(t, "the next cycle's save", func() bool { afterCycles(1); return st.started.Load() >= 2 })
+	close(release)
+	waitFor(t, "the next cycle's save", func() bool { afterCycles(1); return started.Load() >= 2 })
 	sv.finish()
-	got, err := decodeState(st.last())
+	got, err := decodeState(st.Data())
 	if err != nil {
 		t.Fatalf("the last save does not decode: %v", err)
 	}
 	if len(got.apps) != 3 || len(got.apps[0].history) != 1 {
 		t.Errorf("the last save holds %d apps, the first with %d checks; want 3 apps of 1 check", len(got.apps), len(got.apps[0].history))
 	}
-}
-
-// slowStore is a Store whose saves wait until release is closed.
-type slowStore struct {
-	release chan struct{}
-	started atomic.Int32
-	mu      sync.Mutex
-	data    []byte
-}
-
-func (s *slowStore) Load(context.Context, func([]byte) error) error { return nil }
-
-func (s *slowStore) Save(ctx context.Context, data []byte) error {
-	s.started.Add(1)
-	select {
-	case <-s.release:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.data = bytes.Clone(data)
-	return nil
-}
-
-func (s *slowStore) last() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.data
 }

@@ -9,7 +9,8 @@ import (
 	"sync"
 )
 
-// Store keeps one state in memory, as a Store of availmon.
+// Store keeps one state in memory, as a Store of availmon. The zero value
+// is an empty store.
 type Store struct {
 	mu       sync.Mutex
 	data     []byte
@@ -18,12 +19,12 @@ type Store struct {
 	loadErr  error
 	saveErr  error
 	onSave   func(ctx context.Context, data []byte) error
-	changed  chan struct{} // closed when a save succeeds
+	changed  chan struct{} // closed when a save succeeds; nil until waited on
 }
 
 // New returns a store whose first Load finds data; nil is nothing saved.
 func New(data []byte) *Store {
-	return &Store{data: bytes.Clone(data), changed: make(chan struct{})}
+	return &Store{data: bytes.Clone(data)}
 }
 
 // Load hands the state to decode; nothing when none was saved. A state
@@ -66,8 +67,10 @@ func (s *Store) Save(ctx context.Context, data []byte) error {
 	defer s.mu.Unlock()
 	s.data = bytes.Clone(data)
 	s.saves++
-	close(s.changed)
-	s.changed = make(chan struct{})
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return nil
 }
 
@@ -124,6 +127,9 @@ func (s *Store) OnSave(f func(ctx context.Context, data []byte) error) {
 func (s *Store) WaitSaves(ctx context.Context, n int) error {
 	for {
 		s.mu.Lock()
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
 		saves, changed := s.saves, s.changed
 		s.mu.Unlock()
 		if saves >= n {
