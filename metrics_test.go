@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 func newMetricsMonitor(t *testing.T, reg prometheus.Registerer) *availmon.Monitor {
@@ -33,7 +34,7 @@ func newMetricsMonitor(t *testing.T, reg prometheus.Registerer) *availmon.Monito
 			}
 			return availmon.Result{Status: availmon.StatusUnavailable}
 		}),
-		Clock:      fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock:      availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		Registerer: reg,
 	})
 	if err != nil {
