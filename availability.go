@@ -196,7 +196,9 @@ type Options struct {
 	LogLevel slog.Level
 	// Logger receives the monitor's logs; nil discards them.
 	Logger *slog.Logger
-	// Clock tells the time; nil means the system clock.
+	// Clock tells the time; nil means the system clock. A Clock that is
+	// also a TimerClock schedules the cycles, the health deadline, the
+	// saves and the backfill's retries (see Clock).
 	Clock Clock
 	// Registerer, when set, also receives the monitor's metric families
 	// (they are always served by the handler's /metrics). Two monitors on

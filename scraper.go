@@ -19,7 +19,8 @@ var ErrAlreadyRunning = errors.New("availmon: monitor is already running")
 // stopped and /api/ws clients have been sent the shutdown event and closed
 // (waiting at most Options.WSWriteTimeout for them); no goroutine it started
 // outlives it. A cycle that takes longer than the interval delays the next
-// one rather than overlapping it.
+// one rather than overlapping it. The interval is measured on the Clock
+// when it is a TimerClock, on Go's timers otherwise.
 func (m *Monitor) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
