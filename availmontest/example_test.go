@@ -84,3 +84,36 @@ func get(url string, v any) {
 		panic(err)
 	}
 }
+
+// A script per app: each check takes the next result, and the last one
+// repeats.
+func ExampleSource_Set() {
+	src := availmontest.NewSource()
+	src.Set("checkout", availmon.Result{Status: availmon.StatusUp}, availmon.Result{Status: availmon.StatusDown})
+	apps := []availmon.App{{Name: "checkout"}, {Name: "search"}}
+	for range 3 {
+		rs, _ := src.Check(context.Background(), apps)
+		fmt.Println(rs[0].Status, rs[1].Status)
+	}
+	fmt.Println(src.Calls())
+	// Output:
+	// up unavailable
+	// down unavailable
+	// down unavailable
+	// [[checkout search] [checkout search] [checkout search]]
+}
+
+// Timers fire when the clock reaches them; setting the clock (Step) is
+// not time passing.
+func ExampleClock_Advance() {
+	clock := availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	t := clock.NewTimer(time.Minute)
+	clock.Step(time.Hour) // an operator sets the clock an hour ahead
+	clock.Advance(30 * time.Second)
+	fmt.Println(clock.Now().Format(time.TimeOnly), "timers set:", clock.Timers())
+	clock.Advance(30 * time.Second)
+	fmt.Println((<-t.C()).Format(time.TimeOnly), "timers set:", clock.Timers())
+	// Output:
+	// 13:00:30 timers set: 1
+	// 13:01:00 timers set: 0
+}
