@@ -123,12 +123,23 @@ type Backend struct {
 	BatchSize int
 }
 
-// Clock tells the time. Tests substitute a fake one. A Clock may also have
-// a method Elapsed(from, to time.Time) time.Duration that tells the real
-// time between two of its readings, whatever the clock was set to
-// meanwhile (the system clock does, from Go's monotonic clock): then a
-// monitor tells a clock being set from time passing, and re-dates what it
-// has recorded by the step (see docs/decisions.md, History and summaries).
+// Clock tells the time. The interface is small on purpose, and layered as
+// k8s.io/utils/clock layers its clocks: a Clock has Now, and may also
+// implement
+//
+//   - TimerClock, to make timers: then the monitor schedules its check
+//     cycle, its health deadline, the periodic save and the backfill's
+//     retries on it, so that a test moving a fake clock drives the monitor
+//     (package availmontest has one). Without it the monitor schedules on
+//     Go's timers.
+//   - a method Elapsed(from, to time.Time) time.Duration that tells the
+//     real time between two of its readings, whatever the clock was set to
+//     meanwhile (the system clock does, from Go's monotonic clock): then a
+//     monitor tells a clock being set from time passing, and re-dates what
+//     it has recorded by the step (see docs/decisions.md, History and
+//     summaries).
+//
+// The system clock implements both.
 type Clock interface {
 	Now() time.Time
 }
@@ -185,7 +196,9 @@ type Options struct {
 	LogLevel slog.Level
 	// Logger receives the monitor's logs; nil discards them.
 	Logger *slog.Logger
-	// Clock tells the time; nil means the system clock.
+	// Clock tells the time; nil means the system clock. A Clock that is
+	// also a TimerClock schedules the cycles, the health deadline, the
+	// saves and the backfill's retries (see Clock).
 	Clock Clock
 	// Registerer, when set, also receives the monitor's metric families
 	// (they are always served by the handler's /metrics), all but
@@ -310,6 +323,7 @@ type Monitor struct {
 	logLevel        slog.Level
 	log             *slog.Logger
 	clock           Clock
+	timers          TimerClock // schedules the cycles, the saves and the backfill's retries
 	started         time.Time
 	store           Store
 	saveInterval    time.Duration
@@ -342,8 +356,8 @@ type Monitor struct {
 	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
 	running   atomic.Bool
 	stopping  atomic.Bool
-	runFrom   atomic.Uint64 // event sequence number when Run last started
-	progress  atomic.Int64  // unix nanoseconds of Run's start or last cycle end
+	runFrom   atomic.Uint64             // event sequence number when Run last started
+	progress  atomic.Pointer[time.Time] // Run's start or last cycle end, on timers
 
 	filteredMetrics http.Handler // serves /metrics?name[]=...
 }
@@ -397,6 +411,7 @@ func New(opts Options) (*Monitor, error) {
 	if m.clock == nil {
 		m.clock = systemClock{}
 	}
+	m.timers = timerClockOf(m.clock)
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -516,12 +531,14 @@ func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
 }
 
 // stalled reports whether the scrape loop has made no progress for longer
-// than three intervals plus the timeout, or is not running at all.
-func (m *Monitor) stalled(now time.Time) bool {
-	if !m.running.Load() || m.stopping.Load() {
+// than three intervals plus the timeout, or is not running at all. The
+// deadline is on the clock the cycles are scheduled on: a clock that drives
+// them moves it, and a clock without timers cannot make it pass.
+func (m *Monitor) stalled() bool {
+	last := m.progress.Load()
+	if !m.running.Load() || m.stopping.Load() || last == nil {
 		return true
 	}
 	d := m.Interval()
-	last := time.Unix(0, m.progress.Load())
-	return now.Sub(last) > 3*d+m.cycleTimeout(d)
+	return m.timers.Now().Sub(*last) > 3*d+m.cycleTimeout(d)
 }

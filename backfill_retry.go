@@ -140,9 +140,9 @@ func (m *Monitor) tryPast(ctx context.Context, backend string, res *pastResult, 
 }
 
 // sleepUntil waits until the monitor's clock reads due, or ctx ends
-// (false). It reads the clock when a timer for what is left fires and
-// whenever a cycle ends, so that a clock that is not the system's (a test
-// moving it) is followed within a cycle.
+// (false). It reads the clock when a timer for what is left fires (on the
+// clock, when it makes timers) and whenever a cycle ends, so that a clock
+// set meanwhile is followed within a cycle.
 func (m *Monitor) sleepUntil(ctx context.Context, due time.Time) bool {
 	for {
 		left := due.Sub(m.clock.Now())
@@ -150,14 +150,14 @@ func (m *Monitor) sleepUntil(ctx context.Context, due time.Time) bool {
 			return true
 		}
 		ended := m.cycles.ended()
-		t := time.NewTimer(left)
+		t := m.timers.NewTimer(left)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return false
 		case <-ended:
 			t.Stop()
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }

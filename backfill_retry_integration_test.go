@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -112,7 +113,7 @@ func TestBackfillRetriesUntilFilled(t *testing.T) {
 // clock and a registry to read its metrics.
 type retryingBackfill struct {
 	t     *testing.T
-	clock *stepClock
+	clock *availmontest.Clock
 	reg   *prometheus.Registry
 	log   *promtest.SyncBuffer
 	api   *apiClient
@@ -127,7 +128,7 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &retryingBackfill{t: t, clock: &stepClock{t: now}, reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
+	b := &retryingBackfill{t: t, clock: availmontest.NewClock(now), reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
 	m, err := availmon.New(availmon.Options{
 		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		Apps: []availmon.App{
@@ -135,7 +136,7 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 			{Name: "flaky", Location: "Tel Aviv", Metric: `demo_up{app="flaky"}`},
 		},
 		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: availmon.PrometheusBatchSize}},
-		Interval:             time.Second, // a cycle ending wakes the backfill to read the clock
+		Interval:             time.Second,
 		Timeout:              time.Second,
 		Backfill:             true,
 		BackfillQueryTimeout: 300 * time.Millisecond,

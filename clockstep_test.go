@@ -1,59 +1,11 @@
 package availmon
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// steppingClock is a Clock that can be set, as an operator or NTP sets a
-// system clock: its readings are the real time plus an offset, and it
-// tells the real time between two of its readings (elapsedClock), as the
-// system clock does from its monotonic reading.
-type steppingClock struct {
-	mu     sync.Mutex
-	real   time.Time
-	offset time.Duration
-	reals  map[int64]time.Time // wall reading (unix ns) → real time
-}
-
-var _ elapsedClock = (*steppingClock)(nil)
-
-func (c *steppingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.real.Add(c.offset)
-	if c.reals == nil {
-		c.reals = map[int64]time.Time{}
-	}
-	c.reals[t.UnixNano()] = c.real
-	return t
-}
-
-func (c *steppingClock) Elapsed(from, to time.Time) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f, okF := c.reals[from.UnixNano()]
-	t, okT := c.reals[to.UnixNano()]
-	if !okF || !okT {
-		return to.Sub(from)
-	}
-	return t.Sub(f)
-}
-
-func (c *steppingClock) pass(d time.Duration) {
-	c.mu.Lock()
-	c.real = c.real.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *steppingClock) set(by time.Duration) {
-	c.mu.Lock()
-	c.offset += by
-	c.mu.Unlock()
-}
 
 // A clock set while the monitor runs re-dates what it has recorded by the
 // step, so that the record keeps its real spacing under the clock's new
@@ -84,7 +36,9 @@ func TestClockSteps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &steppingClock{real: t0}
+			// The fake clock is set by Step and tells the time that
+			// passed (Elapsed), as the system clock does.
+			sc := newFakeClock(t0)
 			var clock Clock = sc
 			if tt.plain {
 				clock = struct{ Clock }{sc} // Now only
@@ -94,19 +48,23 @@ func TestClockSteps(t *testing.T) {
 			tm.src.Set("search", StatusDown, 300*time.Millisecond)
 			// billing: unavailable
 			var reals, readings []time.Time
+			real, offset := t0, time.Duration(0) // the time that passed, and how far the clock was set
 			for i := range cycles {
-				reals = append(reals, sc.real)
+				reals = append(reals, real)
 				readings = append(readings, sc.Now())
 				tm.scrape(t)
-				sc.set(tt.steps[i])
-				sc.pass(10 * time.Minute)
+				sc.Step(tt.steps[i])
+				offset += tt.steps[i]
+				if i < cycles-1 { // the requests come right after the last cycle
+					sc.Advance(10 * time.Minute)
+					real = real.Add(10 * time.Minute)
+				}
 			}
-			sc.pass(-10 * time.Minute) // the requests come right after the last cycle
 			want := make([]time.Time, cycles)
 			for i := range want {
 				switch {
 				case tt.exact:
-					want[i] = reals[i].Add(sc.offset)
+					want[i] = reals[i].Add(offset)
 				case i > 0 && readings[i].Before(want[i-1]):
 					want[i] = want[i-1]
 				default:

@@ -3,34 +3,15 @@ package availmon_test
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 	"github.com/availmon/availmon/internal/promtest"
 )
-
-// stepClock is a Clock the test moves, for forget_after on schedule while
-// the queries go to a real Prometheus.
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *stepClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // A target whose series come and go, through a real Prometheus: apps appear
 // with their states, turn unavailable ("no sample") when their series goes,
@@ -43,7 +24,7 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 	exp.Set("billing", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
 	backend, ct := promBackend(t, "main", prom)
-	clock := &stepClock{t: time.Now()}
+	clock := availmontest.NewClock(time.Now()) // for forget_after on schedule
 	m := newMonitor(t, availmon.Options{
 		Locations: []availmon.Location{{Name: "Demo land", Latitude: 1, Longitude: 2, Match: []string{"demo"}}},
 		Backends:  []availmon.Backend{backend},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 // Labels, a filtered /api/apps, a service rollup with a quorum, and a
@@ -31,7 +32,7 @@ func Example_operatorsControls() {
 		Services: []availmon.Service{{Name: "checkout", MinUp: 2}},
 		// Frankfurt is being upgraded: down, but planned.
 		Maintenance: []availmon.MaintenanceWindow{{Location: "Frankfurt", From: now.Add(-time.Hour), To: now.Add(time.Hour)}},
-		Clock:       fixedClock{now},
+		Clock:       availmontest.NewClock(now),
 	})
 	if err != nil {
 		panic(err)

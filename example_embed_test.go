@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 // Embedding into a service that has metrics of its own: the monitor's
@@ -34,7 +35,7 @@ func Example_hostRegistry() {
 		Source: availmon.SourceFunc(func(ctx context.Context, app availmon.App) availmon.Result {
 			return availmon.Result{Status: availmon.StatusUp}
 		}),
-		Clock:      fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock:      availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		Registerer: reg,
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 // Changing the set of apps of a running monitor: search is removed,
@@ -19,7 +20,7 @@ func ExampleMonitor_Reconfigure() {
 		Locations: locations,
 		Apps:      []availmon.App{{Name: "checkout", Location: "Tel Aviv"}, {Name: "search", Location: "Tel Aviv"}},
 		Source:    up,
-		Clock:     fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock:     availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 	})
 	if err != nil {
 		panic(err)

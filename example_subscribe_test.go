@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 // Receive status changes in Go: the subscription starts with the current
@@ -27,7 +28,7 @@ func ExampleMonitor_Subscribe() {
 			}
 			return availmon.Result{Status: availmon.StatusUp}
 		}),
-		Clock: fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock: availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 	})
 	if err != nil {
 		panic(err)

@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
-
-// fixedClock makes the example's output repeatable.
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 // A Monitor whose availability comes from a plain function, mounted under a
 // prefix of another mux and queried over HTTP.
@@ -35,7 +31,7 @@ func Example() {
 			}
 			return availmon.Result{Status: availmon.StatusUp, ResponseTime: 20 * time.Millisecond}
 		}),
-		Clock: fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock: availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), // a fake clock makes the output repeatable
 	})
 	if err != nil {
 		panic(err)

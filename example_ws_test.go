@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 	"github.com/coder/websocket"
 )
 
@@ -26,7 +27,7 @@ func ExampleMonitor_Handler_websocket() {
 			}
 			return availmon.Result{Status: availmon.StatusDown}
 		}),
-		Clock: fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock: availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 	})
 	if err != nil {
 		panic(err)

@@ -101,7 +101,7 @@ func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 	out := healthJSON{Status: "healthy", Timestamp: jsonTime(now),
 		Uptime: formatUptime(now.Sub(m.started)), Version: m.version}
 	status := http.StatusOK
-	if m.stalled(now) {
+	if m.stalled() {
 		out.Status, status = "unhealthy", http.StatusServiceUnavailable
 	}
 	writeJSON(w, status, out)
@@ -310,11 +310,10 @@ func parseIntervalBody(body io.Reader) (time.Duration, string, error) {
 }
 
 func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
-	now := m.clock.Now()
 	s := m.snap.Load()
 	system := "healthy"
 	switch {
-	case m.stalled(now):
+	case m.stalled():
 		system = "unhealthy"
 	case s.connectivity != connConnected || len(s.discovery.failing) > 0:
 		system = "degraded"

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon/internal/fakeclock"
 )
 
 // t0 is the fake clock's starting instant in most tests: a whole minute, so
@@ -19,33 +21,19 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // ts formats t as the API writes timestamps.
 func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// fakeClock is a Clock that moves only when the test says so.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is availmontest.Clock for the tests inside the package, which
+// cannot import availmontest (it imports availmon): the same fake clock,
+// with NewTimer returning this package's Timer.
+type fakeClock struct{ *fakeclock.Clock }
 
-var _ Clock = (*fakeClock)(nil)
+var (
+	_ TimerClock   = (*fakeClock)(nil)
+	_ elapsedClock = (*fakeClock)(nil)
+)
 
-func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
+func newFakeClock(t time.Time) *fakeClock { return &fakeClock{fakeclock.New(t)} }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func (c *fakeClock) NewTimer(d time.Duration) Timer { return c.Clock.NewTimer(d) }
 
 // fakeSource answers with whatever the test set per app; an app it knows
 // nothing about is unavailable. With err set, the whole backend fails.
@@ -180,6 +168,15 @@ func (tm *testMonitor) startRun(t testing.TB) {
 		}
 	})
 	waitFor(t, "the first cycle of Run", func() bool { return tm.snap.Load().seq > before })
+}
+
+// waitCtx bounds a wait for what the monitor must do by itself, so that a
+// monitor that does not fails the test rather than hanging it; the wait
+// ends as soon as it is done.
+func waitCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // waitFor polls cond until it holds or a deadline passes.

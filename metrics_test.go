@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 func newMetricsMonitor(t *testing.T, reg prometheus.Registerer, opts ...func(*availmon.Options)) *availmon.Monitor {
@@ -46,7 +47,7 @@ func metricsOptions(reg prometheus.Registerer, opts ...func(*availmon.Options)) 
 			}
 			return availmon.Result{Status: availmon.StatusUnavailable}
 		}),
-		Clock:      fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)},
+		Clock:      availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		Registerer: reg,
 	}
 	for _, f := range opts {

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 )
 
 // manyAppsMonitor is a monitor of n apps (every third down, every fifth
@@ -47,7 +48,7 @@ func manyAppsMonitor(t *testing.T, n int, o availmon.Options) *availmon.Monitor 
 		}
 		return availmon.Result{Status: availmon.StatusUp, ResponseTime: time.Millisecond}
 	})
-	o.Clock = fixedClock{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	o.Clock = availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	m, err := availmon.New(o)
 	if err != nil {
 		t.Fatal(err)

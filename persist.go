@@ -129,6 +129,7 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 type saver struct {
 	m        *Monitor
 	due      <-chan time.Time // a save falls due at each receive
+	next     func()           // called as each receive is taken: schedules the next
 	lastSize atomic.Int64     // bytes of the last state: the next one's capacity
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -141,17 +142,19 @@ func (m *Monitor) startSaving(ctx context.Context) *saver {
 	if m.store == nil {
 		return nil
 	}
-	t := time.NewTicker(m.saveInterval)
-	return m.startSaver(ctx, t.C, t.Stop)
+	// On the monitor's timers, so that a test clock drives the saves too.
+	// The timer is set again as soon as it fires, before the save, so the
+	// schedule keeps its interval whatever a save takes; one that falls
+	// due during a save waits for it, as a ticker's tick would.
+	t := m.timers.NewTimer(m.saveInterval)
+	return m.startSaver(ctx, t.C(), func() { t.Reset(m.saveInterval) }, func() { t.Stop() })
 }
 
-// startSaver starts a saver that saves whenever due delivers, and calls
-// stopDue when it stops. A ticker drops the ticks its receiver is too busy
-// for, keeping one: a save that overran the interval is followed by one
-// more at once, then the schedule resumes.
-func (m *Monitor) startSaver(ctx context.Context, due <-chan time.Time, stopDue func()) *saver {
+// startSaver starts a saver that saves whenever due delivers, calling next
+// (unless nil) as each delivery is taken, and stopDue when it stops.
+func (m *Monitor) startSaver(ctx context.Context, due <-chan time.Time, next, stopDue func()) *saver {
 	loopCtx, stop := context.WithCancel(ctx)
-	sv := &saver{m: m, due: due, stop: stop, done: make(chan struct{}), ctx: ctx}
+	sv := &saver{m: m, due: due, next: next, stop: stop, done: make(chan struct{}), ctx: ctx}
 	go func() {
 		defer close(sv.done)
 		defer stopDue()
@@ -187,6 +190,9 @@ func (sv *saver) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-sv.due:
+			if sv.next != nil {
+				sv.next()
+			}
 			if ctx.Err() == nil {
 				_ = sv.save(ctx)
 			}

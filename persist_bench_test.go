@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon/internal/memstore"
 )
 
 // fullStateMonitor is the 10,000-app fixture with every app's history full
@@ -98,7 +100,7 @@ func BenchmarkStateEncode(b *testing.B) {
 // BenchmarkNewWithoutState for the same options.
 func BenchmarkStateRestore(b *testing.B) {
 	m, clock := fullStateMonitor(b)
-	st := &memStore{data: encodeState(m.copyState())}
+	st := memstore.New(encodeState(m.copyState()))
 	o := Options{Apps: m.plan.apps, Locations: m.plan.locations, Backends: m.plan.backends, Clock: clock, Store: st}
 	b.ReportAllocs()
 	reportCPU(b, func() {

@@ -7,53 +7,21 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/memstore"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// memStore is a Store in memory, for the logic behind the interface; the
-// real file store is tested in package filestore and through the binary.
-type memStore struct {
-	mu      sync.Mutex
-	data    []byte
-	saves   int
-	setAway [][]byte // what Load set aside
-}
+// memStore is availmontest.Store for the tests inside the package, which
+// cannot import availmontest (it imports availmon). The real file store is
+// tested in package filestore and through the binary.
+type memStore = memstore.Store
 
 var _ Store = (*memStore)(nil)
-
-func (s *memStore) Load(_ context.Context, decode func([]byte) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data == nil {
-		return nil
-	}
-	if err := decode(s.data); err != nil {
-		s.setAway = append(s.setAway, s.data)
-		s.data = nil
-		return err
-	}
-	return nil
-}
-
-func (s *memStore) Save(_ context.Context, data []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.data = append([]byte(nil), data...)
-	s.saves++
-	return nil
-}
-
-func (s *memStore) Saves() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.saves
-}
 
 // newStoreMonitor is the fixture with a store, on a clock that outlives it.
 func newStoreMonitor(t *testing.T, st Store, clock *fakeClock, opts ...func(*Options)) *testMonitor {
@@ -259,19 +227,19 @@ func TestRestoreUnreadable(t *testing.T) {
 	if err := tm.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	future := append([]byte{stateEncoding + 1}, good.data[1:]...)
+	future := append([]byte{stateEncoding + 1}, good.Data()[1:]...)
 	for name, data := range map[string][]byte{
 		"empty":          {},
-		"truncated":      good.data[:len(good.data)/2],
+		"truncated":      good.Data()[:len(good.Data())/2],
 		"garbage":        []byte("this is not a state"),
 		"future version": future,
-		"trailing bytes": append(append([]byte(nil), good.data...), 0),
+		"trailing bytes": append(append([]byte(nil), good.Data()...), 0),
 	} {
 		t.Run(name, func(t *testing.T) {
-			st := &memStore{data: data}
+			st := memstore.New(data)
 			fresh := newStoreMonitor(t, st, clock)
-			if len(st.setAway) != 1 {
-				t.Errorf("the store set aside %d states, want 1", len(st.setAway))
+			if len(st.SetAside()) != 1 {
+				t.Errorf("the store set aside %d states, want 1", len(st.SetAside()))
 			}
 			app := dataOf(t, fresh, "/api/apps/checkout").(obj)
 			if app["status"] != "unavailable" || app["last_check"] != nil || len(app["history"].(arr)) != 0 {
@@ -285,16 +253,27 @@ func TestRestoreUnreadable(t *testing.T) {
 // last cycle: what a SIGTERM'd binary knew is all kept.
 func TestRunSaves(t *testing.T) {
 	st := &memStore{}
-	tm := newTestMonitor(t, func(o *Options) { o.Store, o.SaveInterval = st, 5*time.Millisecond })
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Store, o.Interval, o.SaveInterval = st, time.Minute, time.Minute
+	})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- tm.Run(ctx) }()
-	waitFor(t, "two periodic saves", func() bool { return st.Saves() >= 2 })
+	wait := waitCtx(t)
+	for i := range 2 {
+		if err := tm.clock.BlockUntil(wait, 2); err != nil { // the cycle's timer and the saver's
+			t.Fatalf("cycle %d did not end: %v", i+1, err)
+		}
+		tm.clock.Advance(time.Minute)
+		if err := st.WaitSaves(wait, i+1); err != nil {
+			t.Fatalf("periodic save %d: %v", i+1, err)
+		}
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	s, err := decodeState(st.data)
+	s, err := decodeState(st.Data())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func (s *gateStore) started(t *testing.T) []byte {
 func dueSaver(t *testing.T, tm *testMonitor) (tick func(), sv *saver) {
 	due := make(chan time.Time, 1)
 	ctx, cancel := context.WithCancel(t.Context())
-	sv = tm.startSaver(ctx, due, func() {})
+	sv = tm.startSaver(ctx, due, nil, func() {})
 	t.Cleanup(func() { cancel(); <-sv.done })
 	return func() {
 		select {

@@ -19,22 +19,23 @@ var ErrAlreadyRunning = errors.New("availmon: monitor is already running")
 // stopped and /api/ws clients have been sent the shutdown event and closed
 // (waiting at most Options.WSWriteTimeout for them); no goroutine it started
 // outlives it. A cycle that takes longer than the interval delays the next
-// one rather than overlapping it.
+// one rather than overlapping it. The interval is measured on the Clock
+// when it is a TimerClock, on Go's timers otherwise.
 func (m *Monitor) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
 	m.stopping.Store(false)
 	m.runFrom.Store(m.events.cursor())
-	m.progress.Store(m.clock.Now().UnixNano())
+	m.markProgress()
 	defer m.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	saver := m.startSaving(ctx)
 	stopBackfill := m.startBackfill(ctx)
-	timer := time.NewTimer(0)
+	timer := m.timers.NewTimer(0)
 	defer timer.Stop()
-	var last time.Time // when the last cycle started, by the wall clock
+	var last time.Time // when the last cycle started, on m.timers
 	for {
 		select {
 		case <-ctx.Done():
@@ -53,11 +54,11 @@ func (m *Monitor) Run(ctx context.Context) error {
 		case <-m.intervalChanged:
 			// Reschedule from the start of the last cycle with the new interval.
 			timer.Stop()
-			timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+			timer.Reset(m.untilNext(last))
 			continue
-		case <-timer.C:
+		case <-timer.C():
 		}
-		last = time.Now()
+		last = m.timers.Now()
 		if err := m.Scrape(ctx); err != nil && ctx.Err() == nil {
 			m.log.Error("check cycle failed", "err", err)
 		}
@@ -67,8 +68,20 @@ func (m *Monitor) Run(ctx context.Context) error {
 		case <-m.intervalChanged:
 		default:
 		}
-		timer.Reset(max(0, time.Until(last.Add(m.Interval()))))
+		timer.Reset(m.untilNext(last))
 	}
+}
+
+// untilNext is the wait for the next cycle after one that started at last,
+// on m.timers.
+func (m *Monitor) untilNext(last time.Time) time.Duration {
+	return max(0, last.Add(m.Interval()).Sub(m.timers.Now()))
+}
+
+// markProgress tells /health the loop is moving (Monitor.stalled).
+func (m *Monitor) markProgress() {
+	now := m.timers.Now()
+	m.progress.Store(&now)
 }
 
 // Scrape runs one check cycle now and publishes its result. Run calls it on
@@ -123,7 +136,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	m.logFailures(p, out)
 	end := m.clock.Now()
 	m.commit(p, start, end, out)
-	m.progress.Store(end.UnixNano())
+	m.markProgress()
 	m.log.Debug("check cycle done", "apps", len(p.apps), "duration", end.Sub(start))
 	return nil
 }
