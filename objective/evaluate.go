@@ -177,7 +177,14 @@ func (o Objective) Evaluate(now time.Time, src Source) Status {
 // maintenance is not counted, so it neither spends budget nor earns any.
 func (o Objective) budget(now time.Time, win period.Range, l *ledger) float64 {
 	counted := l.between(win.Start, now).counted() + o.rest(now, win, l)
-	return (1 - o.Target) * float64(counted)
+	return o.share() * float64(counted)
+}
+
+// share is the part of the counted time the target lets be bad: 1 - Target,
+// to the 12 decimals ParseTarget reads. Taken so, 99.9% leaves the float64
+// nearest 0.1%, and a 30-day budget is 2592 s to the nanosecond.
+func (o Objective) share() float64 {
+	return math.Round((1-o.Target)*1e12) / 1e12
 }
 
 // rest is the time a calendar window will count after now if every second
@@ -190,12 +197,13 @@ func (o Objective) rest(now time.Time, win period.Range, l *ledger) time.Duratio
 }
 
 func (o Objective) burnRate(t acc) Ratio {
-	if o.Target == 1 {
+	share := o.share()
+	if share == 0 {
 		return Ratio{}
 	}
 	r := ratio(float64(t.down), float64(t.counted()))
 	if r.OK {
-		r.Value /= 1 - o.Target
+		r.Value /= share
 	}
 	return r
 }
