@@ -44,8 +44,8 @@ func TestEvaluateCalendar(t *testing.T) {
 		// Counted: 613h - 6h unknown = 607h so far, 132h - 2h maintenance
 		// to come: a budget of 0.5% of 737h.
 		want: objective.Status{
-			Window: period.Range{Start: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC), End: time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC)},
-			Totals: timeline.Totals{Up: 606*time.Hour + 30*time.Minute, Down: 30 * time.Minute, Unknown: 6 * time.Hour},
+			Window:     period.Range{Start: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC), End: time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC)},
+			Totals:     timeline.Totals{Up: 606*time.Hour + 30*time.Minute, Down: 30 * time.Minute, Unknown: 6 * time.Hour},
 			Attainment: ok(606.5 / 607), Budget: 13266 * time.Second, Remaining: (13266 - 1800) * time.Second,
 			RemainingFraction: ok((13266 - 1800) / 13266.0), Burn: zero,
 			Projected: ok((606.5 + 130) / 737), State: objective.OK},
@@ -77,7 +77,7 @@ func TestEvaluateCalendar(t *testing.T) {
 		want: objective.Status{Window: period.Range{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
 			Totals: timeline.Totals{Up: 6 * time.Hour}, Attainment: ok(1),
 			Budget: time.Duration(0.001 * float64(31*day)), Remaining: time.Duration(0.001 * float64(31*day)), RemainingFraction: ok(1),
-			Burn:      burns(0, 0, 0, 0, 0, 3600.0/86400/0.001, 3600.0/259200/0.001),
+			Burn: burns(0, 0, 0, 0, 0, 3600.0/86400/0.001, 3600.0/259200/0.001),
 			// The last 7 days hold the outage of 30 November.
 			Projected: ok((6 + 738*167.0/168) / 744), State: objective.OK},
 	}, {
@@ -86,7 +86,7 @@ func TestEvaluateCalendar(t *testing.T) {
 		src: from(nov(1, 0).AddDate(0, -2, 0)).upTo(nov(25, 11)).down(time.Minute).upTo(nov(25, 12)).view(),
 		// Q4: 92 days; 55 days 12 hours elapsed, 36 days 12 hours to come.
 		want: objective.Status{Window: period.Range{Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
-			Totals: timeline.Totals{Up: 55*day + 12*time.Hour - time.Minute, Down: time.Minute},
+			Totals:     timeline.Totals{Up: 55*day + 12*time.Hour - time.Minute, Down: time.Minute},
 			Attainment: ok(1 - 60/sec(55*day+12*time.Hour)), Budget: time.Duration(0.001 * float64(92*day)),
 			Remaining: time.Duration(0.001*float64(92*day)) - time.Minute, RemainingFraction: ok(1 - 60/(0.001*sec(92*day))),
 			Burn:      burns(0, 0, 60/3600.0/0.001, 60/7200.0/0.001, 60/21600.0/0.001, 60/86400.0/0.001, 60/259200.0/0.001),

@@ -48,7 +48,7 @@ func TestEvaluateRolling(t *testing.T) {
 			RemainingFraction: ok(2540.0 / 2592), Burn: burns(fast...), State: objective.AtRisk},
 	}, {
 		name: "the same burn over ten minutes ago: the short window says it stopped",
-		src: from(now.Add(-40*day)).upTo(now.Add(-12*time.Minute)).down(52*time.Second).
+		src: from(now.Add(-40 * day)).upTo(now.Add(-12 * time.Minute)).down(52 * time.Second).
 			upTo(now).view(),
 		want: objective.Status{Window: window, Totals: timeline.Totals{Up: full - 52*time.Second, Down: 52 * time.Second},
 			Attainment: ok((sec(full) - 52) / sec(full)), Budget: 2592 * time.Second, Remaining: 2540 * time.Second,
