@@ -139,45 +139,37 @@ func (o Objective) Evaluate(now time.Time, src Source) Status {
 	o.mustBeValid()
 	now = floor(now)
 	win := o.Window.Range(now)
-	ws := burnWindows()
-	var l ledger
-	var buf [NumBurn + 4]time.Time
-	l.at = buf[:0]
-	l.mark(win.Start, now)
-	for _, w := range ws {
-		l.mark(now.Add(-w))
-	}
-	if o.Window.Calendar != 0 {
-		l.mark(now.Add(-projectFrom), win.End)
-	}
-	l.read(src)
+	var r reading
+	r.read(src, now, win, o.Window.Calendar != 0)
 
-	st := Status{Window: win}
-	el := l.between(win.Start, now)
-	st.Totals = el.totals()
+	el := r.elapsed()
+	rest := o.rest(now, win, r.ahead())
+	budget := o.budget(el, rest)
+	st := Status{Window: win, Totals: el.totals()}
 	st.Attainment = ratio(float64(el.up), float64(el.counted()))
-	budget := o.budget(now, win, &l)
 	st.Budget = time.Duration(math.Round(budget))
 	st.Remaining = time.Duration(math.Round(budget - float64(el.down)))
 	st.RemainingFraction = ratio(budget-float64(el.down), budget)
-	for i, w := range ws {
-		st.Burn[i] = Burn{Window: w, Rate: o.burnRate(l.between(now.Add(-w), now))}
+	share := o.share()
+	for i, w := range burnWindows() {
+		// The burn windows are on the trail from the longest to the shortest.
+		st.Burn[i] = Burn{Window: w, Rate: burnRate(r.trailing(NumBurn-i), share)}
 	}
 	if o.Window.Calendar != 0 {
-		st.Projected = projection(el, l.between(now.Add(-projectFrom), now), o.rest(now, win, &l))
+		st.Projected = projection(el, r.trailing(iProject), rest)
 	}
 	st.State = o.state(st, float64(el.down), budget)
 	return st
 }
 
-// budget is the bad time, in nanoseconds, that o's window at now allows:
-// (1 - Target) times the time it counts, so that the budget is spent
-// exactly when the attainment falls below the target (for a calendar
-// window: would, with a perfect rest). Time that is unknown or in
-// maintenance is not counted, so it neither spends budget nor earns any.
-func (o Objective) budget(now time.Time, win period.Range, l *ledger) float64 {
-	counted := l.between(win.Start, now).counted() + o.rest(now, win, l)
-	return o.share() * float64(counted)
+// budget is the bad time, in nanoseconds, that a window allows whose time
+// so far is elapsed and which will count rest more: (1 - Target) times the
+// time it counts, so that the budget is spent exactly when the attainment
+// falls below the target (for a calendar window: would, with a perfect
+// rest). Time that is unknown or in maintenance is not counted, so it
+// neither spends budget nor earns any.
+func (o Objective) budget(elapsed acc, rest time.Duration) float64 {
+	return o.share() * float64(elapsed.counted()+rest)
 }
 
 // share is the part of the counted time the target lets be bad: 1 - Target,
@@ -188,16 +180,18 @@ func (o Objective) share() float64 {
 }
 
 // rest is the time a calendar window will count after now if every second
-// of it is observed: what is left of it less the maintenance marked ahead.
-func (o Objective) rest(now time.Time, win period.Range, l *ledger) time.Duration {
+// of it is observed: what is left of it less the maintenance marked ahead
+// (in ahead, its time after now).
+func (o Objective) rest(now time.Time, win period.Range, ahead acc) time.Duration {
 	if o.Window.Calendar == 0 || !win.End.After(now) {
 		return 0
 	}
-	return win.End.Sub(now) - l.between(now, win.End).maint
+	return win.End.Sub(now) - ahead.maint
 }
 
-func (o Objective) burnRate(t acc) Ratio {
-	share := o.share()
+// burnRate is t's share of bad time in its counted time over the share the
+// target allows.
+func burnRate(t acc, share float64) Ratio {
 	if share == 0 {
 		return Ratio{}
 	}

@@ -53,8 +53,13 @@ func (o Objective) Series(now time.Time, src Source) []Point {
 		if o.Window.Calendar == 0 {
 			w = o.Window.Range(e)
 		}
-		b := o.budget(e, w, &l)
-		down := l.between(w.Start, e).down
+		el := l.between(w.Start, e)
+		var ahead acc
+		if o.Window.Calendar != 0 {
+			ahead = l.between(e, w.End)
+		}
+		b := o.budget(el, o.rest(e, w, ahead))
+		down := el.down
 		ps[i] = Point{End: e, Budget: time.Duration(math.Round(b)), Remaining: time.Duration(math.Round(b - float64(down)))}
 	}
 	return ps
