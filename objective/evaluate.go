@@ -143,7 +143,7 @@ func (o Objective) Evaluate(now time.Time, src Source) Status {
 	r.read(src, now, win, o.Window.Calendar != 0)
 
 	el := r.elapsed()
-	rest := o.rest(now, win, r.ahead())
+	rest := o.rest(r.ahead())
 	budget := o.budget(el, rest)
 	st := Status{Window: win, Totals: el.totals()}
 	st.Attainment = ratio(float64(el.up), float64(el.counted()))
@@ -180,13 +180,14 @@ func (o Objective) share() float64 {
 }
 
 // rest is the time a calendar window will count after now if every second
-// of it is observed: what is left of it less the maintenance marked ahead
-// (in ahead, its time after now).
-func (o Objective) rest(now time.Time, win period.Range, ahead acc) time.Duration {
-	if o.Window.Calendar == 0 || !win.End.After(now) {
+// of it is observed: its time after now (ahead) outside the maintenance
+// marked there, whatever the record says of its state. Taken from the
+// totals, it is the window's rest times the number of records a Views sums.
+func (o Objective) rest(ahead acc) time.Duration {
+	if o.Window.Calendar == 0 {
 		return 0
 	}
-	return win.End.Sub(now) - ahead.maint
+	return ahead.up + ahead.down + ahead.partial + ahead.unknown
 }
 
 // burnRate is t's share of bad time in its counted time over the share the

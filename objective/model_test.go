@@ -56,9 +56,12 @@ func (m *model) totals(a, b time.Time) timeline.Totals {
 			t.Unknown += time.Minute
 		}
 	}
-	// Time before the model's start was never observed.
+	// Time before the model's start and after its end was never observed.
 	if before := m.t0.Sub(a); before > 0 {
 		t.Unknown += min(before, b.Sub(a))
+	}
+	if end := m.t0.Add(time.Duration(len(m.state)) * time.Minute); b.After(end) {
+		t.Unknown += b.Sub(a.Add(max(0, end.Sub(a))))
 	}
 	return t
 }

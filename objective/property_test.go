@@ -53,12 +53,24 @@ func TestProperty(t *testing.T) {
 			if d := diff(want, o.Evaluate(now, objective.TotalsFunc(m.totals))); d != "" {
 				t.Fatalf("Evaluate of TotalsFunc (-model +got):\n%s", d)
 			}
+			// Two copies of the app as a selection: the same figures over
+			// twice the time.
+			two := o.Evaluate(now, objective.Views{v, v})
+			two.Totals = timeline.Totals{Up: two.Totals.Up / 2, Down: two.Totals.Down / 2, Unknown: two.Totals.Unknown / 2,
+				Maintenance: two.Totals.Maintenance / 2}
+			two.Budget, two.Remaining = two.Budget/2, two.Remaining/2
+			if d := cmp.Diff(want, two, approx, nanosecond); d != "" {
+				t.Fatalf("a selection of two copies (-model +got, halved):\n%s", d)
+			}
 			if d := cmp.Diff(m.series(o, tg, now), o.Series(now, v), approx); d != "" {
 				t.Fatalf("%s %s in %v at %v: Series (-model +got):\n%s", tg.text, o.Window, o.Window.Location, now, d)
 			}
 		})
 	}
 }
+
+// nanosecond lets durations halved after rounding differ by a nanosecond.
+var nanosecond = cmp.Comparer(func(a, b time.Duration) bool { return a-b <= 1 && b-a <= 1 })
 
 // randomHistory returns 110 days of random stretches, 20 minutes to 2 days
 // long or shorter, down for a few minutes more or less often and more so in

@@ -58,7 +58,7 @@ func (o Objective) Series(now time.Time, src Source) []Point {
 		if o.Window.Calendar != 0 {
 			ahead = l.between(e, w.End)
 		}
-		b := o.budget(el, o.rest(e, w, ahead))
+		b := o.budget(el, o.rest(ahead))
 		down := el.down
 		ps[i] = Point{End: e, Budget: time.Duration(math.Round(b)), Remaining: time.Duration(math.Round(b - float64(down)))}
 	}

@@ -9,7 +9,9 @@ import (
 // Source is the time of an objective's subject by state: it adds to sum[i]
 // the totals of [bounds[i], bounds[i+1]), as timeline.View.AddSteps does.
 // Evaluate asks one Source once, for all the ranges it needs at a time, so
-// a subject's record is read in one pass.
+// a subject's record is read in one pass. The totals of a step add up to
+// its length times the number of records summed, as timeline's do: that is
+// how a calendar window's rest is counted for every app of a selection.
 //
 // A timeline.View is a Source (an app's or a service's record); Views adds
 // several (a selection of apps, counted like a location: the sum of their
