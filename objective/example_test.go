@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/objective"
+	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/timeline"
 )
 
@@ -63,7 +64,7 @@ func ExampleObjective_Series() {
 	b.Check(start.Add(30*time.Hour), timeline.Down, 4*24*time.Hour)
 	b.Check(start.Add(30*time.Hour+36*time.Minute), timeline.Up, 4*24*time.Hour)
 
-	o := objective.Objective{Name: "eu-apps", Target: 0.999, Window: objective.Window{Calendar: 3}} // period.Month, UTC
+	o := objective.Objective{Name: "eu-apps", Target: 0.999, Window: objective.Window{Calendar: period.Month}} // in UTC
 	for _, p := range o.Series(now, objective.Views{a.View(), b.View()}) {
 		fmt.Println(p.End.Format("Jan 2 15:04"), p.Budget, p.Remaining)
 	}
