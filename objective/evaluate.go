@@ -103,7 +103,8 @@ type Status struct {
 	// Budget is the bad time the window allows: (1 - Target) times the time
 	// it counts. For a rolling window that is its up and down time; for a
 	// calendar window also the rest of the window, less the maintenance
-	// marked ahead in it, as if all of it will be counted.
+	// marked ahead in it, as if all of it will be counted (for a selection,
+	// the rest of every app).
 	Budget time.Duration
 	// Remaining is Budget less the bad time so far; below zero once spent.
 	Remaining time.Duration
