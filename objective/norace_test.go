@@ -1,0 +1,5 @@
+//go:build !race
+
+package objective_test
+
+const raceEnabled = false
