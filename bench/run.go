@@ -145,24 +145,11 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		return r, err
 	}
 	fmt.Printf("--- %d apps\n", n)
-
-	series := exporterText(n)
-	expURL, stopExp, err := serve(ctx, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		w.Write(series) //nolint:errcheck
-	}))
+	promURL, stopBackend, err := startBackend(ctx, o, dir, n)
 	if err != nil {
 		return r, err
 	}
-	defer stopExp()
-	prom, promURL, err := startPrometheus(ctx, o.prom, dir, strings.TrimPrefix(expURL, "http://"))
-	if err != nil {
-		return r, err
-	}
-	defer prom.stop()
-	if err := waitSeries(ctx, promURL); err != nil {
-		return r, err
-	}
+	defer stopBackend()
 
 	cfg := filepath.Join(dir, "availmon.yaml")
 	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval)), 0o644); err != nil {
@@ -187,49 +174,12 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	if err := waitHTTP(ctx, am, base+"/api/status", 2*time.Minute); err != nil {
 		return r, err
 	}
-
-	began := time.Now()
-	fmt.Printf("filling the history (%d checks per app)\n", o.history)
-	if err := waitHistory(ctx, am, base, o.history); err != nil {
+	if err := settle(ctx, o, am, base, prof, &r); err != nil {
 		return r, err
 	}
-	r.FillSeconds = time.Since(began).Seconds()
-	if err := checkStates(base, n); err != nil {
-		r.Warning = err.Error()
-	}
-
-	if err := prof.heap(base, "filled"); err != nil {
+	if err := loadAll(ctx, o, base, &r); err != nil {
 		return r, err
 	}
-	if err := idle(ctx, am.pid(), base, &r); err != nil {
-		return r, err
-	}
-	if err := prof.heap(base, "idle"); err != nil {
-		return r, err
-	}
-	if err := resetPeak(am.pid()); err != nil {
-		return r, fmt.Errorf("resetting the peak RSS: %w", err)
-	}
-
-	var cycleMu sync.Mutex
-	stopCycles := watchCycles(base, func(d float64) {
-		cycleMu.Lock()
-		r.CycleLoadMax = max(r.CycleLoadMax, d)
-		cycleMu.Unlock()
-	})
-	for _, ep := range endpoints() {
-		if !o.only.MatchString(ep.Name) {
-			continue
-		}
-		row, err := loadEndpoint(ctx, o, base, ep)
-		if err != nil {
-			stopCycles()
-			return r, err
-		}
-		fmt.Printf("%-50s %9d B  availmon %9.0f  ceiling %9.0f  ratio %.2f\n", ep.Name, row.Bytes, row.Availmon, row.Ceiling, row.Ratio)
-		r.Rows = append(r.Rows, row)
-	}
-	stopCycles()
 	_, peak, err := rss(am.pid())
 	if err != nil {
 		return r, err
@@ -240,6 +190,82 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	r.PeakRSS = peak
 	r.PeakOverSteady = float64(peak) / float64(r.SteadyRSS)
 	return r, nil
+}
+
+// startBackend serves n apps' series from a generated exporter and starts
+// a Prometheus that scrapes it; it returns Prometheus's URL once the
+// series are there, and a function that stops both.
+func startBackend(ctx context.Context, o options, dir string, n int) (string, func(), error) {
+	series := exporterText(n)
+	expURL, stopExp, err := serve(ctx, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.Write(series) //nolint:errcheck
+	}))
+	if err != nil {
+		return "", nil, err
+	}
+	prom, promURL, err := startPrometheus(ctx, o.prom, dir, strings.TrimPrefix(expURL, "http://"))
+	if err != nil {
+		stopExp()
+		return "", nil, err
+	}
+	stop := func() { prom.stop(); stopExp() }
+	if err := waitSeries(ctx, promURL); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return promURL, stop, nil
+}
+
+// settle fills every app's history, measures the idle process into r and
+// resets the peak RSS, so that the load that follows measures its own.
+func settle(ctx context.Context, o options, am *process, base string, prof profiler, r *sizeRun) error {
+	began := time.Now()
+	fmt.Printf("filling the history (%d checks per app)\n", o.history)
+	if err := waitHistory(ctx, am, base, o.history); err != nil {
+		return err
+	}
+	r.FillSeconds = time.Since(began).Seconds()
+	if err := checkStates(base, r.Apps); err != nil {
+		r.Warning = err.Error()
+	}
+	if err := prof.heap(base, "filled"); err != nil {
+		return err
+	}
+	if err := idle(ctx, am.pid(), base, r); err != nil {
+		return err
+	}
+	if err := prof.heap(base, "idle"); err != nil {
+		return err
+	}
+	if err := resetPeak(am.pid()); err != nil {
+		return fmt.Errorf("resetting the peak RSS: %w", err)
+	}
+	return nil
+}
+
+// loadAll loads each endpoint -only selects in turn, watching the cycle
+// time meanwhile, and adds a row to r for each.
+func loadAll(ctx context.Context, o options, base string, r *sizeRun) error {
+	var cycleMu sync.Mutex
+	stopCycles := watchCycles(base, func(d float64) {
+		cycleMu.Lock()
+		r.CycleLoadMax = max(r.CycleLoadMax, d)
+		cycleMu.Unlock()
+	})
+	defer stopCycles()
+	for _, ep := range endpoints() {
+		if !o.only.MatchString(ep.Name) {
+			continue
+		}
+		row, err := loadEndpoint(ctx, o, base, ep)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-50s %9d B  availmon %9.0f  ceiling %9.0f  ratio %.2f\n", ep.Name, row.Bytes, row.Availmon, row.Ceiling, row.Ratio)
+		r.Rows = append(r.Rows, row)
+	}
+	return nil
 }
 
 // waitSeries waits until Prometheus has scraped the exporter once.
