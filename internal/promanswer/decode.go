@@ -124,26 +124,27 @@ var (
 )
 
 // key reads an object's key, unescaped as json-iterator does (see
-// appendKey), and the colon after it.
-func (d *decoder) key() ([]byte, bool) {
+// appendKey), and the colon after it; wide tells whether the key holds a
+// byte beyond ASCII (escapes make none that is not UTF-8).
+func (d *decoder) key() (key []byte, wide, ok bool) {
 	if d.peek() != '"' {
-		return nil, d.invalid()
+		return nil, false, d.invalid()
 	}
 	t, ok := d.str()
 	if !ok || !d.colon() {
-		return nil, false
+		return nil, false, false
 	}
 	if !t.esc {
-		return t.raw, true
+		return t.raw, t.wide, true
 	}
 	d.keyBuf = appendKey(d.keyBuf[:0], t.raw)
-	return d.keyBuf, true
+	return d.keyBuf, t.wide, true
 }
 
 // member reads the key of the next member of an object with known keys,
 // as k checks it.
 func (d *decoder) member(k *keys) (int, bool) {
-	key, ok := d.key()
+	key, _, ok := d.key()
 	if !ok {
 		return -1, false
 	}

@@ -63,11 +63,11 @@ func (d *decoder) metric() bool {
 	}
 	d.pos++
 	for i := 0; d.more('}', i); i++ {
-		name, ok := d.key()
+		name, wide, ok := d.key()
 		if !ok {
 			return false
 		}
-		if !utf8.Valid(name) {
+		if wide && !utf8.Valid(name) {
 			// encoding/json would replace the bad bytes.
 			return d.fail("label name is not UTF-8")
 		}
@@ -173,9 +173,30 @@ func (d *decoder) timestamp() bool {
 	if !ok {
 		return false
 	}
+	if plainTime(tok) {
+		return true
+	}
 	var t model.Time
 	if err := t.UnmarshalJSON(tok); err != nil {
 		return d.fail("timestamp: " + err.Error())
 	}
 	return true
+}
+
+// plainTime reports whether tok, a JSON number, is one model.Time parses
+// without fail: no exponent, and at most 18 digits before the fraction
+// (as servers write times).
+func plainTime(tok []byte) bool {
+	whole, dot := 0, false
+	for _, c := range tok {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c == '.':
+			dot = true
+		case c != '-' && !dot:
+			whole++
+		}
+	}
+	return whole <= 18
 }

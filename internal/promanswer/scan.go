@@ -1,7 +1,6 @@
 package promanswer
 
 import (
-	"bytes"
 	"strconv"
 	"unicode/utf8"
 )
@@ -74,7 +73,11 @@ func (s *scanner) str() (str, bool) {
 	var t str
 	b := s.buf
 	for i := s.pos + 1; i < len(b); i++ {
-		switch c := b[i]; {
+		c := b[i]
+		if c-' ' < utf8.RuneSelf-' ' && c != '"' && c != '\\' {
+			continue // most bytes: printable ASCII
+		}
+		switch {
 		case c == '"':
 			t.raw = b[s.pos+1 : i]
 			s.pos = i + 1
@@ -153,7 +156,8 @@ func (s *scanner) num() ([]byte, bool) {
 		}
 		i = j
 	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+	exp := i < len(b) && (b[i] == 'e' || b[i] == 'E')
+	if exp {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
@@ -166,7 +170,7 @@ func (s *scanner) num() ([]byte, bool) {
 	}
 	s.pos = i
 	tok := b[start:i]
-	if s.odd == nil && !jsoniterSkips(tok) {
+	if (exp || tok[0] == '0') && s.odd == nil && !jsoniterSkips(tok) {
 		s.odd = tok
 	}
 	return tok, true
@@ -179,16 +183,13 @@ func digits(b []byte, i int) int {
 	return i
 }
 
-// jsoniterSkips reports whether json-iterator's Iterator.Skip reads tok, a
-// valid JSON number, without an error. It does not for numbers with an
-// exponent beyond a float64's range, nor for those starting with 0 beyond
-// a float32's: the decoder before this one skipped with it and so refused
-// such answers, and client_golang, which reads what Decode refuses, still
-// does.
+// jsoniterSkips reports whether json-iterator's Iterator.Skip reads tok,
+// a valid JSON number with an exponent or starting with 0, without an
+// error (other numbers it passes over unparsed). It fails for those beyond
+// a float64's range, or a float32's for those starting with 0: the decoder
+// before this one skipped with it and so refused such answers, and
+// client_golang, which reads what Decode refuses, still does.
 func jsoniterSkips(tok []byte) bool {
-	if tok[0] != '0' && bytes.IndexAny(tok, "eE") < 0 {
-		return true // digits and a fraction are passed over, not parsed
-	}
 	bits := 64
 	if tok[0] == '0' {
 		bits = 32
