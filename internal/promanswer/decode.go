@@ -1,10 +1,10 @@
 package promanswer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/prometheus/common/model"
@@ -108,7 +108,7 @@ func (k *keys) check(d *decoder, key []byte) (idx int, ok bool) {
 			k.seen |= 1 << i
 			return i, true
 		}
-		if strings.EqualFold(string(key), name) {
+		if bytes.EqualFold(key, []byte(name)) {
 			return -1, d.fail("key " + name + " in another case")
 		}
 	}
