@@ -48,14 +48,15 @@ func Decode(body []byte, labels []string, route func(values [][]byte) int, buf [
 	d.ans.Series = buf[:0]
 	ok := d.envelope()
 	switch {
-	case d.bad, !ok && d.err == nil:
+	case d.bad, !ok && d.err == nil: // the second is a stop with no reason: never accepted
 		return Answer{}, unsupported("not valid JSON")
 	case d.err != nil && !json.Valid(body):
-		// The scan stopped at what it does not read and has not seen the
-		// rest, which decides whether the body is malformed: what a
-		// refusal means first.
+		// The scan stops at the first thing it does not read, before the
+		// rest of the body: a malformed body is refused as malformed
+		// wherever its fault is, as when the whole was validated first.
 		return Answer{}, unsupported("not valid JSON")
 	case d.odd != nil:
+		// Found before any other reason, as json-iterator failed first.
 		return Answer{}, unsupported(fmt.Sprintf("number %.40s is beyond json-iterator's range", d.odd))
 	case d.err != nil:
 		return Answer{}, d.err
