@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/prometheus/common/model"
 )
 
@@ -30,7 +27,6 @@ type Answer struct {
 	ErrorType string
 	Error     string
 	Warnings  []string
-	Infos     []string
 	// Type is data.resultType: model.ValVector or model.ValScalar, or
 	// model.ValNone when the answer has no data.
 	Type model.ValueType
@@ -47,23 +43,22 @@ type Answer struct {
 //
 // Any error wraps ErrUnsupported: the body is then to be decoded in full.
 func Decode(body []byte, labels []string, route func(values [][]byte) int, buf []Series) (Answer, error) {
-	// The whole body is checked first: the iterator below skips what it
-	// does not need, and skipping is laxer than encoding/json (leading
-	// zeros, control characters after an escape), which decides what a
-	// malformed answer means.
-	if !json.Valid(body) {
-		return Answer{}, unsupported("not valid JSON")
-	}
-	iter := jsoniter.ConfigDefault.BorrowIterator(body)
-	defer jsoniter.ConfigDefault.ReturnIterator(iter)
-	d := &decoder{iter: iter, labels: labels, route: route,
+	d := &decoder{scanner: scanner{buf: body}, labels: labels, route: route,
 		values: make([][]byte, len(labels)), bufs: make([][]byte, len(labels))}
 	d.ans.Series = buf[:0]
-	d.envelope()
-	if d.err == nil && iter.Error != nil {
-		d.fail(iter.Error.Error())
-	}
-	if d.err != nil {
+	ok := d.envelope()
+	switch {
+	case d.bad, !ok && d.err == nil: // the second is a stop with no reason: never accepted
+		return Answer{}, unsupported("not valid JSON")
+	case d.err != nil && !json.Valid(body):
+		// The scan stops at the first thing it does not read, before the
+		// rest of the body: a malformed body is refused as malformed
+		// wherever its fault is, as when the whole was validated first.
+		return Answer{}, unsupported("not valid JSON")
+	case d.odd != nil:
+		// Found before any other reason, as json-iterator failed first.
+		return Answer{}, unsupported(fmt.Sprintf("number %.40s is beyond json-iterator's range", d.odd))
+	case d.err != nil:
 		return Answer{}, d.err
 	}
 	return d.ans, nil
@@ -71,20 +66,22 @@ func Decode(body []byte, labels []string, route func(values [][]byte) int, buf [
 
 func unsupported(why string) error { return fmt.Errorf("%w: %s", ErrUnsupported, why) }
 
-// decoder is one Decode call.
+// decoder is one Decode call. The answer is read in one pass over its
+// bytes, which checks them as it goes: what it needs is unescaped only
+// when it holds escapes, what it does not need is checked and passed over.
 type decoder struct {
-	iter   *jsoniter.Iterator
+	scanner
 	labels []string
 	route  func([][]byte) int
 	values [][]byte // the current series' label values
-	bufs   [][]byte // where each label's value is kept, reused
-	raw    []byte   // scratch for one token
+	bufs   [][]byte // where each label's value is unescaped, reused
+	keyBuf []byte   // where a key is unescaped, reused
+	strBuf []byte   // where another string is unescaped, reused
 	ans    Answer
-	err    error
+	err    error // why a valid text is refused, first found
 }
 
-// fail records the first reason the body is refused and returns false,
-// which stops the iterator's callbacks.
+// fail records the first reason the body is refused and returns false.
 func (d *decoder) fail(why string) bool {
 	if d.err == nil {
 		d.err = unsupported(why)
@@ -103,16 +100,16 @@ type keys struct {
 
 // check reports whether key is known and new; ok is false (and d failed)
 // for a duplicate or a case variant of a known key.
-func (k *keys) check(d *decoder, key string) (idx int, ok bool) {
+func (k *keys) check(d *decoder, key []byte) (idx int, ok bool) {
 	for i, name := range k.known {
-		if key == name {
+		if string(key) == name {
 			if k.seen&(1<<i) != 0 {
 				return -1, d.fail("duplicated key " + name)
 			}
 			k.seen |= 1 << i
 			return i, true
 		}
-		if strings.EqualFold(key, name) {
+		if bytes.EqualFold(key, []byte(name)) {
 			return -1, d.fail("key " + name + " in another case")
 		}
 	}
@@ -127,80 +124,122 @@ var (
 	sampleKeys   = []string{"metric", "value", "histogram"}
 )
 
-func (d *decoder) envelope() {
-	if d.iter.WhatIsNext() != jsoniter.ObjectValue {
-		d.fail("answer is not an object")
-		return
+// key reads an object's key, unescaped as json-iterator does (see
+// appendKey), and the colon after it; wide tells whether the key holds a
+// byte beyond ASCII (escapes make none that is not UTF-8).
+func (d *decoder) key() (key []byte, wide, ok bool) {
+	if d.peek() != '"' {
+		return nil, false, d.invalid()
 	}
+	t, ok := d.str()
+	if !ok || !d.colon() {
+		return nil, false, false
+	}
+	if !t.esc {
+		return t.raw, t.wide, true
+	}
+	d.keyBuf = appendKey(d.keyBuf[:0], t.raw)
+	return d.keyBuf, t.wide, true
+}
+
+// member reads the key of the next member of an object with known keys,
+// as k checks it.
+func (d *decoder) member(k *keys) (int, bool) {
+	key, _, ok := d.key()
+	if !ok {
+		return -1, false
+	}
+	return k.check(d, key)
+}
+
+func (d *decoder) envelope() bool {
+	if d.peek() != '{' {
+		return d.fail("answer is not an object")
+	}
+	d.pos++
 	k := keys{known: envelopeKeys}
-	d.iter.ReadMapCB(func(_ *jsoniter.Iterator, key string) bool {
-		i, ok := k.check(d, key)
+	for i := 0; d.more('}', i); i++ {
+		n, ok := d.member(&k)
+		if ok {
+			switch n {
+			case 0:
+				ok = d.text(&d.ans.Status)
+			case 1:
+				ok = d.text(&d.ans.ErrorType)
+			case 2:
+				ok = d.text(&d.ans.Error)
+			case 3:
+				ok = d.texts(&d.ans.Warnings)
+			case 4:
+				ok = d.texts(nil) // infos: nothing availmon reports
+			case 5:
+				ok = d.data()
+			default:
+				ok = d.skip(1)
+			}
+		}
 		if !ok {
 			return false
 		}
-		switch i {
-		case 0:
-			return d.str(&d.ans.Status)
-		case 1:
-			return d.str(&d.ans.ErrorType)
-		case 2:
-			return d.str(&d.ans.Error)
-		case 3:
-			return d.strs(&d.ans.Warnings)
-		case 4:
-			return d.strs(&d.ans.Infos)
-		case 5:
-			return d.data()
-		}
-		d.iter.Skip()
-		return true
-	})
+	}
+	if d.bad {
+		return false
+	}
+	if d.peek(); d.pos != len(d.buf) {
+		return d.invalid()
+	}
+	return true
 }
 
 // data reads {"resultType": ..., "result": ...}; null is no data, as for
 // client_golang.
 func (d *decoder) data() bool {
-	switch d.iter.WhatIsNext() {
-	case jsoniter.NilValue:
-		d.iter.Skip()
-		return true
-	case jsoniter.ObjectValue:
+	switch d.peek() {
+	case 'n':
+		return d.literal("null")
+	case '{':
 	default:
 		return d.fail("data is not an object")
 	}
+	d.pos++
 	k := keys{known: dataKeys}
-	d.iter.ReadMapCB(func(_ *jsoniter.Iterator, key string) bool {
-		i, ok := k.check(d, key)
+	for i := 0; d.more('}', i); i++ {
+		n, ok := d.member(&k)
+		if ok {
+			switch n {
+			case 0:
+				ok = d.resultType()
+			case 1:
+				ok = d.result()
+			default:
+				ok = d.skip(2)
+			}
+		}
 		if !ok {
 			return false
 		}
-		switch i {
-		case 0:
-			return d.resultType()
-		case 1:
-			return d.result()
-		}
-		d.iter.Skip()
-		return true
-	})
-	if d.err == nil && !k.has(1) {
+	}
+	if d.bad {
+		return false
+	}
+	if !k.has(1) {
 		return d.fail("data without result")
 	}
-	return d.err == nil
+	return true
 }
 
 func (d *decoder) resultType() bool {
-	var t string
-	if !d.str(&t) {
+	t, ok := d.value(&d.strBuf)
+	if !ok {
 		return false
 	}
-	switch t {
+	switch string(t) {
 	case "vector":
 		d.ans.Type = model.ValVector
 	case "scalar":
 		d.ans.Type = model.ValScalar
 	default:
-		return d.fail("result type " + t)
+		return d.fail("result type " + string(t))
 	}
 	return true
 }
@@ -210,216 +249,77 @@ func (d *decoder) resultType() bool {
 func (d *decoder) result() bool {
 	switch d.ans.Type {
 	case model.ValVector:
-		if d.iter.WhatIsNext() == jsoniter.NilValue {
-			d.iter.Skip()
-			return true
-		}
-		if d.iter.WhatIsNext() != jsoniter.ArrayValue {
+		switch d.peek() {
+		case 'n':
+			return d.literal("null")
+		case '[':
+		default:
 			return d.fail("vector result is not an array")
 		}
-		return d.iter.ReadArrayCB(func(*jsoniter.Iterator) bool { return d.sample() }) && d.err == nil
+		d.pos++
+		for i := 0; d.more(']', i); i++ {
+			if !d.sample() {
+				return false
+			}
+		}
+		return !d.bad
 	case model.ValScalar:
 		return d.scalar()
 	}
 	return d.fail("result before resultType")
 }
 
-// sample reads {"metric": {...}, "value": [t, "v"]}.
-func (d *decoder) sample() bool {
-	if d.iter.WhatIsNext() != jsoniter.ObjectValue {
-		return d.fail("sample is not an object")
+// value reads a string as encoding/json decodes it: in place when it needs
+// no unescaping, else into *buf.
+func (d *decoder) value(buf *[]byte) ([]byte, bool) {
+	if d.peek() != '"' {
+		return nil, d.fail("not a string")
 	}
-	clear(d.values)
-	var v float64
-	k := keys{known: sampleKeys}
-	d.iter.ReadMapCB(func(_ *jsoniter.Iterator, key string) bool {
-		i, ok := k.check(d, key)
-		if !ok {
-			return false
-		}
-		switch i {
-		case 0:
-			return d.metric()
-		case 1:
-			return d.pair(&v)
-		case 2:
-			// A native histogram has no float value: client_golang
-			// decodes it, and what a histogram means is its call.
-			return d.fail("histogram sample")
-		}
-		d.iter.Skip()
-		return true
-	})
-	if d.err != nil {
-		return false
+	t, ok := d.str()
+	if !ok {
+		return nil, false
 	}
-	if !k.has(1) {
-		// client_golang would make it a 0, which would read as down.
-		return d.fail("sample without value")
+	if !t.esc && (!t.wide || utf8.Valid(t.raw)) {
+		return t.raw, true
 	}
-	if r := d.route(d.values); r >= 0 {
-		d.ans.Series = append(d.ans.Series, Series{Route: r, Value: v})
-	}
-	return true
+	*buf = appendValue((*buf)[:0], t.raw)
+	return *buf, true
 }
 
-// metric keeps the values of the labels asked for; of a label given twice
-// the last value counts, as in the map client_golang fills.
-func (d *decoder) metric() bool {
-	switch d.iter.WhatIsNext() {
-	case jsoniter.NilValue:
-		d.iter.Skip()
-		return true
-	case jsoniter.ObjectValue:
-	default:
-		return d.fail("metric is not an object")
-	}
-	d.iter.ReadMapCB(func(_ *jsoniter.Iterator, name string) bool {
-		if !utf8.ValidString(name) {
-			// encoding/json would replace the bad bytes.
-			return d.fail("label name is not UTF-8")
-		}
-		for k, l := range d.labels {
-			if name == l {
-				v, ok := d.strBytes(d.bufs[k])
-				if !ok {
-					return false
-				}
-				d.bufs[k], d.values[k] = v.buf, v.text
-				return true
-			}
-		}
-		if d.iter.WhatIsNext() != jsoniter.StringValue {
-			return d.fail("label value is not a string")
-		}
-		d.iter.Skip()
-		return true
-	})
-	return d.err == nil
-}
-
-// pair reads [timestamp, "value"] as model.SamplePair does: the same
-// methods parse both tokens.
-func (d *decoder) pair(v *float64) bool {
-	if d.iter.WhatIsNext() != jsoniter.ArrayValue || !d.iter.ReadArray() {
-		return d.fail("value is not [timestamp, value]")
-	}
-	if d.iter.WhatIsNext() != jsoniter.NumberValue {
-		return d.fail("timestamp is not a number")
-	}
-	d.raw = d.capture(d.raw)
-	var t model.Time
-	if err := t.UnmarshalJSON(d.raw); err != nil {
-		return d.fail("timestamp: " + err.Error())
-	}
-	if !d.iter.ReadArray() || d.iter.WhatIsNext() != jsoniter.StringValue {
-		return d.fail("value is not [timestamp, value]")
-	}
-	d.raw = d.capture(d.raw)
-	var sv model.SampleValue
-	if err := sv.UnmarshalJSON(d.raw); err != nil {
-		return d.fail("sample value: " + err.Error())
-	}
-	if d.iter.ReadArray() {
-		return d.fail("value has more than two elements")
-	}
-	*v = float64(sv)
-	return true
-}
-
-// scalar reads [timestamp, "value"] as model.Scalar does: its value is
-// unquoted before it is parsed, unlike a sample's.
-func (d *decoder) scalar() bool {
-	if d.iter.WhatIsNext() != jsoniter.ArrayValue || !d.iter.ReadArray() {
-		return d.fail("scalar is not [timestamp, value]")
-	}
-	if d.iter.WhatIsNext() != jsoniter.NumberValue {
-		return d.fail("timestamp is not a number")
-	}
-	d.raw = d.capture(d.raw)
-	var t model.Time
-	if err := t.UnmarshalJSON(d.raw); err != nil {
-		return d.fail("timestamp: " + err.Error())
-	}
-	var s string
-	if !d.iter.ReadArray() || !d.str(&s) {
-		return d.fail("scalar is not [timestamp, value]")
-	}
-	if d.iter.ReadArray() {
-		return d.fail("scalar has more than two elements")
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return d.fail("scalar value: " + err.Error())
-	}
-	clear(d.values)
-	if r := d.route(d.values); r >= 0 {
-		d.ans.Series = append(d.ans.Series, Series{Route: r, Value: f})
-	}
-	return true
-}
-
-// text is a string read into buf: text is buf's content between the
-// quotes, or the unescaped string.
-type text struct {
-	buf, text []byte
-}
-
-// strBytes reads a string token as encoding/json would decode it, reusing
-// buf: most label values need no unescaping and are used in place.
-func (d *decoder) strBytes(buf []byte) (text, bool) {
-	if d.iter.WhatIsNext() != jsoniter.StringValue {
-		return text{buf: buf}, d.fail("not a string")
-	}
-	raw := d.capture(buf)
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return text{buf: raw, text: inner}, true
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return text{buf: raw}, d.fail("string: " + err.Error())
-	}
-	raw = append(raw[:0], s...)
-	return text{buf: raw, text: raw}, true
-}
-
-// capture reads the next token and returns it as it is written, in buf.
-func (d *decoder) capture(buf []byte) []byte {
-	if buf == nil {
-		// The iterator takes a nil buffer for "not capturing".
-		buf = make([]byte, 0, 64)
-	}
-	return d.iter.SkipAndAppendBytes(buf[:0])
-}
-
-func (d *decoder) str(dst *string) bool {
-	t, ok := d.strBytes(d.raw)
-	d.raw = t.buf
+// text reads a string into dst.
+func (d *decoder) text(dst *string) bool {
+	t, ok := d.value(&d.strBuf)
 	if ok {
-		*dst = string(t.text)
+		*dst = string(t)
 	}
 	return ok
 }
 
-// strs reads an array of strings, or null.
-func (d *decoder) strs(dst *[]string) bool {
-	switch d.iter.WhatIsNext() {
-	case jsoniter.NilValue:
-		d.iter.Skip()
-		*dst = nil
-		return true
-	case jsoniter.ArrayValue:
+// texts reads an array of strings, or null, into dst; with a nil dst it
+// only checks them.
+func (d *decoder) texts(dst *[]string) bool {
+	switch d.peek() {
+	case 'n':
+		if dst != nil {
+			*dst = nil
+		}
+		return d.literal("null")
+	case '[':
 	default:
 		return d.fail("not an array of strings")
 	}
-	*dst = []string{}
-	return d.iter.ReadArrayCB(func(*jsoniter.Iterator) bool {
-		var s string
-		if !d.str(&s) {
+	d.pos++
+	if dst != nil {
+		*dst = []string{}
+	}
+	for i := 0; d.more(']', i); i++ {
+		t, ok := d.value(&d.strBuf)
+		if !ok {
 			return false
 		}
-		*dst = append(*dst, s)
-		return true
-	}) && d.err == nil
+		if dst != nil {
+			*dst = append(*dst, string(t))
+		}
+	}
+	return !d.bad
 }

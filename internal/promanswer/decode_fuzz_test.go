@@ -22,7 +22,50 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
+		agree(t, body)
+	})
+}
+
+// addSeeds adds the oracle's seeds short enough to be mutated.
+func addSeeds(f *testing.F) {
+	for _, s := range oracleSeeds {
+		if len(s) <= 4096 {
+			f.Add([]byte(s))
+		}
+	}
+}
+
+// FuzzDecodeOracle: for any body, Decode accepts it iff the decoder before
+// it did (encoding/json.Valid, then json-iterator), reads the same answer,
+// refuses it for the same reason, and accepts only valid JSON.
+func FuzzDecodeOracle(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sameAsJsoniter(t, body)
+	})
+}
+
+// FuzzDecodeOracleShaped: as FuzzDecodeOracle, on answers in the servers'
+// shape with fuzzed text where a label value, a timestamp, a sample value
+// and one more member (in the envelope, data, metric, sample or after
+// data) go, so that the fuzzer spends its time in what the answers hold;
+// and client_golang reads what Decode accepts to the same.
+func FuzzDecodeOracleShaped(f *testing.F) {
+	f.Add(`"x"`, `1`, `"a"`, `1700000000.5`, `"1"`, uint8(0))
+	f.Add(`"stats"`, `{"n":[1e3,-0.5,"\u00e9"]}`, `"a\u0062"`, `-1`, `"NaN"`, uint8(4))
+	f.Add(`"job"`, `"x"`, `"\ud83d\ude00"`, `1.123e5`, `"+Inf"`, uint8(2))
+	f.Add(`"Value"`, `null`, `"drop"`, `0`, `"1e400"`, uint8(3))
+	f.Add(`"infos"`, `["i"]`, "\"\xff\"", `1e400`, `"\u0031"`, uint8(0))
+	f.Add(`"resultType"`, `"scalar"`, `"a"`, `1`, `"1"`, uint8(1))
+	f.Fuzz(func(t *testing.T, key, val, app, ts, v string, where uint8) {
+		var slots [5]string
+		slots[where%5] = "," + key + ":" + val
+		body := []byte(`{"status":"success"` + slots[0] + `,"data":{"resultType":"vector"` + slots[1] +
+			`,"result":[{"metric":{"app":` + app + slots[2] + `},"value":[` + ts + `,` + v + `]` + slots[3] +
+			`}]}` + slots[4] + `}`)
+		sameAsJsoniter(t, body)
 		agree(t, body)
 	})
 }

@@ -156,6 +156,17 @@ func TestDecode(t *testing.T) {
 		{name: "escaped and unicode values", typ: model.ValVector,
 			body: `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"app":"a\"b\\c\u00e9\ud83d\ude00","\u0061vailmon_term":"1"},"value":[1,"1"]},{"metric":{"app":"été"},"value":[1,"1"]}]}}`,
 			want: []got{{"a\"b\\cé😀|1", 1}, {"été|", 1}}},
+		{name: "bytes not UTF-8 in values", typ: model.ValVector,
+			body: "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"app\":\"a\xffb\",\"job\":\"\xed\xa0\x80\"},\"value\":[1,\"1\"]}]}}",
+			want: []got{{"a\ufffdb|", 1}}},
+		{name: "escaped surrogates", typ: model.ValVector,
+			body: `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"app":"\ud800\ud83d\ude00\udc00"},"value":[1,"1"]}]}}`,
+			want: []got{{"\ufffd😀\ufffd|", 1}}},
+		{name: "huge numbers in what is passed over", typ: model.ValVector,
+			body: `{"status":"success","stats":{"a":` + strings.Repeat("9", 400) + `,"b":1e308,"c":-1e-400},"data":{"resultType":"vector","result":[{"metric":{"app":"a"},"value":[1,"1"]}]}}`,
+			want: []got{{"a|", 1}}},
+		{name: "deep nesting in what is passed over", typ: model.ValVector,
+			body: `{"status":"success","x":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `,"data":{"resultType":"vector","result":[]}}`},
 		{name: "dropped series", typ: model.ValVector,
 			body: `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"app":"drop"},"value":[1,"1"]},{"metric":{"app":"k"},"value":[1,"1"]}]}}`,
 			want: []got{{"k|", 1}}},
@@ -252,6 +263,17 @@ func TestDecodeRefuses(t *testing.T) {
 		{"scalar value is a number", `{"status":"success","data":{"resultType":"scalar","result":[1,2]}}`, true},
 		{"warnings hold a number", `{"status":"success","warnings":[1]}`, true},
 		{"deep nesting", `{"status":"success","x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, true},
+		{"nesting one level too deep", `{"status":"success","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, true},
+		{"trailing garbage after whitespace", promAnswer + " \n}", true},
+		{"control character in a passed-over string", "{\"status\":\"success\",\"x\":\"a\tb\",\"data\":null}", true},
+		{"bad escape in a passed-over string", `{"status":"success","x":"\q","data":null}`, true},
+		{"bad number in a passed-over value", `{"status":"success","x":[1.],"data":null}`, true},
+		{"escaped key duplicating another", `{"status":"success","st\u0061tus":"error"}`, true},
+		{"escaped label name not UTF-8", vec("[{\"metric\":{\"a\\u0070\xff\":\"a\"},\"value\":[1,\"1\"]}]"), false},
+		{"number beyond a float in an answer's member", `{"status":"success","x":1e400,"data":null}`, false},
+		{"number beyond a float32 starting with 0", `{"status":"success","x":0.5e39,"data":null}`, false},
+		{"number beyond a float in a sample's member", vec(`[{"metric":{},"value":[1,"1"],"x":-1e400}]`), true},
+		{"timestamp beyond a float", vec(`[{"metric":{},"value":[1e400,"1"]}]`), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := lean([]byte(tt.body))
@@ -291,5 +313,27 @@ func TestFullErrors(t *testing.T) {
 				t.Fatalf("Full: %v, want a *v1.Error of type %q", err, tt.typ)
 			}
 		})
+	}
+}
+
+// TestDecodeAllocations: reading an answer allocates a few things per
+// answer, nothing per series, once the caller's buffer has room.
+func TestDecodeAllocations(t *testing.T) {
+	body, index := answer10k()
+	route := func(v [][]byte) int {
+		if i, ok := index[string(v[0])]; ok {
+			return i
+		}
+		return -1
+	}
+	buf := make([]Series, 0, len(index))
+	allocs := testing.AllocsPerRun(5, func() {
+		ans, err := Decode(body, []string{"app"}, route, buf)
+		if err != nil || len(ans.Series) != len(index) {
+			t.Fatalf("%d series, %v", len(ans.Series), err)
+		}
+	})
+	if allocs > 8 {
+		t.Errorf("%v allocations for an answer of %d series, want at most 8", allocs, len(index))
 	}
 }

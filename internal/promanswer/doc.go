@@ -20,7 +20,11 @@
 // client_golang decodes to the same series and values (FuzzDecode checks
 // it).
 //
-// The tokens are read with json-iterator's Iterator, already in the module
-// graph through client_golang: Go 1.26's encoding/json/jsontext would do,
-// but exists only with GOEXPERIMENT=jsonv2.
+// The body is read once, front to back, by a scanner for this one shape
+// that checks every byte as encoding/json.Valid would (the parts it passes
+// over too), unescapes a string only when it holds escapes, and hands
+// route slices of the body itself: nothing is allocated per series. It
+// refuses exactly what the decoder before it refused (encoding/json.Valid,
+// then json-iterator, which client_golang reads with): FuzzDecodeOracle
+// checks it against that decoder, kept in the tests.
 package promanswer
