@@ -691,3 +691,85 @@ func TestWSAfterRestart(t *testing.T) {
 		}
 	}
 }
+
+// snapshotDoneMsg is the system_event that ends an /api/ws snapshot.
+func snapshotDoneMsg(made time.Time, apps, unchecked int) map[string]any {
+	return map[string]any{"type": "system_event", "timestamp": ts(made),
+		"data": map[string]any{"event": "snapshot_complete", "apps": float64(apps), "unchecked": float64(unchecked)}}
+}
+
+// The snapshot ends with snapshot_complete right after the status_update
+// of every checked app, whether or not some apps have no check yet: a
+// client cannot count its way to the end, as it does not know which apps
+// were checked. The unchecked apps' first checks come after it.
+func TestWSSnapshotEnd(t *testing.T) {
+	withPayments := func(tm *testMonitor) {
+		o := reconfigured(tm)
+		o.Apps = append(o.Apps, App{Name: "search", Location: "Tel Aviv", Metric: `up{job="search"}`})
+		if _, err := tm.Reconfigure(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name      string
+		before    func(*testMonitor) // before the client connects
+		path      string
+		snapshot  []map[string]any
+		unchecked int
+		first     []string // the apps whose first check the next cycle brings
+	}{
+		{name: "before the first cycle", before: func(*testMonitor) {}, path: "/api/ws",
+			unchecked: 3, first: []string{"checkout", "search", "billing"}},
+		{name: "every app checked", before: func(tm *testMonitor) { tm.scrape(t) }, path: "/api/ws",
+			snapshot: []map[string]any{statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+				statusMsg(t0, "search", "Tel Aviv", "down", nil), statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)}},
+		{name: "an app added by a reload", before: func(tm *testMonitor) { tm.scrape(t); withPayments(tm) }, path: "/api/ws",
+			snapshot: []map[string]any{statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+				statusMsg(t0, "billing", "Frankfurt", "unavailable", nil), statusMsg(t0, "search", "Tel Aviv", "down", nil)},
+			unchecked: 1, first: []string{"payments"}},
+		{name: "filtered", before: func(tm *testMonitor) { tm.scrape(t); withPayments(tm) }, path: "/api/ws?locations=Frankfurt",
+			snapshot: []map[string]any{statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)},
+			unchecked: 1, first: []string{"payments"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tm := newTestMonitor(t)
+			tm.src.Set("checkout", StatusUp, time.Millisecond)
+			tm.src.Set("search", StatusDown, time.Millisecond)
+			tt.before(tm)
+			made := tm.snap.Load().made
+			srv := httptest.NewServer(tm.h)
+			defer srv.Close()
+			c := dialWS(t, srv, tt.path, nil)
+			var got []map[string]any
+			for range tt.snapshot {
+				got = append(got, readMsg(t, c))
+			}
+			if d := cmp.Diff(tt.snapshot, got); d != "" {
+				t.Fatalf("snapshot (-want +got):\n%s", d)
+			}
+			// The next cycle's events are in the log before the end is
+			// read: it must come first all the same.
+			tm.clock.Advance(30 * time.Second)
+			tm.scrape(t)
+			if d := cmp.Diff(snapshotDoneMsg(made, len(tt.snapshot), tt.unchecked), readMsg(t, c)); d != "" {
+				t.Fatalf("after the snapshot (-want +got):\n%s", d)
+			}
+			var firsts []string
+			for len(firsts) < len(tt.first) {
+				msg := readMsg(t, c)
+				d := msg["data"].(map[string]any)
+				if msg["type"] == "system_event" && d["event"] == "backend_connected" {
+					continue // the first cycle's
+				}
+				if d["previous_status"] != nil {
+					t.Errorf("%v: previous_status %v on its first check", d["app"], d["previous_status"])
+				}
+				firsts = append(firsts, d["app"].(string))
+			}
+			if d := cmp.Diff(tt.first, firsts); d != "" {
+				t.Errorf("first checks after the end of the snapshot (-want +got):\n%s", d)
+			}
+		})
+	}
+}
