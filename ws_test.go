@@ -753,7 +753,7 @@ func TestWSSnapshotEnd(t *testing.T) {
 				statusMsg(t0, "billing", "Frankfurt", "unavailable", nil), statusMsg(t0, "search", "Tel Aviv", "down", nil)},
 			unchecked: 1, first: []string{"payments"}},
 		{name: "filtered", before: func(tm *testMonitor) { tm.scrape(t); withPayments(tm) }, path: "/api/ws?locations=Frankfurt",
-			snapshot: []map[string]any{statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)},
+			snapshot:  []map[string]any{statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)},
 			unchecked: 1, first: []string{"payments"}},
 	}
 	for _, tt := range tests {
