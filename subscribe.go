@@ -51,11 +51,11 @@ func (f eventFilter) pass(e *Event) bool {
 // Subscribe follows the monitor's events, as /api/ws does: first one
 // status_update per app (passing f) checked so far with its current state,
 // then every event after the snapshot that state came from, in order.
-// (/api/ws also sends a snapshot_complete system_event between the two
-// parts; Subscribe yields no such event, as an Event has no field for it.) Nothing is lost or
-// repeated between the two parts. An app not checked yet (before the first
-// cycle, or added since the last) has no state to tell: its first event is
-// its first check. So an app's first event has no PreviousStatus, and every
+// Nothing is lost or repeated between the two parts. (/api/ws also sends a
+// snapshot_complete system_event between them, with counts an Event has no
+// field for; Subscribe yields none.) An app not checked yet (before the
+// first cycle, or added since the last) has no state to tell: its first
+// event is its first check. So an app's first event has no PreviousStatus, and every
 // later one has the Status of the one before.
 //
 // The sequence ends after the shutdown system_event of Run, when ctx ends

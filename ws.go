@@ -336,8 +336,8 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// stream writes the snapshot, its end and then the events until the client leaves,
-// falls behind, or the monitor shuts down.
+// stream writes the snapshot, its end and then the events until the client
+// leaves, falls behind, or the monitor shuts down.
 func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFilter) (slow bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
