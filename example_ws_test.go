@@ -14,7 +14,8 @@ import (
 )
 
 // Watch status changes on /api/ws: the stream starts with the current state
-// of every app, then carries each change as the cycle that saw it commits.
+// of every app checked so far, ends that snapshot with a snapshot_complete
+// system_event, then carries each change as the cycle that saw it commits.
 func ExampleMonitor_Handler_websocket() {
 	var healthy atomic.Bool
 	healthy.Store(true)
@@ -44,6 +45,8 @@ func ExampleMonitor_Handler_websocket() {
 	defer c.CloseNow()
 	_, msg, _ := c.Read(ctx) // the current state
 	fmt.Println(string(msg))
+	_, msg, _ = c.Read(ctx) // the end of the snapshot: live events follow
+	fmt.Println(string(msg))
 
 	healthy.Store(false)
 	m.Scrape(ctx)
@@ -51,5 +54,6 @@ func ExampleMonitor_Handler_websocket() {
 	fmt.Println(string(msg))
 	// Output:
 	// {"type":"status_update","timestamp":"2026-11-22T12:00:00.000Z","data":{"app":"checkout","status":"up","location":"Tel Aviv","previous_status":null}}
+	// {"type":"system_event","timestamp":"2026-11-22T12:00:00.000Z","data":{"event":"snapshot_complete","apps":1,"unchecked":0}}
 	// {"type":"status_update","timestamp":"2026-11-22T12:00:00.000Z","data":{"app":"checkout","status":"down","location":"Tel Aviv","previous_status":"up"}}
 }

@@ -310,6 +310,7 @@ func TestReconfigureWS(t *testing.T) {
 	for range 3 { // the snapshot
 		readMsg(t, c)
 	}
+	readSnapshotEnd(t, c)
 	if _, err := tm.Reconfigure(reconfigured(tm)); err != nil {
 		t.Fatal(err)
 	}
@@ -332,6 +333,9 @@ func TestReconfigureWS(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"checkout", "billing"}, got); d != "" {
 		t.Errorf("snapshot after the change (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(snapshotDoneMsg(t0, 2, 1), readMsg(t, c2)); d != "" {
+		t.Errorf("end of the snapshot after the change (-want +got):\n%s", d)
 	}
 	tm.scrape(t)
 	if d := cmp.Diff(statusMsg(t0, "payments", "Frankfurt", "unavailable", nil), readMsg(t, c2)); d != "" {

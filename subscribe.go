@@ -49,11 +49,13 @@ func (f eventFilter) pass(e *Event) bool {
 }
 
 // Subscribe follows the monitor's events, as /api/ws does: first one
-// status_update per app (passing f) with its current state, then every event
-// after the snapshot that state came from, in order. Nothing is lost or
-// repeated between the two parts. An app not checked yet (before the first
-// cycle, or added since the last) has no state to tell: its first event is
-// its first check. So an app's first event has no PreviousStatus, and every
+// status_update per app (passing f) checked so far with its current state,
+// then every event after the snapshot that state came from, in order.
+// Nothing is lost or repeated between the two parts. (/api/ws also sends a
+// snapshot_complete system_event between them, with counts an Event has no
+// field for; Subscribe yields none.) An app not checked yet (before the
+// first cycle, or added since the last) has no state to tell: its first
+// event is its first check. So an app's first event has no PreviousStatus, and every
 // later one has the Status of the one before.
 //
 // The sequence ends after the shutdown system_event of Run, when ctx ends
@@ -64,35 +66,51 @@ func (f eventFilter) pass(e *Event) bool {
 func (m *Monitor) Subscribe(ctx context.Context, f EventFilter) iter.Seq2[Event, error] {
 	filter := f.compile()
 	return func(yield func(Event, error) bool) {
-		err := m.follow(ctx, filter, func(e *Event, _ []byte) bool { return yield(*e, nil) })
+		err := m.follow(ctx, filter, func(e *Event, _ []byte) bool { return yield(*e, nil) }, nil)
 		if err != nil && !errors.Is(err, errStopped) {
 			yield(Event{}, err)
 		}
 	}
 }
 
-// follow calls yield with the snapshot's status updates, then with every
-// logged event after that snapshot, until the shutdown event (nil), ctx's
-// end (its error), lost events (ErrEventsLost), or yield returning false
-// (errStopped). msg is the event's /api/ws message when the log has one
-// already encoded, nil for snapshot entries. The entries yield sees are
-// only valid during the call.
-func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *Event, msg []byte) bool) error {
+// snapshotEnd is told where a subscription's snapshot ends: the snapshot
+// it came from, how many status updates it yielded, and how many apps
+// (passing the filter) it left out because no check has given them a
+// status yet. It returns false to stop.
+type snapshotEnd func(s *snapshot, sent, unchecked int) bool
+
+// follow calls yield with the snapshot's status updates, then end (when
+// not nil), then yield with every logged event after that snapshot, until
+// the shutdown event (nil), ctx's end (its error), lost events
+// (ErrEventsLost), or yield or end returning false (errStopped). msg is
+// the event's /api/ws message when the log has one already encoded, nil
+// for snapshot entries. The entries yield sees are only valid during the
+// call.
+func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *Event, msg []byte) bool, end snapshotEnd) error {
 	s := m.snap.Load()
+	sent, unchecked := 0, 0
 	for i := range s.apps {
+		a := &s.p.apps[i]
+		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheckTime(), App: a.Name, Location: a.Location, Status: s.apps[i].status()}
+		if !filter.pass(&ev) {
+			continue
+		}
 		if !s.apps[i].checked() {
 			// No check has given it a status yet: its first check is its
 			// first event, whose previous status is rightly none.
+			unchecked++
 			continue
 		}
-		a := &s.p.apps[i]
-		ev := Event{Type: EventStatusUpdate, Time: s.apps[i].lastCheckTime(), App: a.Name, Location: a.Location, Status: s.apps[i].status()}
 		if ev.Time.IsZero() { // a check that carried no time
 			ev.Time = s.made
 		}
-		if filter.pass(&ev) && !yield(&ev, nil) {
+		if !yield(&ev, nil) {
 			return errStopped
 		}
+		sent++
+	}
+	if end != nil && !end(s, sent, unchecked) {
+		return errStopped
 	}
 
 	next := s.eventSeq

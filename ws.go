@@ -82,6 +82,32 @@ type wsSystemData struct {
 	Backend string `json:"backend,omitempty"`
 }
 
+// eventSnapshotComplete is the event of the system_event that ends the
+// snapshot of an /api/ws stream.
+const eventSnapshotComplete = "snapshot_complete"
+
+// wsSnapshotData is the system_event that ends an /api/ws client's
+// snapshot: the status_update messages before it were the snapshot (Apps of
+// them), every message after it is a live event. Unchecked apps (passing the
+// filter) have no state yet and so no message: each comes with its first
+// check. A client cannot count its way to the end instead, as it does not
+// know which apps were checked.
+type wsSnapshotData struct {
+	Event     string `json:"event"`
+	Apps      int    `json:"apps"`
+	Unchecked int    `json:"unchecked"`
+}
+
+// snapshotMessage encodes the end of a snapshot made at made.
+func snapshotMessage(made time.Time, sent, unchecked int) []byte {
+	b, err := marshal(wsMessage{Type: EventSystem, Timestamp: jsonTime(made),
+		Data: wsSnapshotData{Event: eventSnapshotComplete, Apps: sent, Unchecked: unchecked}})
+	if err != nil { // only numbers, strings and a time: cannot happen
+		panic(fmt.Sprintf("availmon: encoding the end of a snapshot: %v", err))
+	}
+	return b
+}
+
 // eventMessage encodes e as it is sent on /api/ws.
 func eventMessage(e Event) []byte {
 	msg := wsMessage{Type: e.Type, Timestamp: jsonTime(e.Time)}
@@ -260,7 +286,8 @@ func headerToken(h http.Header, name, token string) bool {
 }
 
 // serveWS streams events: first the current state of every (filtered) app
-// as status_update messages, then every event after that snapshot, in order.
+// checked so far as status_update messages, then the snapshot_complete
+// system_event, then every event after that snapshot, in order.
 func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 	filter, err := m.parseWSFilter(r)
 	if err != nil {
@@ -309,8 +336,8 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// stream writes the snapshot and then the events until the client leaves,
-// falls behind, or the monitor shuts down.
+// stream writes the snapshot, its end and then the events until the client
+// leaves, falls behind, or the monitor shuts down.
 func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFilter) (slow bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -336,6 +363,9 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 			msg = eventMessage(*e)
 		}
 		werr = write(msg)
+		return werr == nil
+	}, func(s *snapshot, sent, unchecked int) bool {
+		werr = write(snapshotMessage(s.made, sent, unchecked))
 		return werr == nil
 	})
 	switch {

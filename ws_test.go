@@ -75,6 +75,24 @@ func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]a
 		"data": map[string]any{"app": app, "location": loc, "status": status, "previous_status": previous}}
 }
 
+// snapshotDoneMsg is the system_event that ends an /api/ws snapshot.
+func snapshotDoneMsg(made time.Time, apps, unchecked int) map[string]any {
+	return map[string]any{"type": "system_event", "timestamp": ts(made),
+		"data": map[string]any{"event": "snapshot_complete", "apps": float64(apps), "unchecked": float64(unchecked)}}
+}
+
+// readSnapshotEnd reads the message that must end a snapshot and returns
+// its data.
+func readSnapshotEnd(t testing.TB, c *websocket.Conn) map[string]any {
+	t.Helper()
+	msg := readMsg(t, c)
+	d, _ := msg["data"].(map[string]any)
+	if msg["type"] != "system_event" || d["event"] != "snapshot_complete" {
+		t.Fatalf("got %v, want the end of the snapshot", msg)
+	}
+	return d
+}
+
 func TestWSSnapshotThenLiveEvents(t *testing.T) {
 	tm := newTestMonitor(t, openWrites)
 	tm.src.Set("checkout", StatusUp, time.Millisecond)
@@ -95,6 +113,9 @@ func TestWSSnapshotThenLiveEvents(t *testing.T) {
 	}
 	if d := cmp.Diff(want, snap); d != "" {
 		t.Fatalf("snapshot messages (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(snapshotDoneMsg(t0, 3, 0), readMsg(t, c)); d != "" {
+		t.Fatalf("end of the snapshot (-want +got):\n%s", d)
 	}
 
 	// A change in the next cycle arrives as it happened, with its previous state.
@@ -184,6 +205,7 @@ func TestWSFilters(t *testing.T) {
 	if got := readMsg(t, c)["data"].(map[string]any)["app"]; got != "billing" {
 		t.Fatalf("first message of a Frankfurt stream is about %v", got)
 	}
+	readSnapshotEnd(t, c)
 	tm.src.Set("checkout", StatusDown, 0) // Tel Aviv: filtered out
 	tm.scrape(t)
 	tm.SetInterval(time.Minute) // config_update always passes
@@ -279,6 +301,7 @@ func TestWSProtectReads(t *testing.T) {
 	for range 2 { // the rest of the snapshot
 		readMsg(t, c)
 	}
+	readSnapshotEnd(t, c)
 	msg := readMsg(t, c)
 	if msg["type"] != "config_update" || msg["data"].(map[string]any)["scrape_interval"] != "90s" {
 		t.Errorf("after a signed POST: %v, want config_update to 90s", msg)
@@ -300,6 +323,7 @@ func TestWSShutdown(t *testing.T) {
 		for range 3 {
 			readMsg(t, c) // snapshot
 		}
+		readSnapshotEnd(t, c)
 		clients = append(clients, c)
 	}
 	cancel()
@@ -469,8 +493,9 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 	for i := range conns {
 		conns[i] = dialWS(t, srv, "/api/ws", nil)
 	}
-	// No snapshot: before the first cycle no app has a state to tell.
-	want := apps*rounds + 1 // changes (the first checks first), backend_connected
+	// Before the first cycle no app has a state to tell: the snapshot is
+	// only its end.
+	want := 1 + apps*rounds + 1 // its end, changes (the first checks first), backend_connected
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -544,7 +569,7 @@ func TestWSFanOut(t *testing.T) {
 		clients = 20 // .ci/run runs it full size without the race detector
 	}
 	took := fanOut(t, clients, 10, 100)
-	t.Logf("%d clients x 1,001 messages delivered in %v", clients, took)
+	t.Logf("%d clients x 1,002 messages delivered in %v", clients, took)
 }
 
 // TestWSOutlivesServerTimeouts: a server with short read and write timeouts
@@ -560,6 +585,7 @@ func TestWSOutlivesServerTimeouts(t *testing.T) {
 	tm.scrape(t) // checkout's state, which the stream starts with
 	c := dialWS(t, srv, "/api/ws?apps=checkout", nil)
 	readMsg(t, c)
+	readSnapshotEnd(t, c)
 	// Let both server deadlines pass; this wait is what the test is about.
 	<-time.After(3 * timeout)
 	tm.src.Set("checkout", StatusUp, 0)
@@ -602,8 +628,12 @@ func TestWSPing(t *testing.T) {
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(1 << 20)
-	// Before the first cycle no app has a state to send: until it, the
-	// only frames are pings, which a pending Read answers.
+	// Before the first cycle no app has a state to send: the snapshot is
+	// only its end, and until the cycle the only frames are pings, which a
+	// pending Read answers.
+	if d := readSnapshotEnd(t, c); d["apps"] != 0.0 {
+		t.Fatalf("before the first cycle, the snapshot had %v apps", d["apps"])
+	}
 	readErr := make(chan error, 1)
 	go func() {
 		_, b, err := c.Read(ctx)
@@ -636,7 +666,7 @@ func TestWSOneCycleBurst(t *testing.T) {
 		clients = 20
 	}
 	took := fanOut(t, clients, 1000, 1)
-	t.Logf("%d clients x 1,001 messages (1,000 of them one cycle's changes) delivered in %v", clients, took)
+	t.Logf("%d clients x 1,002 messages (1,000 of them one cycle's changes) delivered in %v", clients, took)
 }
 
 // TestWSAfterRestart: a client that connects after Run has ended and started
@@ -670,6 +700,7 @@ func TestWSAfterRestart(t *testing.T) {
 		if run == 1 {
 			c = dialWS(t, srv, "/api/ws?apps=checkout", nil)
 			readMsg(t, c) // the current state
+			readSnapshotEnd(t, c)
 			second.Store(true)
 			gate <- struct{}{}
 			msg := readMsg(t, c)
@@ -690,5 +721,91 @@ func TestWSAfterRestart(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The snapshot ends with snapshot_complete right after the status_update
+// of every checked app, whether or not some apps have no check yet: a
+// client cannot count its way to the end, as it does not know which apps
+// were checked. The unchecked apps' first checks come after it.
+func TestWSSnapshotEnd(t *testing.T) {
+	withPayments := func(tm *testMonitor) {
+		o := reconfigured(tm)
+		o.Apps = append(o.Apps, App{Name: "search", Location: "Tel Aviv", Metric: `up{job="search"}`})
+		if _, err := tm.Reconfigure(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name      string
+		before    func(*testMonitor) // before the client connects
+		path      string
+		snapshot  []map[string]any
+		unchecked int
+		first     []string // the apps whose first check the next cycle brings
+	}{
+		{name: "before the first cycle", before: func(*testMonitor) {}, path: "/api/ws",
+			unchecked: 3, first: []string{"checkout", "search", "billing"}},
+		{name: "every app checked", before: func(tm *testMonitor) { tm.scrape(t) }, path: "/api/ws",
+			snapshot: []map[string]any{statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+				statusMsg(t0, "search", "Tel Aviv", "down", nil), statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)}},
+		{name: "an app added by a reload", before: func(tm *testMonitor) { tm.scrape(t); withPayments(tm) }, path: "/api/ws",
+			snapshot: []map[string]any{statusMsg(t0, "checkout", "Tel Aviv", "up", nil),
+				statusMsg(t0, "billing", "Frankfurt", "unavailable", nil), statusMsg(t0, "search", "Tel Aviv", "down", nil)},
+			unchecked: 1, first: []string{"payments"}},
+		{name: "filtered", before: func(tm *testMonitor) { tm.scrape(t); withPayments(tm) }, path: "/api/ws?locations=Frankfurt",
+			snapshot:  []map[string]any{statusMsg(t0, "billing", "Frankfurt", "unavailable", nil)},
+			unchecked: 1, first: []string{"payments"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tm := newTestMonitor(t)
+			tm.src.Set("checkout", StatusUp, time.Millisecond)
+			tm.src.Set("search", StatusDown, time.Millisecond)
+			tt.before(tm)
+			made := tm.snap.Load().made
+			srv := httptest.NewServer(tm.h)
+			defer srv.Close()
+			c := dialWS(t, srv, tt.path, nil)
+			var got []map[string]any
+			for range tt.snapshot {
+				got = append(got, readMsg(t, c))
+			}
+			if d := cmp.Diff(tt.snapshot, got); d != "" {
+				t.Fatalf("snapshot (-want +got):\n%s", d)
+			}
+			next := func() {
+				tm.clock.Advance(30 * time.Second)
+				tm.scrape(t)
+			}
+			// Once a snapshot message is read, the server follows that
+			// snapshot: the next cycle's events are in the log before the
+			// end is read, and the end must come first all the same. (An
+			// empty snapshot gives no such sign.)
+			if len(tt.snapshot) > 0 {
+				next()
+			}
+			if d := cmp.Diff(snapshotDoneMsg(made, len(tt.snapshot), tt.unchecked), readMsg(t, c)); d != "" {
+				t.Fatalf("after the snapshot (-want +got):\n%s", d)
+			}
+			if len(tt.snapshot) == 0 {
+				next()
+			}
+			var firsts []string
+			for len(firsts) < len(tt.first) {
+				msg := readMsg(t, c)
+				d := msg["data"].(map[string]any)
+				if msg["type"] == "system_event" && d["event"] == "backend_connected" {
+					continue // the first cycle's
+				}
+				if d["previous_status"] != nil {
+					t.Errorf("%v: previous_status %v on its first check", d["app"], d["previous_status"])
+				}
+				firsts = append(firsts, d["app"].(string))
+			}
+			if d := cmp.Diff(tt.first, firsts); d != "" {
+				t.Errorf("first checks after the end of the snapshot (-want +got):\n%s", d)
+			}
+		})
 	}
 }

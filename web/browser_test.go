@@ -93,6 +93,36 @@ func (s *switchSource) check(_ context.Context, app availmon.App) availmon.Resul
 	return r
 }
 
+// gate holds back a Source's answers until the test releases it (or the
+// cycle ends): the cycle, and so every app's first check, wait for the test.
+type gate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) release() { g.once.Do(func() { close(g.ch) }) }
+
+// wrap returns src held back by the gate.
+func (g *gate) wrap(src availmon.Source) availmon.Source {
+	return gatedSource{g, src}
+}
+
+type gatedSource struct {
+	g   *gate
+	src availmon.Source
+}
+
+func (s gatedSource) Check(ctx context.Context, apps []availmon.App) ([]availmon.Result, error) {
+	select {
+	case <-s.g.ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.src.Check(ctx, apps)
+}
+
 // probeTarget is what the HTTP-probe apps probe: each path answers the
 // status code the test last set.
 type probeTarget struct {
@@ -120,6 +150,7 @@ type fleet struct {
 	probes map[string]string // http app -> path on target
 	h      http.Handler
 	opts   availmon.Options
+	gate   *gate // holds back the switch source, when set
 
 	mu      sync.Mutex
 	addr    string
@@ -300,6 +331,13 @@ func (f *fleet) control() http.Handler {
 	mux.HandleFunc("POST /maintenance-delete", func(w http.ResponseWriter, r *http.Request) {
 		f.signed(w, http.MethodDelete, "/api/maintenance/"+url.PathEscape(r.FormValue("id")), nil)
 	})
+	mux.HandleFunc("POST /release", func(w http.ResponseWriter, r *http.Request) {
+		if f.gate == nil {
+			http.Error(w, "the fleet has no gate", http.StatusBadRequest)
+			return
+		}
+		f.gate.release()
+	})
 	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })
 	return mux
@@ -436,6 +474,41 @@ func TestBrowserServicesMaintenance(t *testing.T) {
 func TestBrowserReconnect(t *testing.T) {
 	browserTools(t)
 	runScript(t, smallFleet(t), "reconnect", "/")
+}
+
+// gatedFleet is the small fleet checked once an hour, its switch source
+// held back by a gate: until the script says "release", the first cycle
+// does not end and no app has been checked; an app added by a
+// reconfiguration after it stays unchecked for the rest of the test.
+func gatedFleet(t *testing.T) *fleet {
+	g := newGate()
+	f := smallFleet(t, func(o *availmon.Options) {
+		o.Interval, o.Timeout = time.Hour, time.Hour
+		o.Backends[0].Source = g.wrap(o.Backends[0].Source)
+	})
+	f.gate = g
+	t.Cleanup(g.release) // before the fleet stops (cleanups run last first)
+	return f
+}
+
+// The page opened before the first cycle has ended: no app has been
+// checked, so the stream's snapshot is empty, and the page is in sync all
+// the same, showing every app as not checked yet; then the first checks
+// arrive.
+func TestBrowserUnchecked(t *testing.T) {
+	browserTools(t)
+	runScript(t, gatedFleet(t), "unchecked", "/")
+}
+
+// A reconfiguration adds a location and an app, which is not checked until
+// the next cycle, an hour later: the page starts its stream again (the
+// config_update), is in sync without a message about that app, and shows
+// it as not checked yet; so does a page loaded then.
+func TestBrowserReloadAddsApp(t *testing.T) {
+	browserTools(t)
+	f := gatedFleet(t)
+	f.gate.release()
+	runScript(t, f, "added", "/")
 }
 
 // 10,000 apps in 100 locations: the script prints the first meaningful

@@ -90,26 +90,32 @@ export class Detail {
   makeRow(app) {
     const cells = [h('th', { scope: 'row', text: app }), h('td'), h('td'), h('td', { class: 'num', text: '…' }), h('td', { class: 'error' }), h('td')];
     const tr = h('tr', { 'data-app': app }, ...cells);
-    const row = { tr, cells, status: null, maintenance: false, lastCheck: undefined };
+    const row = { tr, cells, status: null, maintenance: false, unchecked: undefined, lastCheck: undefined };
     this.paintRow(row, this.store.apps.get(app));
     return row;
   }
 
   // paintRow shows the store's view of the app and reports whether its
   // last check changed, so that its details are worth fetching again.
+  // An app not checked yet is unavailable, as the API says, and says why.
   paintRow(row, a) {
-    if (row.status !== a.status || row.maintenance !== a.maintenance) {
+    if (row.status !== a.status || row.maintenance !== a.maintenance || row.unchecked !== a.unchecked) {
       row.status = a.status;
       row.maintenance = a.maintenance;
+      row.unchecked = a.unchecked;
       row.tr.dataset.status = a.status;
       if (a.maintenance) row.tr.dataset.maintenance = 'true';
       else delete row.tr.dataset.maintenance;
+      if (a.unchecked) row.tr.dataset.checked = 'false';
+      else delete row.tr.dataset.checked;
       row.cells[1].replaceChildren(h('span', { class: `status status-${a.status}`, text: APP_STATUS_LABEL[a.status] || a.status }),
+        ...(a.unchecked ? [' ', h('span', { class: 'tag-unchecked', text: 'not checked yet' })] : []),
         ...(a.maintenance ? [' ', h('span', { class: 'tag-maint', text: 'in maintenance' })] : []));
     }
-    if (row.lastCheck === a.lastCheck) return false;
-    row.lastCheck = a.lastCheck;
-    row.cells[2].textContent = clock(a.lastCheck);
+    const last = a.unchecked ? 'never' : a.lastCheck;
+    if (row.lastCheck === last) return false;
+    row.lastCheck = last;
+    row.cells[2].textContent = a.unchecked ? 'never' : clock(a.lastCheck);
     return true;
   }
 

@@ -51,10 +51,13 @@ for (const s of LOCATION_STATES) {
   legend.append(li);
 }
 
-// The stream starts with one status_update per app: the snapshot. The page
-// is in sync once it has seen as many as there are apps.
-let expected = 0;
-let received = 0;
+// The stream starts with a snapshot: one status_update per app checked so
+// far, then the system_event snapshot_complete; every message after it is
+// live. An app not checked yet has no message (its first check will be),
+// so the page cannot count its way to the end: it is in sync at the marker.
+let inSnapshot = false;
+let connection = 0; // counts the connects: a late sync of an older one is void
+let firstMessage = true;
 let firstSync = true;
 
 const stream = new Stream({
@@ -70,15 +73,18 @@ const stream = new Stream({
       // every location's state.
       requestAnimationFrame(() => performance.mark('availmon:rendered'));
     }
-    expected = store.apps.size;
-    received = 0;
+    store.begin();
+    inSnapshot = true;
+    connection++;
     root.dataset.synced = 'false';
-    if (expected === 0) synced();
     header.refresh();
     chart.refresh();
   },
   message(msg) {
-    if (firstSync && received === 0) performance.mark('availmon:first-message');
+    if (firstMessage) {
+      firstMessage = false;
+      performance.mark('availmon:first-message');
+    }
     switch (msg.type) {
       case 'status_update':
         if (!store.apply(msg.data, msg.timestamp)) {
@@ -87,7 +93,6 @@ const stream = new Stream({
           stream.restart();
           return;
         }
-        if (received < expected && ++received === expected) synced();
         services.updated(msg.timestamp);
         break;
       case 'config_update':
@@ -99,6 +104,10 @@ const stream = new Stream({
         if (msg.data && 'apps_added' in msg.data) stream.restart();
         break;
       case 'system_event':
+        if (msg.data && msg.data.event === 'snapshot_complete') {
+          if (inSnapshot) snapshotComplete(msg.data);
+          break;
+        }
         header.refresh();
         break;
       default:
@@ -112,10 +121,28 @@ const stream = new Stream({
   },
 });
 
+// snapshotComplete ends the snapshot: the apps it had no message about
+// have not been checked yet.
+function snapshotComplete({ apps, unchecked }) {
+  inSnapshot = false;
+  // The snapshot covers every app of the server's configuration: when the
+  // counts differ from the store's, the configuration changed between
+  // /api/locations and the stream, before any config_update it could see.
+  if (Number.isInteger(apps) && Number.isInteger(unchecked) && apps + unchecked !== store.apps.size) {
+    store.signature = '';
+    stream.restart();
+    return;
+  }
+  store.settle();
+  synced();
+}
+
 function synced() {
   stream.healthy();
+  const current = connection;
   // Mark once the views have drawn the snapshot.
   requestAnimationFrame(() => {
+    if (current !== connection) return; // a newer connection is syncing
     root.dataset.synced = 'true';
     if (firstSync) {
       firstSync = false;

@@ -1,5 +1,7 @@
 // The one store the views render from. /api/locations fills it; /api/ws
-// status_update messages change it. Changes are collected and handed to the
+// status_update messages change it, and the end of each connection's
+// snapshot tells which apps have not been checked yet (those it had no
+// message about). Changes are collected and handed to the
 // views once per animation frame, as the set of locations and apps that
 // changed, so that 1,000 changes in one cycle cost one render of what they
 // touched and nothing else.
@@ -14,7 +16,7 @@ import { locationState } from './states.js';
 
 export class Store {
   constructor() {
-    this.apps = new Map(); // name -> {name, location, status, lastCheck, maintenance}
+    this.apps = new Map(); // name -> {name, location, status, lastCheck, unchecked, maintenance, seen}
     this.locations = new Map(); // name -> {name, latitude, longitude, apps, up, down, unavailable, maintenance, state}
     this.services = []; // /api/services
     this.serviceDetails = new Map(); // name -> /api/services/{name}, for the services shown open
@@ -28,6 +30,7 @@ export class Store {
     this.reset = false;
     this.scheduled = false;
     this.applied = 0; // status updates applied since the page loaded
+    this.connection = 0; // counts the stream's connections (begin)
   }
 
   subscribe(fn) {
@@ -51,7 +54,11 @@ export class Store {
         apps: l.apps, up: 0, down: 0, unavailable: l.apps.length, maintenance: 0, state: 'unknown',
       });
       for (const a of l.apps) {
-        this.apps.set(a, { name: a, location: l.name, status: 'unavailable', lastCheck: null, maintenance: false });
+        // unchecked: known once a snapshot has ended without a message
+        // about the app; seen: the connection that last had one.
+        this.apps.set(a, {
+          name: a, location: l.name, status: 'unavailable', lastCheck: null, unchecked: false, maintenance: false, seen: 0,
+        });
       }
     }
     this.reset = true;
@@ -66,6 +73,8 @@ export class Store {
     const a = this.apps.get(app);
     if (!a || a.location !== location) return false;
     a.lastCheck = timestamp;
+    a.unchecked = false;
+    a.seen = this.connection;
     this.dirtyApps.add(app);
     this.setStatus(a, status);
     this.applied++;
@@ -75,11 +84,32 @@ export class Store {
 
   // seed takes the apps' states from /api/metrics/summary's apps_summary:
   // one response, so that the map is right before the stream's snapshot
-  // (one message per app) has arrived.
+  // (one message per app checked) has arrived.
   seed(apps) {
     for (const { name, status } of apps) {
       const a = this.apps.get(name);
       if (a) this.setStatus(a, status);
+    }
+    this.schedule();
+  }
+
+  // begin is called as the stream connects: the apps its snapshot tells
+  // about are seen on this connection.
+  begin() {
+    this.connection++;
+  }
+
+  // settle is called at the end of the snapshot: an app it had no message
+  // about has not been checked yet, which the API tells as unavailable with
+  // no last check (an app checked before may be unchecked now: the server
+  // may have started afresh).
+  settle() {
+    for (const a of this.apps.values()) {
+      if (a.seen === this.connection || (a.unchecked && a.status === 'unavailable')) continue;
+      a.unchecked = true;
+      a.lastCheck = null;
+      this.dirtyApps.add(a.name);
+      this.setStatus(a, 'unavailable');
     }
     this.schedule();
   }

@@ -31,8 +31,8 @@ export class Stream {
     this.open();
   }
 
-  // healthy is called once the snapshot is complete: the next loss starts
-  // the backoff from the beginning again.
+  // healthy is called once the snapshot is complete (its snapshot_complete
+  // message): the next loss starts the backoff from the beginning again.
   healthy() {
     this.delay = MIN_DELAY;
   }
@@ -54,6 +54,9 @@ export class Stream {
     this.ws = ws;
     ws.onopen = () => this.h.state('live');
     ws.onmessage = (ev) => {
+      // A connection being closed for a restart may still deliver: its
+      // messages are the old connection's, not this one's.
+      if (this.ws !== ws) return;
       let msg;
       try {
         msg = JSON.parse(ev.data);

@@ -1,5 +1,5 @@
 // Browser checks of availmon's page, run by web/browser_test.go:
-//   node test/browser.mjs page|reconnect|services|scale
+//   node test/browser.mjs page|reconnect|services|unchecked|added|scale
 // with AVAILMON_BASE (the page's URL), AVAILMON_CONTROL (the test's control
 // server) and AVAILMON_CHROMIUM set. Chromium is Debian's: nothing is
 // downloaded. Prints one line per check; exits 1 when one fails.
@@ -292,6 +292,84 @@ async function reconnectScenario() {
   await finish(b);
 }
 
+// checkUnchecked selects location and checks that its table shows exactly
+// the apps the API has not checked yet as such, and the others with their
+// last check.
+async function checkUnchecked(page, location, label) {
+  const l = await api(`api/locations/${encodeURIComponent(location)}`);
+  const want = l.apps.map((a) => `${a.name}=${a.status}${a.last_check ? '' : ' not checked yet'}`).sort();
+  await page.click(`#location-table button.loc[data-name="${location}"]`);
+  const r = await until(`${label}: ${location}'s apps`, async () => {
+    const got = (await page.$$eval('#app-table tbody tr', (rows) => rows.map((r) => `${r.dataset.app}=${r.dataset.status}${r.dataset.checked === 'false' ? ' not checked yet' : ''}`
+      + `|${r.cells[1].textContent}|${r.cells[2].textContent}`))).sort();
+    const ok = got.length === want.length && got.every((g, i) => {
+      const [key, statusText, lastText] = g.split('|');
+      if (key !== want[i]) return false;
+      // An unchecked app says so in its status and last check cells; a
+      // checked one shows a time.
+      return key.endsWith(' not checked yet')
+        ? /not checked yet/i.test(statusText) && lastText === 'never'
+        : /\d/.test(lastText);
+    });
+    return { ok, diff: `want ${want}, got ${got}`, got };
+  });
+  check(true, `${label}: ${location} shows which of its apps are not checked yet`, r.got.join('; '));
+}
+
+async function uncheckedScenario() {
+  const b = await launch();
+  const { page } = b;
+  await page.goto(BASE);
+  // The first cycle waits for the test: no app has been checked, and the
+  // stream's snapshot is empty.
+  check((await api('api/apps')).every((a) => a.last_check == null), 'no app has been checked yet');
+  await synced(page);
+  check(true, 'the page is in sync with every app unchecked');
+  await page.evaluate(() => { window.__loaded = 'once'; });
+  await checkMarkers(page, 'before the first cycle');
+  await checkUnchecked(page, 'London', 'before the first cycle');
+  await axe(page, 'apps not checked yet');
+
+  await control('release');
+  await waitAPI('london-web', 'up');
+  await page.waitForSelector('.marker[data-name="London"][data-state="up"]', { timeout: 5000 });
+  await page.waitForSelector('.marker[data-name="Tokyo"][data-state="down"]', { timeout: 5000 });
+  await checkMarkers(page, 'after the first cycle');
+  await checkUnchecked(page, 'London', 'after the first cycle');
+  check(await page.evaluate(() => window.__loaded) === 'once', 'no reload happened');
+  await finish(b);
+}
+
+async function addedScenario() {
+  const b = await launch();
+  const { page } = b;
+  await waitAPI('london-web', 'up'); // the first cycle has ended
+  await page.goto(BASE);
+  await synced(page);
+  await page.evaluate(() => { window.__loaded = 'once'; });
+  await checkMarkers(page, 'at load');
+
+  // A reconfiguration adds Nairobi and an app there; the next cycle is an
+  // hour away. The page starts its stream again and must be in sync again
+  // without any message about the new app.
+  await control('add-location?location=Nairobi&latitude=-1.2921&longitude=36.8219&app=nairobi-web');
+  check((await api('api/apps/nairobi-web')).last_check == null, 'the API has not checked the new app');
+  await page.waitForSelector('.marker[data-name="Nairobi"]', { timeout: 5000 });
+  await synced(page);
+  check(true, 'the page is in sync again after the reconfiguration');
+  check(await page.evaluate(() => window.__loaded) === 'once', 'the reconfiguration shows without a reload');
+  await checkMarkers(page, 'after the reconfiguration');
+  await checkUnchecked(page, 'Nairobi', 'after the reconfiguration');
+
+  // A page loaded now has an unchecked app from the start.
+  await page.reload();
+  await synced(page);
+  check(true, 'a page loaded with an unchecked app is in sync');
+  await checkMarkers(page, 'loaded with an unchecked app');
+  await checkUnchecked(page, 'Nairobi', 'loaded with an unchecked app');
+  await finish(b);
+}
+
 // until polls fn (every 100 ms) until it returns { ok: true }, and returns
 // its value then; after timeout it throws with the last difference.
 async function until(what, fn, timeout = 15000) {
@@ -551,7 +629,10 @@ async function scaleScenario() {
   await finish(b);
 }
 
-const scenarios = { page: pageScenario, reconnect: reconnectScenario, services: servicesScenario, scale: scaleScenario };
+const scenarios = {
+  page: pageScenario, reconnect: reconnectScenario, services: servicesScenario,
+  unchecked: uncheckedScenario, added: addedScenario, scale: scaleScenario,
+};
 try {
   await scenarios[scenario]();
 } catch (err) {

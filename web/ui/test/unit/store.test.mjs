@@ -1,4 +1,5 @@
-// Unit tests of the store's counts with apps in maintenance (node --test).
+// Unit tests of the store (node --test): its counts with apps in maintenance,
+// and what the end of a stream snapshot says of the apps it did not mention.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -63,4 +64,46 @@ test('services and windows are kept and announced', () => {
   assert.equal(s.serverNow, 1234);
   assert.equal(changes.length, 1);
   assert.equal(changes[0].services && changes[0].windows, true);
+});
+
+test('the end of a snapshot marks the apps it had no message about as not checked yet', () => {
+  const s = fleet();
+  s.begin();
+  s.apply({ app: 'l-web', status: 'down', location: 'London' }, '2026-11-22T12:00:00.000Z');
+  s.apply({ app: 'l-api', status: 'up', location: 'London' }, '2026-11-22T12:00:00.000Z');
+  s.flush();
+  const changes = [];
+  s.subscribe((c) => changes.push(c));
+  s.settle();
+  s.flush();
+  const flags = () => [...s.apps.values()].map((a) => `${a.name}=${a.status}${a.unchecked ? ' unchecked' : ''} ${a.lastCheck}`);
+  assert.deepEqual(flags(), ['l-web=down 2026-11-22T12:00:00.000Z', 'l-api=up 2026-11-22T12:00:00.000Z', 's-web=unavailable unchecked null']);
+  assert.deepEqual([...changes[0].apps], ['s-web']);
+
+  // Its first check, live.
+  s.apply({ app: 's-web', status: 'up', location: 'Sydney' }, '2026-11-22T12:00:30.000Z');
+  assert.equal(s.apps.get('s-web').unchecked, false);
+
+  // The next connection's snapshot has no message about l-api (the server
+  // started afresh, say): it is unavailable and unchecked again, and its
+  // location's counts follow.
+  s.begin();
+  s.apply({ app: 'l-web', status: 'down', location: 'London' }, '2026-11-22T12:01:00.000Z');
+  s.apply({ app: 's-web', status: 'up', location: 'Sydney' }, '2026-11-22T12:00:30.000Z');
+  s.settle();
+  assert.deepEqual(flags(), ['l-web=down 2026-11-22T12:01:00.000Z', 'l-api=unavailable unchecked null', 's-web=up 2026-11-22T12:00:30.000Z']);
+  assert.deepEqual(counts(s.locations.get('London')), { up: 0, down: 1, unavailable: 1, maintenance: 0, state: 'down' });
+});
+
+test('an app still unchecked at the next snapshot\'s end is not redrawn', () => {
+  const s = fleet();
+  s.begin();
+  s.settle();
+  s.flush();
+  const changes = [];
+  s.subscribe((c) => changes.push(c));
+  s.begin();
+  s.settle();
+  s.flush();
+  assert.deepEqual([...changes[0].apps], []);
 });
