@@ -42,10 +42,15 @@ func (f EventFilter) compile() eventFilter {
 }
 
 func (f eventFilter) pass(e *Event) bool {
-	if e.Type != EventStatusUpdate {
-		return true
+	switch {
+	case e.Type == EventStatusUpdate || e.Outage != nil && e.Outage.Kind == "app":
+		return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+	case e.Outage != nil && e.Outage.Kind == "location":
+		return f.apps == nil && (f.locations == nil || f.locations[e.Location])
+	case e.Outage != nil:
+		return f.apps == nil && f.locations == nil
 	}
-	return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+	return true
 }
 
 // Subscribe follows the monitor's events, as /api/ws does: first one
