@@ -450,7 +450,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%02d", i), Location: "Tel Aviv"})
 		}
 		o.WSMaxClients = clients
-		o.EventBuffer = 2 * apps * rounds // the burst fits: no client may lose any
+		// The burst fits: no client may lose any. A round that takes every
+		// app down or up makes a status_update and an outage event per
+		// app, and one outage event of the location.
+		o.EventBuffer = 3 * apps * rounds
 		// Delivery is checked, not speed: on a loaded machine a reader can
 		// stall past the default 10s and be cut off as too slow.
 		o.WSWriteTimeout = time.Minute
@@ -479,7 +482,7 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 	for _, c := range conns {
 		go func() {
 			last := map[string]string{}
-			for n := 0; n < want; n++ {
+			for n := 0; n < want; {
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				_, b, err := c.Read(ctx)
 				cancel()
@@ -495,6 +498,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 					results <- result{n, err}
 					return
 				}
+				if msg.Type == "outage_start" || msg.Type == "outage_end" {
+					continue // not counted in want
+				}
+				n++
 				if msg.Type != "status_update" {
 					continue
 				}
