@@ -471,9 +471,7 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
 	m.state = newCycleState(p)
-	m.timeZone = cmp.Or(opts.TimeZone, time.UTC)
-	m.ledger = ledger.New(ledger.Options{Retention: opts.Retention})
-	m.ledger.SetLayout(m.started, layoutOf(p), m.ledgerWindows(p))
+	m.initLedger(&opts, p)
 	if m.store != nil {
 		m.restore(context.Background())
 	}

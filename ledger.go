@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -15,6 +16,13 @@ import (
 // by every cycle's commit, marked with the maintenance windows, handed to
 // readers in each snapshot as a Book, and saved with the state. Everything
 // here runs under cycleMu.
+
+// initLedger makes the ledger of New's plan p.
+func (m *Monitor) initLedger(opts *Options, p *plan) {
+	m.timeZone = cmp.Or(opts.TimeZone, time.UTC)
+	m.ledger = ledger.New(ledger.Options{Retention: opts.Retention})
+	m.ledger.SetLayout(m.started, layoutOf(p), m.ledgerWindows(p))
+}
 
 // layoutOf is the fleet of plan p as the ledger keeps it.
 func layoutOf(p *plan) ledger.Layout {
