@@ -221,7 +221,7 @@ func (l *Ledger) Restore(s *Saved, now time.Time) {
 		// next bad state rather than being announced again.
 		if os := v.Outages(now.Add(-time.Second), now); len(os) > 0 && os[len(os)-1].Ongoing {
 			o := os[len(os)-1]
-			e.out = outageTrack{on: true, full: o.Full, start: o.Start, last: now}
+			e.out = outageTrack{on: true, full: o.Full, start: o.Start.UnixNano(), last: now.UnixNano()}
 		}
 		switch {
 		case inLayout[se.kind][e] && !e.removed.IsZero():
