@@ -15,8 +15,10 @@ var ErrEventsLost = errors.New("availmon: subscriber fell behind: events were lo
 var errStopped = errors.New("availmon: subscriber stopped")
 
 // EventFilter narrows the status_update events of a subscription to some
-// apps and locations; config_update and system_event always pass. An empty
-// list means all.
+// apps and locations, and the outage events of apps with them; a
+// location's outage events pass when Locations names it and Apps is empty,
+// a service's only when both are; config_update and system_event always
+// pass. An empty list means all.
 type EventFilter struct {
 	Apps      []string
 	Locations []string
