@@ -51,8 +51,8 @@ func withHeader(h http.Header, key, value string) http.Header {
 	return h
 }
 
-// readMsg reads one message as a generic JSON object.
-func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
+// readAnyMsg reads one message as a generic JSON object.
+func readAnyMsg(t testing.TB, c *websocket.Conn) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -68,6 +68,19 @@ func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
 		t.Fatalf("message is not a JSON object: %v: %s", err, b)
 	}
 	return v
+}
+
+// readMsg reads the next message other than an outage event, as a generic
+// JSON object: the tests of the other messages follow apps that go up and
+// down, whose outages TestOutageEvents tests.
+func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
+	t.Helper()
+	for {
+		v := readAnyMsg(t, c)
+		if v["type"] != "outage_start" && v["type"] != "outage_end" {
+			return v
+		}
+	}
 }
 
 func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]any {
