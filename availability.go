@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/promexport"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -256,7 +257,7 @@ type Options struct {
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
-	// larger of 1024 and twice the number of apps, counting the MaxApps of
+	// larger of 1024 and three times the number of apps, counting the MaxApps of
 	// each discovery rule, up to 65,536.
 	EventBuffer int
 
@@ -279,7 +280,20 @@ type Options struct {
 	// BackfillQueryTimeout bounds one range query of the backfill;
 	// default DefaultBackfillQueryTimeout. The server is told it too.
 	BackfillQueryTimeout time.Duration
+
+	// Retention is how long the record of availability over time (GET
+	// /api/availability and the outages) is kept, an app removed from the
+	// configuration included; default 400 days (DefaultRetention).
+	Retention time.Duration
+	// TimeZone is the zone calendar periods and steps of
+	// /api/availability are counted in when a request names none (?tz=);
+	// nil means UTC.
+	TimeZone *time.Location
 }
+
+// DefaultRetention is Options.Retention when it is zero: the longest
+// window a query can name.
+const DefaultRetention = ledger.DefaultRetention
 
 // Authenticator accepts or refuses a request. Verify may read the body but
 // must leave it for the handler to read again.
@@ -347,7 +361,9 @@ type Monitor struct {
 	ctlOpts   controlOptions
 	maint     *maintenance
 	state     *cycleState
-	snapGen   uint64 // under cycleMu: snapshots published so far
+	ledger    *ledger.Ledger // under cycleMu: availability over time (ledger.go)
+	timeZone  *time.Location // of calendar periods when a request names none
+	snapGen   uint64         // under cycleMu: snapshots published so far
 	bodyHints bodyHints
 	snap      atomic.Pointer[snapshot]
 	hist      *minuteHistory
@@ -450,8 +466,8 @@ func New(opts Options) (*Monitor, error) {
 			bad("WSOriginPatterns: %q: %w", p, err)
 		}
 	}
-	if opts.SaveInterval < 0 || opts.BackfillQueryTimeout < 0 {
-		bad("SaveInterval and BackfillQueryTimeout must not be negative")
+	if opts.SaveInterval < 0 || opts.BackfillQueryTimeout < 0 || opts.Retention < 0 {
+		bad("SaveInterval, BackfillQueryTimeout and Retention must not be negative")
 	}
 	if opts.ProtectReads && opts.Authenticator == nil {
 		bad("ProtectReads needs an Authenticator")
@@ -470,6 +486,7 @@ func New(opts Options) (*Monitor, error) {
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
 	m.state = newCycleState(p)
+	m.initLedger(&opts, p)
 	if m.store != nil {
 		m.restore(context.Background())
 	}

@@ -18,6 +18,13 @@ const (
 	EventSystem       EventType = "system_event"  // a backend (dis)connected, or shutdown
 )
 
+// The event types of availability over time: an outage of an app, a
+// location or a service began or ended (docs/api.md).
+const (
+	EventOutageStart EventType = "outage_start"
+	EventOutageEnd   EventType = "outage_end"
+)
+
 // eventShutdown is the Name of the system_event Run logs when it ends.
 const eventShutdown = "shutdown"
 
@@ -41,6 +48,24 @@ type Event struct {
 	// system_event
 	Name    string // backend_connected, backend_disconnected, shutdown
 	Backend string
+
+	// outage_start, outage_end. An app's outage also sets App and
+	// Location, a location's Location, so that filters apply to them.
+	Outage *OutageEvent
+}
+
+// OutageEvent is the outage an outage_start or outage_end event announces:
+// a period of down time of an app (its raw checks), of a location (at least
+// one app down) or of a service (below its quorum).
+type OutageEvent struct {
+	Kind  string // "app", "location" or "service"
+	Name  string
+	Start time.Time
+	End   time.Time // outage_end only
+	// Full is a location's: every app with a known state was down at some
+	// time of the outage (so far); an app's and a service's outages are
+	// always full.
+	Full bool
 }
 
 // eventLog is a bounded ring of recent events with sequence numbers. Readers

@@ -205,6 +205,7 @@ type maintenance struct {
 	mu      sync.Mutex
 	windows []*maintWindow // Options' first, then the API's in order
 	nextID  int
+	deleted map[string]time.Time // by ledger key: when the API deleted them (takeDeleted)
 }
 
 func newMaintenance(ws []MaintenanceWindow, now time.Time) (*maintenance, []error) {
@@ -353,7 +354,7 @@ var (
 	errConfigWindow = errors.New("the window is part of the configuration; change it there")
 )
 
-func (mt *maintenance) remove(id string) (*maintWindow, error) {
+func (mt *maintenance) remove(id string, now time.Time) (*maintWindow, error) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	for i, w := range mt.windows {
@@ -364,6 +365,10 @@ func (mt *maintenance) remove(id string) (*maintWindow, error) {
 			return nil, errConfigWindow
 		}
 		mt.windows = slices.Delete(mt.windows, i, i+1)
+		if mt.deleted == nil {
+			mt.deleted = make(map[string]time.Time)
+		}
+		mt.deleted[w.ledgerKey()] = now
 		return w, nil
 	}
 	return nil, errNoWindow

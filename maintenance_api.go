@@ -113,7 +113,8 @@ func (m *Monitor) deleteMaintenance(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	mw, err := m.maint.remove(id)
+	now := m.clock.Now()
+	mw, err := m.maint.remove(id, now)
 	switch {
 	case errors.Is(err, errNoWindow):
 		m.writeError(w, r, notFoundError("maintenance window not found", fmt.Sprintf("no maintenance window has the id %q", id)))
@@ -122,7 +123,6 @@ func (m *Monitor) deleteMaintenance(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, &apiError{status: http.StatusConflict, code: codeValidation, message: "the window cannot be deleted here", details: []string{err.Error()}})
 		return
 	}
-	now := m.clock.Now()
 	m.log.Info("maintenance window deleted", "id", id)
 	writeJSON(w, http.StatusOK, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsonTime(now)}})
 }

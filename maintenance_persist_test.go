@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"reflect"
@@ -118,13 +119,13 @@ func TestStateEncoding2Read(t *testing.T) {
 		got.interval == nil || got.interval.d != 90*time.Second || len(got.maint.windows) != 0 {
 		t.Errorf("the encoding-2 file read as %+v", got)
 	}
-	// The same state written now is encoding 4 and reads back the same.
+	// The same state written now is of the current encoding and reads back the same.
 	again, err := decodeState(encodeState(got))
 	if err != nil || len(again.apps) != 2 || again.apps[0].history[1].err != "x" {
 		t.Errorf("written again: %+v, %v", again, err)
 	}
 	future := append([]byte{stateEncoding + 1}, encodeState(got)[1:]...)
-	if _, err := decodeState(future); err == nil || !strings.Contains(err.Error(), "encoding version 5") {
-		t.Errorf("encoding 5: %v", err)
+	if _, err := decodeState(future); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("encoding version %d", stateEncoding+1)) {
+		t.Errorf("encoding %d: %v", stateEncoding+1, err)
 	}
 }

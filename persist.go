@@ -85,6 +85,9 @@ func (m *Monitor) apply(s *savedState) int {
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
 	m.restoreMaintenance(s.maint)
+	if s.ledger != nil {
+		m.restoreLedger(s.ledger, now)
+	}
 	return kept
 }
 

@@ -1,6 +1,9 @@
 package availmon
 
-import "context"
+import (
+	"bytes"
+	"context"
+)
 
 // The copy a save used to take before encoding it, kept as the reference
 // the live encoding (statesave.go) must match byte for byte.
@@ -31,6 +34,9 @@ func (m *Monitor) copyState() *savedState {
 		arena = st.history[i].appendTo(arena)
 		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: keptState(st.apps[i]),
 			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
+	}
+	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
+		s.ledger = l
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.auth.(replayKeeper); ok {

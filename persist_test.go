@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -360,7 +361,8 @@ func FuzzDecodeState(f *testing.F) {
 	s.apps = append(s.apps, savedApp{name: "b", history: failingHistory(7), state: savedAppState("", t0, 0, "only the state's")})
 	f.Add(encodeState(s))
 	f.Add(goodKnobs.encode())
-	for _, file := range []string{"testdata/state-encoding-2.bin", "testdata/state-encoding-3.bin"} {
+	f.Add(ledgerState())
+	for _, file := range []string{"testdata/state-encoding-2.bin", "testdata/state-encoding-3.bin", "testdata/state-encoding-4.bin"} {
 		old, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -382,7 +384,7 @@ func FuzzDecodeState(f *testing.F) {
 			t.Fatalf("re-encoding an accepted state: %v", err)
 		}
 		if len(again.apps) != len(got.apps) || len(again.minutes) != len(got.minutes) || len(again.replay) != len(got.replay) ||
-			len(again.maint.windows) != len(got.maint.windows) {
+			len(again.maint.windows) != len(got.maint.windows) || !bytes.Equal(again.ledger, got.ledger) {
 			t.Fatalf("re-encoding changed the state")
 		}
 		// Encoding 4 keeps checks as the history does: they come back the same.

@@ -30,6 +30,10 @@ func (m *Monitor) readRoutes() []readRoute {
 		{"/api/status/history", []string{"period", "resolution"}, m.getHistory},
 		{"/api/metrics/summary", nil, m.getSummary},
 		{"/api/ws", []string{"apps", "locations"}, m.serveWS},
+		{"/api/availability", availParams, m.getAvailability},
+		{"/api/apps/{name}/outages", []string{"from", "to"}, m.appOutages},
+		{"/api/locations/{name}/outages", []string{"from", "to"}, m.locationOutages},
+		{"/api/services/{name}/outages", []string{"from", "to"}, m.serviceOutages},
 	}
 }
 

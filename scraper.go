@@ -317,6 +317,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			unavail++
 		}
 	}
+	evs = m.feedLedger(p, out.results, end, inMaint, evs)
 	evs = m.noteBackends(p, out, end, evs)
 	st.cycles++
 	st.lastCycle = end
@@ -368,5 +369,6 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s.eventSeq = eventSeq
 	s.discovery = discoveryHealthOf(m.rules)
 	s.hints = &m.bodyHints
+	s.book = m.ledger.Book(now)
 	m.snap.Store(s)
 }

@@ -3,6 +3,8 @@ package availmon
 import (
 	"math"
 	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
 )
 
 // snapshot is everything the read endpoints show that only changes once a
@@ -28,6 +30,8 @@ type snapshot struct {
 	connectivity  string
 	discovery     discoveryHealth
 	day           counts // every check of the last 24h
+	book          *ledger.Book
+	avail         availCache // /api/availability answers (ledger_api.go)
 
 	appsJSON    lazyBody
 	locsJSON    lazyBody

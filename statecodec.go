@@ -21,6 +21,9 @@ type savedState struct {
 	apps     []savedApp
 	replay   []hmac.ReplayEntry
 	maint    savedMaintenance // since encoding 3
+	// The ledger's section (since encoding 5; nil: an empty ledger),
+	// checked whole when read.
+	ledger []byte
 }
 
 type savedLocation struct {
@@ -40,8 +43,9 @@ type savedApp struct {
 // any other: a file of a newer availmon is set aside, never misread.
 // Encoding 3 added the maintenance windows of the API at the end; encoding
 // 4 writes checks as compactly as the history holds them, each app's error
-// texts once (statecodec4.go).
-const stateEncoding = 4
+// texts once (statecodec4.go); encoding 5 the ledger of availability over
+// time after the apps (ledger_persist.go).
+const stateEncoding = 5
 
 func readsEncoding(v uint64) bool { return v >= 2 && v <= stateEncoding }
 
@@ -66,6 +70,7 @@ func encodeState(s *savedState) []byte {
 	for i := range s.apps {
 		e.app(&s.apps[i])
 	}
+	e.ledgerSection(s.ledger)
 	e.replay(s.replay)
 	e.maintenance(&s.maint)
 	return e.b
@@ -220,6 +225,9 @@ func decodeState(b []byte) (*savedState, error) {
 	s.apps = make([]savedApp, d.count(4))
 	for i := range s.apps {
 		d.app(&s.apps[i])
+	}
+	if v >= 5 {
+		d.ledgerSection(s)
 	}
 	s.replay = make([]hmac.ReplayEntry, d.count(33))
 	for i := range s.replay {

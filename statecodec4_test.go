@@ -51,8 +51,8 @@ func TestStateEncoding3Read(t *testing.T) {
 		t.Fatalf("the encoding-3 file read as %+v", got)
 	}
 	b := encodeState(got)
-	if b[0] != 4 {
-		t.Errorf("written again as encoding %d, want 4", b[0])
+	if b[0] != stateEncoding {
+		t.Errorf("written again as encoding %d, want %d", b[0], stateEncoding)
 	}
 	again, err := decodeState(b)
 	if err != nil {
@@ -129,6 +129,7 @@ func TestStateEncoding4RoundTrip(t *testing.T) {
 func v4App(body func(e *encoder)) []byte {
 	var e encoder
 	e.header(t0, nil)
+	e.b[0] = 4   // no ledger section
 	e.uvarint(0) // minutes
 	e.uvarint(0) // system day window
 	e.uvarint(0) // locations

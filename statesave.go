@@ -39,6 +39,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 		st.history[i].encode(&e, &st.apps[i])
 		st.appDay[i].encode(&e)
 	}
+	e.liveLedger(m.ledger)
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
 	if k, ok := m.auth.(replayKeeper); ok {

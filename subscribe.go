@@ -15,8 +15,10 @@ var ErrEventsLost = errors.New("availmon: subscriber fell behind: events were lo
 var errStopped = errors.New("availmon: subscriber stopped")
 
 // EventFilter narrows the status_update events of a subscription to some
-// apps and locations; config_update and system_event always pass. An empty
-// list means all.
+// apps and locations, and the outage events of apps with them; a
+// location's outage events pass when Locations names it and Apps is empty,
+// a service's only when both are; config_update and system_event always
+// pass. An empty list means all.
 type EventFilter struct {
 	Apps      []string
 	Locations []string
@@ -42,10 +44,15 @@ func (f EventFilter) compile() eventFilter {
 }
 
 func (f eventFilter) pass(e *Event) bool {
-	if e.Type != EventStatusUpdate {
-		return true
+	switch {
+	case e.Type == EventStatusUpdate || e.Outage != nil && e.Outage.Kind == "app":
+		return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+	case e.Outage != nil && e.Outage.Kind == "location":
+		return f.apps == nil && (f.locations == nil || f.locations[e.Location])
+	case e.Outage != nil:
+		return f.apps == nil && f.locations == nil
 	}
-	return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
+	return true
 }
 
 // Subscribe follows the monitor's events, as /api/ws does: first one

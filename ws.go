@@ -42,6 +42,33 @@ type wsStatusData struct {
 	PreviousStatus *Status `json:"previous_status"` // null on an app's first check
 }
 
+// wsOutageData is the data of outage_start and outage_end; end and
+// duration_seconds are null in outage_start.
+type wsOutageData struct {
+	Kind            string   `json:"kind"`
+	Name            string   `json:"name"`
+	Location        string   `json:"location,omitempty"` // an app's
+	Start           jsonTime `json:"start"`
+	End             jsonTime `json:"end"`
+	DurationSeconds *int64   `json:"duration_seconds"`
+	Extent          string   `json:"extent"` // "partial" or "full"
+}
+
+func outageData(o *OutageEvent, location string) wsOutageData {
+	d := wsOutageData{Kind: o.Kind, Name: o.Name, Start: jsonTime(o.Start), End: jsonTime(o.End), Extent: "partial"}
+	if o.Kind == "app" {
+		d.Location = location
+	}
+	if o.Full {
+		d.Extent = "full"
+	}
+	if !o.End.IsZero() {
+		s := int64(o.End.Sub(o.Start) / time.Second)
+		d.DurationSeconds = &s
+	}
+	return d
+}
+
 type wsConfigData struct {
 	ScrapeInterval   string `json:"scrape_interval"`
 	PreviousInterval string `json:"previous_interval"`
@@ -124,6 +151,12 @@ func eventMessage(e Event) []byte {
 			break
 		}
 		msg.Data = wsConfigData{ScrapeInterval: e.Interval, PreviousInterval: e.PreviousInterval}
+	case EventOutageStart, EventOutageEnd:
+		if e.Outage != nil {
+			msg.Data = outageData(e.Outage, e.Location)
+			break
+		}
+		msg.Data = wsOutageData{}
 	default:
 		msg.Data = wsSystemData{Event: e.Name, Backend: e.Backend}
 	}

@@ -51,8 +51,8 @@ func withHeader(h http.Header, key, value string) http.Header {
 	return h
 }
 
-// readMsg reads one message as a generic JSON object.
-func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
+// readAnyMsg reads one message as a generic JSON object.
+func readAnyMsg(t testing.TB, c *websocket.Conn) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -68,6 +68,19 @@ func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
 		t.Fatalf("message is not a JSON object: %v: %s", err, b)
 	}
 	return v
+}
+
+// readMsg reads the next message other than an outage event, as a generic
+// JSON object: the tests of the other messages follow apps that go up and
+// down, whose outages TestOutageEvents tests.
+func readMsg(t testing.TB, c *websocket.Conn) map[string]any {
+	t.Helper()
+	for {
+		v := readAnyMsg(t, c)
+		if v["type"] != "outage_start" && v["type"] != "outage_end" {
+			return v
+		}
+	}
 }
 
 func statusMsg(ts time.Time, app, loc, status string, previous any) map[string]any {
@@ -474,7 +487,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 			o.Apps = append(o.Apps, App{Name: fmt.Sprintf("app-%02d", i), Location: "Tel Aviv"})
 		}
 		o.WSMaxClients = clients
-		o.EventBuffer = 2 * apps * rounds // the burst fits: no client may lose any
+		// The burst fits: no client may lose any. A round that takes every
+		// app down or up makes a status_update and an outage event per
+		// app, and one outage event of the location.
+		o.EventBuffer = 3 * apps * rounds
 		// Delivery is checked, not speed: on a loaded machine a reader can
 		// stall past the default 10s and be cut off as too slow. The limits
 		// here only keep a lost message from hanging the test.
@@ -505,7 +521,7 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 	for _, c := range conns {
 		go func() {
 			last := map[string]string{}
-			for n := 0; n < want; n++ {
+			for n := 0; n < want; {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				_, b, err := c.Read(ctx)
 				cancel()
@@ -521,6 +537,10 @@ func fanOut(t testing.TB, clients, apps, rounds int) time.Duration {
 					results <- result{n, err}
 					return
 				}
+				if msg.Type == "outage_start" || msg.Type == "outage_end" {
+					continue // not counted in want
+				}
+				n++
 				if msg.Type != "status_update" {
 					continue
 				}

@@ -55,6 +55,8 @@ type Config struct {
 	WSOriginPatterns []string
 	// Storage is where and how often the state is saved (storage.*).
 	Storage Storage
+	// Reports is how figures over calendar periods are counted (reports.*).
+	Reports Reports
 	// Controls are the operators' controls: flap damping, exported labels,
 	// services and maintenance windows (controls.go).
 	Controls
@@ -147,6 +149,7 @@ type fileConfig struct {
 	Authentication *fileAuth      `yaml:"authentication"`
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
+	Reports        *fileReports   `yaml:"reports"`
 	controlKeys    `yaml:",inline"`
 }
 
@@ -265,6 +268,7 @@ var typeNames = strings.NewReplacer(
 	"config.fileAuth", "authentication",
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
+	"config.fileReports", "reports",
 	"config.fileDiscover", "a discovery rule",
 	"[]config.fileDiscover", "a list of discovery rules",
 	"config.fileService", "a service",
@@ -457,6 +461,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 		}
 	}
 	cfg.Storage = p.checkStorage(raw.Storage)
+	cfg.Reports = p.checkReports(raw.Reports)
 	return cfg
 }
 

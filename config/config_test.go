@@ -59,7 +59,7 @@ func TestLoadGood(t *testing.T) {
 		MaxParallel: 8,
 		HistorySize: 50,
 		LogLevel:    slog.LevelDebug,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true, Retention: availmon.DefaultRetention},
 		Prometheus: []Prometheus{
 			{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig},
 			{Name: "secured", URL: "https://prom.example.com:9090", HTTPClientConfig: secured},
@@ -105,6 +105,7 @@ func TestLoadGood(t *testing.T) {
 			{Name: "landing", Location: "London", Backend: "http", HTTP: landing},
 		},
 		ProtectReads: true,
+		Retention:    availmon.DefaultRetention,
 	}
 	if diff := cmp.Diff(wantOpts, opts, ignoreBuilt); diff != "" {
 		t.Errorf("Options (-want +got):\n%s", diff)
@@ -197,7 +198,7 @@ func TestDefaults(t *testing.T) {
 		MaxParallel: 32,
 		HistorySize: 100,
 		LogLevel:    slog.LevelInfo,
-		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true},
+		Storage:     Storage{Path: DefaultStoragePath, SaveInterval: time.Minute, Backfill: true, Retention: availmon.DefaultRetention},
 		Prometheus:  []Prometheus{{Name: "main", URL: "http://127.0.0.1:9090", HTTPClientConfig: promconfig.DefaultHTTPClientConfig}},
 		Locations:   []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		// The only backend is filled in.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/period"
 )
 
 // Options builds the availmon.Options the configuration describes: a
@@ -28,6 +29,14 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		Discover:    append([]availmon.DiscoveryRule(nil), c.Discover...),
 
 		WSOriginPatterns: c.WSOriginPatterns,
+		Retention:        c.Storage.Retention,
+	}
+	if c.Reports.TimeZone != "" {
+		loc, err := period.LoadLocation(c.Reports.TimeZone)
+		if err != nil {
+			return availmon.Options{}, fmt.Errorf("reports.time_zone: %w", err)
+		}
+		opts.TimeZone = loc
 	}
 	backends, err := c.backends(logger)
 	if err != nil {

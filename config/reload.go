@@ -32,6 +32,8 @@ func (c *Config) RestartNeeded(old *Config) []string {
 	differ("storage.path", old.Storage.Path, c.Storage.Path)
 	differ("storage.save_interval", old.Storage.SaveInterval, c.Storage.SaveInterval)
 	differ("storage.backfill", old.Storage.Backfill, c.Storage.Backfill)
+	differ("storage.retention", old.Storage.Retention, c.Storage.Retention)
+	differ("reports.time_zone", old.Reports.TimeZone, c.Reports.TimeZone)
 	out = append(out, c.Controls.restartNeeded(&old.Controls)...)
 	if !slices.Equal(old.WSOriginPatterns, c.WSOriginPatterns) {
 		out = append(out, "websocket.allowed_origins")

@@ -21,6 +21,10 @@ type Storage struct {
 	// Backfill fills the history this instance did not see from the
 	// Prometheus backends on start (storage.backfill, default true).
 	Backfill bool
+	// Retention is how long the record of availability over time is kept
+	// (storage.retention, availmon.Options.Retention); default
+	// availmon.DefaultRetention, 400 days.
+	Retention time.Duration
 }
 
 // DefaultStoragePath is storage.path when the file leaves it out.
@@ -67,16 +71,33 @@ type fileStorage struct {
 	Path         string `yaml:"path"`
 	SaveInterval string `yaml:"save_interval"`
 	Backfill     *bool  `yaml:"backfill"`
+	Retention    string `yaml:"retention"`
 }
+
+// Bounds of storage.retention: a day is the shortest record worth the
+// name; ten years of a flapping fleet would outgrow any memory.
+const (
+	minRetention = 24 * time.Hour
+	maxRetention = 3650 * 24 * time.Hour
+)
 
 // maxSaveInterval bounds storage.save_interval: a longer one loses too much
 // on a crash to be meant.
 const maxSaveInterval = 24 * time.Hour
 
 func (p *parser) checkStorage(raw *fileStorage) Storage {
-	s := Storage{Path: DefaultStoragePath, SaveInterval: availmon.DefaultSaveInterval, Backfill: true}
+	s := Storage{Path: DefaultStoragePath, SaveInterval: availmon.DefaultSaveInterval, Backfill: true, Retention: availmon.DefaultRetention}
 	if raw == nil {
 		return s
+	}
+	if raw.Retention != "" {
+		if d, ok := p.duration("storage.retention", raw.Retention); ok {
+			if d < minRetention || d > maxRetention {
+				p.badAt("storage.retention", "storage.retention %s is outside [1d, 3650d]", raw.Retention)
+			} else {
+				s.Retention = d
+			}
+		}
 	}
 	if raw.Backfill != nil {
 		s.Backfill = *raw.Backfill

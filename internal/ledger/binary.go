@@ -1,0 +1,240 @@
+package ledger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/availmon/availmon/timeline"
+)
+
+// ErrCorrupt is the error of Decode for bytes AppendBinary could not have
+// written, wrapped with what was wrong.
+var ErrCorrupt = errors.New("ledger: corrupt encoding")
+
+// encoding is the version of the form AppendBinary writes:
+//
+//	version  byte, 1
+//	count    uvarint: entities
+//	entity   byte kind (0 app, 1 location, 2 service), uvarint length and
+//	         bytes of the name, for an app those of its location, then a
+//	         little-endian uint32 length and the record (timeline's form)
+//
+// The record's length is fixed-width so that the live state is encoded
+// straight into the save's buffer, its length written after it.
+const encoding = 1
+
+// maxName bounds a name read back: longer is corrupt. Names are those of
+// the configuration (label values of at most 1,024 bytes, location names).
+const maxName = 64 << 10
+
+// AppendBinary appends the ledger's records to b.
+func (l *Ledger) AppendBinary(b []byte) []byte {
+	if l.roster == nil {
+		l.roster = l.makeRoster()
+	}
+	b = append(b, encoding)
+	n := 0
+	for k := range nKinds {
+		n += len(l.roster.ents[k])
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for k := range nKinds {
+		for _, e := range l.roster.ents[k] {
+			b = append(b, byte(k))
+			b = appendString(b, e.name)
+			if k == App {
+				b = appendString(b, e.location)
+			}
+			at := len(b)
+			b = append(b, 0, 0, 0, 0)
+			b, _ = e.rec.View().AppendBinary(b) // a View's encoding does not fail
+			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// Saved is a ledger read back by Decode, to be put in place by Restore.
+type Saved struct {
+	ents []savedEntry
+}
+
+type savedEntry struct {
+	kind           Kind
+	name, location string
+	rec            timeline.Record
+}
+
+// Len is how many records s holds.
+func (s *Saved) Len() int { return len(s.ents) }
+
+// Decode reads what AppendBinary wrote. It trusts nothing: counts are
+// checked against the bytes left, names for length and UTF-8, each record
+// by timeline, and a name given twice is refused; the error wraps
+// ErrCorrupt.
+func Decode(data []byte) (*Saved, error) {
+	d := decoder{b: data}
+	if v := d.byte(); d.err == nil && v != encoding {
+		return nil, fmt.Errorf("%w: encoding %d, this availmon reads %d", ErrCorrupt, v, encoding)
+	}
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)/6) {
+		return nil, fmt.Errorf("%w: %d records cannot fit in %d bytes", ErrCorrupt, n, len(d.b))
+	}
+	s := &Saved{ents: make([]savedEntry, 0, n)}
+	var seen [nKinds]map[string]bool
+	for k := range seen {
+		seen[k] = make(map[string]bool)
+	}
+	for range n {
+		if d.err != nil {
+			break
+		}
+		var e savedEntry
+		e.kind = Kind(d.byte())
+		if d.err == nil && e.kind >= nKinds {
+			d.fail("kind %d", e.kind)
+			break
+		}
+		e.name = d.str()
+		if e.kind == App {
+			e.location = d.str()
+		}
+		if d.err == nil && seen[e.kind][e.name] {
+			d.fail("%s %q given twice", e.kind, e.name)
+		}
+		rec := d.bytes(int(d.uint32()))
+		if d.err == nil {
+			if err := e.rec.UnmarshalBinary(rec); err != nil {
+				d.fail("%s %q: %v", e.kind, e.name, err)
+			}
+		}
+		if d.err == nil {
+			seen[e.kind][e.name] = true
+			s.ents = append(s.ents, e)
+		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("%d bytes after the end", len(d.b))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return s, nil
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	d.b = nil
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.fail("truncated")
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("truncated varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) uint32() uint32 {
+	if len(d.b) < 4 {
+		d.fail("truncated length")
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(d.b)
+	d.b = d.b[4:]
+	return v
+}
+
+func (d *decoder) bytes(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.fail("want %d bytes, have %d", n, len(d.b))
+		return nil
+	}
+	out := d.b[:n:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	if n > maxName || n > uint64(len(d.b)) {
+		d.fail("a name of %d bytes", n)
+		return ""
+	}
+	s := string(d.bytes(int(n)))
+	if !utf8.ValidString(s) {
+		d.fail("a name is not UTF-8")
+	}
+	return s
+}
+
+// Restore puts the saved records in place by name, before the monitor's
+// first cycle: an entity of the layout goes on with its record (marked
+// configured again if it had been removed), one the layout does not have
+// is kept, marked removed at now unless it already was. The maintenance
+// marked from now on is dropped (see Restored): the windows are marked
+// again by the next Sync.
+func (l *Ledger) Restore(s *Saved, now time.Time) {
+	inLayout := [nKinds]map[*entry]bool{}
+	for k := range nKinds {
+		inLayout[k] = make(map[*entry]bool, len(l.cur[k]))
+		for _, e := range l.cur[k] {
+			inLayout[k][e] = true
+		}
+	}
+	for i := range s.ents {
+		se := &s.ents[i]
+		e := l.get(se.kind, se.name)
+		e.rec = se.rec
+		v := e.rec.View()
+		e.removed = v.Removed()
+		e.out = outageTrack{}
+		// An outage the saved record holds into now goes on with the
+		// next bad state rather than being announced again.
+		if os := v.Outages(now.Add(-time.Second), now); len(os) > 0 && os[len(os)-1].Ongoing {
+			o := os[len(os)-1]
+			e.out = outageTrack{on: true, full: o.Full, start: o.Start.UnixNano(), last: now.UnixNano()}
+		}
+		switch {
+		case inLayout[se.kind][e] && !e.removed.IsZero():
+			e.setRemoved(time.Time{})
+		case !inLayout[se.kind][e] && e.removed.IsZero():
+			e.location = se.location
+			e.setRemoved(now)
+		case !inLayout[se.kind][e]:
+			e.location = se.location
+		}
+	}
+	s.ents = nil
+	l.roster = nil
+	l.Restored(now)
+	l.lastPrune = time.Time{}
+}

@@ -1,0 +1,204 @@
+package ledger
+
+import (
+	"slices"
+	"time"
+
+	"github.com/availmon/availmon/timeline"
+)
+
+// roster names the entities of Books: the layout's first, in its order
+// (so an app's index is the monitor's), then the removed ones by name. It
+// is made again only when the layout changes or a removed entity is
+// dropped, and shared by the Books until then.
+type roster struct {
+	names   [nKinds][]string
+	index   [nKinds]map[string]int
+	current [nKinds]int // how many of names are of the layout
+	appLoc  []string    // per app: its location, as of its last layout
+	locApps [][]int     // per location: its apps, the removed ones that were there included
+	ents    [nKinds][]*entry
+}
+
+func (l *Ledger) makeRoster() *roster {
+	r := &roster{}
+	for k := range nKinds {
+		r.ents[k] = append(r.ents[k], l.cur[k]...)
+		r.current[k] = len(r.ents[k])
+		in := make(map[*entry]bool, len(l.cur[k]))
+		for _, e := range l.cur[k] {
+			in[e] = true
+		}
+		var rest []*entry
+		for _, e := range l.byName[k] {
+			if !in[e] {
+				rest = append(rest, e)
+			}
+		}
+		slices.SortFunc(rest, func(a, b *entry) int {
+			if a.name < b.name {
+				return -1
+			}
+			if a.name > b.name {
+				return 1
+			}
+			return 0
+		})
+		r.ents[k] = append(r.ents[k], rest...)
+		r.names[k] = make([]string, len(r.ents[k]))
+		r.index[k] = make(map[string]int, len(r.ents[k]))
+		for i, e := range r.ents[k] {
+			r.names[k][i] = e.name
+			r.index[k][e.name] = i
+		}
+	}
+	r.appLoc = make([]string, len(r.ents[App]))
+	r.locApps = make([][]int, len(r.ents[Location]))
+	for i, e := range r.ents[App] {
+		r.appLoc[i] = e.location
+		if li, ok := r.index[Location][e.location]; ok {
+			r.locApps[li] = append(r.locApps[li], i)
+		}
+	}
+	return r
+}
+
+// Book is the ledger as of one cycle: a view of every record, for
+// readers. It is immutable and safe for concurrent use.
+type Book struct {
+	// At is when it was taken: the end of the rolling windows asked of
+	// it, and the latest time its figures know.
+	At    time.Time
+	r     *roster
+	views [nKinds][]timeline.View
+}
+
+// Book returns the ledger's records as they are at now. It costs a view
+// (no copy of a record) per entity.
+func (l *Ledger) Book(now time.Time) *Book {
+	if l.roster == nil {
+		l.roster = l.makeRoster()
+	}
+	b := &Book{At: now, r: l.roster}
+	for k := range nKinds {
+		b.views[k] = make([]timeline.View, len(l.roster.ents[k]))
+		for i, e := range l.roster.ents[k] {
+			b.views[k][i] = e.rec.View()
+		}
+	}
+	return b
+}
+
+// Len is the number of entities of kind k: the layout's (Current of
+// them) and then the removed ones.
+func (b *Book) Len(k Kind) int { return len(b.views[k]) }
+
+// Current is how many entities of kind k, the first ones, are those of the
+// layout; their indexes are the layout's.
+func (b *Book) Current(k Kind) int { return b.r.current[k] }
+
+// Lookup returns the index of the entity of kind k named name.
+func (b *Book) Lookup(k Kind, name string) (int, bool) {
+	i, ok := b.r.index[k][name]
+	return i, ok
+}
+
+// Name is the name of entity i of kind k.
+func (b *Book) Name(k Kind, i int) string { return b.r.names[k][i] }
+
+// AppLocation is app i's location, as of its last layout.
+func (b *Book) AppLocation(i int) string { return b.r.appLoc[i] }
+
+// LocationApps returns the apps of location i, the removed apps that were
+// there included, in the order of the book.
+func (b *Book) LocationApps(i int) []int { return b.r.locApps[i] }
+
+// Removed is when entity i of kind k was removed from the configuration;
+// zero while it is configured.
+func (b *Book) Removed(k Kind, i int) time.Time { return b.views[k][i].Removed() }
+
+// View returns the record of entity i of kind k.
+func (b *Book) View(k Kind, i int) timeline.View { return b.views[k][i] }
+
+// Query is a range asked of a Book, and its steps.
+type Query struct {
+	From, To time.Time
+	// Steps, when set, are the bounds of the steps, From first and To
+	// last, in order.
+	Steps []time.Time
+}
+
+// Figures are an entity's figures over a Query's range.
+type Figures struct {
+	timeline.Totals
+	// Downtime is the down time of an app or a service; a location's is
+	// the time its own record was in an outage (some app down), which the
+	// sum of its apps' down time would count once per app.
+	Downtime time.Duration
+	// Outages counts the outages that overlap the range.
+	Outages int
+	// Steps are the totals of each step, when the query had steps.
+	Steps []timeline.Totals
+}
+
+// App returns the figures of app i.
+func (b *Book) App(i int, q Query) Figures { return b.own(App, i, q) }
+
+// Service returns the figures of service i.
+func (b *Book) Service(i int, q Query) Figures { return b.own(Service, i, q) }
+
+func (b *Book) own(k Kind, i int, q Query) Figures {
+	v := &b.views[k][i]
+	var f Figures
+	if q.Steps != nil {
+		f.Steps = make([]timeline.Totals, len(q.Steps)-1)
+		v.AddSteps(f.Steps, q.Steps)
+		for _, s := range f.Steps {
+			f.Totals = f.Totals.Add(s)
+		}
+	} else {
+		f.Totals = v.Totals(q.From, q.To)
+	}
+	f.Downtime = f.Down
+	b.countOutages(v, q, &f)
+	return f
+}
+
+// Location returns the figures of location i: the sum of the apps given
+// (LocationApps for all of them), and its own downtime and outages.
+func (b *Book) Location(i int, apps []int, q Query) Figures {
+	var f Figures
+	if q.Steps != nil {
+		f.Steps = make([]timeline.Totals, len(q.Steps)-1)
+	}
+	for _, ai := range apps {
+		v := &b.views[App][ai]
+		if q.Steps != nil {
+			v.AddSteps(f.Steps, q.Steps)
+		} else {
+			f.Totals = f.Totals.Add(v.Totals(q.From, q.To))
+		}
+	}
+	for _, s := range f.Steps {
+		f.Totals = f.Totals.Add(s)
+	}
+	own := &b.views[Location][i]
+	t := own.Totals(q.From, q.To)
+	f.Downtime = t.Down + t.Partial
+	f.Approximate = f.Approximate || t.Approximate
+	b.countOutages(own, q, &f)
+	return f
+}
+
+func (b *Book) countOutages(v *timeline.View, q Query, f *Figures) {
+	for _, o := range v.Outages(q.From, q.To) {
+		f.Outages += o.Count
+		f.Approximate = f.Approximate || o.Approximate
+	}
+}
+
+// Outages returns the outages of entity i of kind k that overlap
+// [from, to), oldest first.
+func (b *Book) Outages(k Kind, i int, from, to time.Time) []timeline.Outage {
+	return b.views[k][i].Outages(from, to)
+}

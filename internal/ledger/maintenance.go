@@ -1,0 +1,207 @@
+package ledger
+
+import "time"
+
+// Window is a maintenance window as the ledger marks it.
+type Window struct {
+	// Key names the window and its definition: a window whose definition
+	// changes (a reload) comes with another key, and is unmarked and
+	// marked again.
+	Key string
+	// A one-off window is [From, To), marked whole, its past included.
+	From, To time.Time
+	// A recurring window has Next instead: the occurrence in progress at
+	// t or the next after it, the zero times when there is none. Its
+	// occurrences are marked from the one in progress when the ledger
+	// first sees it, each before it begins.
+	Next func(t time.Time) (start, end time.Time)
+	// Apps returns the indexes of the layout's apps the window covers. A
+	// location or service is in maintenance when it covers all its apps.
+	Apps func() []int
+}
+
+// maxAhead bounds the occurrences a Sync marks for one window: a cron
+// expression that fires every minute must not make a first Sync mark a
+// day's worth.
+const maxAhead = 16
+
+// mark is a window the ledger has marked: the occurrences whose time is
+// not over, and the records it marked them in.
+type mark struct {
+	w    Window
+	occ  []span
+	ents []*entry
+	seen bool
+}
+
+type span struct{ a, b time.Time }
+
+// far is the end of the time a record holds.
+var far = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// Sync marks the maintenance windows ws at now, before the checks of a
+// cycle: a window new to the ledger is marked (a one-off whole, a
+// recurring one from its occurrence in progress), the next occurrence of a
+// recurring window ahead of its start, and a window that is gone is
+// unmarked from when it went (deleted[key], or now) to its end.
+func (l *Ledger) Sync(now time.Time, ws []Window, deleted map[string]time.Time) {
+	gone := false
+	for _, m := range l.marks {
+		m.seen = false
+	}
+	for _, w := range ws {
+		if m := l.marks[w.Key]; m != nil {
+			m.seen, m.w = true, w
+			continue
+		}
+		m := &mark{w: w, seen: true}
+		l.marks[w.Key] = m
+		m.ents = l.covered(w)
+		if w.Next == nil {
+			m.occ = []span{{w.From, w.To}}
+			m.set(w.From, true)
+		}
+	}
+	at := now
+	for key, m := range l.marks {
+		if !m.seen {
+			gone = true
+			if t, ok := deleted[key]; ok && t.Before(at) {
+				at = t
+			}
+		}
+	}
+	if gone {
+		l.resync(at, ws)
+	}
+	for _, m := range l.marks {
+		m.ahead(now)
+	}
+}
+
+// resync unmarks the time from at of every window marked, then marks it
+// again for the windows ws with the apps they cover now: after a window
+// went, or the fleet changed.
+func (l *Ledger) resync(at time.Time, ws []Window) {
+	for _, m := range l.marks {
+		m.set(at, false)
+	}
+	byKey := make(map[string]Window, len(ws))
+	for _, w := range ws {
+		byKey[w.Key] = w
+	}
+	for key, m := range l.marks {
+		w, ok := byKey[key]
+		if !ok {
+			delete(l.marks, key)
+			continue
+		}
+		m.w = w
+		m.ents = l.covered(w)
+		m.set(at, true)
+	}
+}
+
+// set marks (on) or unmarks the window's occurrences from from on in its
+// records, and forgets the occurrences that are over.
+func (m *mark) set(from time.Time, on bool) {
+	for _, o := range m.occ {
+		a := o.a
+		if a.Before(from) {
+			a = from
+		}
+		if !a.Before(o.b) {
+			continue
+		}
+		for _, e := range m.ents {
+			e.rec.SetMaintenance(a, o.b, on)
+		}
+	}
+}
+
+// ahead marks the occurrences of a recurring window up to the first that
+// begins after now, so that each is marked before its time is recorded
+// (which costs nothing), and forgets those that are over.
+func (m *mark) ahead(now time.Time) {
+	keep := m.occ[:0]
+	for _, o := range m.occ {
+		if o.b.After(now) {
+			keep = append(keep, o)
+		}
+	}
+	m.occ = keep
+	if m.w.Next == nil {
+		return
+	}
+	from := now
+	if n := len(m.occ); n > 0 {
+		if m.occ[n-1].a.After(now) {
+			return
+		}
+		from = m.occ[n-1].b
+	}
+	for range maxAhead {
+		a, b := m.w.Next(from)
+		if a.IsZero() || !b.After(a) || !b.After(from) {
+			return
+		}
+		o := span{a, b}
+		m.occ = append(m.occ, o)
+		for _, e := range m.ents {
+			e.rec.SetMaintenance(a, b, true)
+		}
+		if a.After(now) {
+			return
+		}
+		from = b
+	}
+}
+
+// covered is the records the window marks: its apps, and the locations
+// and services all of whose apps it covers.
+func (l *Ledger) covered(w Window) []*entry {
+	if w.Apps == nil {
+		return nil
+	}
+	apps := w.Apps()
+	in := make([]bool, len(l.cur[App]))
+	var out []*entry
+	for _, i := range apps {
+		if i >= 0 && i < len(in) && !in[i] {
+			in[i] = true
+			out = append(out, l.cur[App][i])
+		}
+	}
+	all := func(idx []int) bool {
+		for _, i := range idx {
+			if !in[i] {
+				return false
+			}
+		}
+		return len(idx) > 0
+	}
+	for li, idx := range l.locApps {
+		if all(idx) {
+			out = append(out, l.cur[Location][li])
+		}
+	}
+	for si, idx := range l.svcApps {
+		if all(idx) {
+			out = append(out, l.cur[Service][si])
+		}
+	}
+	return out
+}
+
+// Restored forgets the maintenance a saved record holds from now on: the
+// windows are marked again from what the configuration and the API hold
+// now, and one deleted or changed while the monitor was down must not stay
+// marked.
+func (l *Ledger) Restored(now time.Time) {
+	for k := range l.byName {
+		for _, e := range l.byName[k] {
+			e.rec.SetMaintenance(now, far, false)
+		}
+	}
+	clear(l.marks)
+}

@@ -1,0 +1,284 @@
+package availmon
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/period"
+)
+
+// GET /api/availability: the time of every app, location or service by
+// state over a window or a calendar period, in a time zone, optionally per
+// step. The answer is made from the snapshot's Book: its windows end at the
+// snapshot's time, so it is the same for every request of a snapshot and
+// is kept once made (availCache).
+
+// Limits of /api/availability.
+const (
+	defaultAvailWindow = "24h"
+	maxSteps           = 2000      // parts of the range a step may cut
+	maxStepCells       = 1_000_000 // rows times steps: the answer's size
+	maxAvailCached     = 16        // answers kept per snapshot
+)
+
+var availParams = []string{"window", "period", "by", "step", "tz", "location", "status", "label.*"}
+
+const availAccepted = "accepted query parameters: window (such as 24h, 30d; default 24h) or period (2026-11-25, 2026-W47, 2026-11, 2026-Q4, 2026), " +
+	"by (app, location, service; default app), step (such as 1h, 1d), tz (an IANA zone such as Europe/Berlin), " +
+	"and the filters of /api/apps for by=app and by=location: location, status, label.KEY"
+
+// availQuery is a parsed /api/availability request.
+type availQuery struct {
+	key          string // canonical form: the cache's key
+	window, per  string // as given; one is set
+	by           ledger.Kind
+	step         string
+	loc          *time.Location
+	rng          period.Range
+	bounds       []time.Time // of the steps; nil without step
+	location     int         // book index of ?location=, or -1
+	apps         []int       // apps that the status and label filters pass (plan indexes); nil: no such filter
+	appsFiltered bool
+}
+
+// availCache holds a snapshot's /api/availability answers by query.
+type availCache struct {
+	mu      sync.Mutex
+	answers map[string]availAnswer
+}
+
+type availAnswer struct {
+	body  *encodedBody
+	count int
+}
+
+func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
+	s := m.snap.Load()
+	q, err := m.parseAvailQuery(r.URL.RawQuery, s)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	a := s.avail.get(q.key, func() availAnswer { return s.availabilityAnswer(q) })
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
+}
+
+func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
+	c.mu.Lock()
+	a, ok := c.answers[key]
+	c.mu.Unlock()
+	if ok {
+		return a
+	}
+	// Made outside the lock: another query of the snapshot need not wait.
+	a = answer()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers == nil {
+		c.answers = make(map[string]availAnswer)
+	}
+	if len(c.answers) < maxAvailCached {
+		c.answers[key] = a
+	}
+	return a
+}
+
+// single returns the one value of key, "" when it is absent.
+func single(q url.Values, key string) (string, error) {
+	vs, ok := q[key]
+	switch {
+	case !ok:
+		return "", nil
+	case len(vs) != 1:
+		return "", validationError("invalid "+key, fmt.Sprintf("%s is given %d times", key, len(vs)), availAccepted)
+	case vs[0] == "":
+		return "", validationError("invalid "+key, key+" is empty", availAccepted)
+	}
+	return vs[0], nil
+}
+
+// parseAvailQuery reads and checks the request against snapshot s.
+func (m *Monitor) parseAvailQuery(raw string, s *snapshot) (*availQuery, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, validationError("invalid query string", err.Error(), availAccepted)
+	}
+	aq := &availQuery{location: -1, loc: m.timeZone}
+	vals := make(map[string]string)
+	for _, k := range []string{"window", "period", "by", "step", "tz", "location", "status"} {
+		if vals[k], err = single(q, k); err != nil {
+			return nil, err
+		}
+	}
+	if err := aq.parseBy(vals["by"]); err != nil {
+		return nil, err
+	}
+	if tz := vals["tz"]; tz != "" {
+		if aq.loc, err = period.LoadLocation(tz); err != nil {
+			return nil, validationError("invalid tz", err.Error())
+		}
+	}
+	if err := aq.parseRange(vals["window"], vals["period"], s.book.At); err != nil {
+		return nil, err
+	}
+	if err := aq.parseStep(vals["step"]); err != nil {
+		return nil, err
+	}
+	if err := aq.parseFilters(m, q, vals, s); err != nil {
+		return nil, err
+	}
+	if err := aq.checkSize(s); err != nil {
+		return nil, err
+	}
+	aq.key = strings.Join([]string{aq.window, aq.per, aq.by.String(), aq.step, aq.loc.String(),
+		vals["location"], vals["status"], labelKey(q)}, "\x00")
+	return aq, nil
+}
+
+func labelKey(q url.Values) string {
+	var parts []string
+	for k, vs := range q {
+		if strings.HasPrefix(k, labelParam) {
+			for _, v := range vs {
+				parts = append(parts, k+"="+v)
+			}
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\x01")
+}
+
+func (aq *availQuery) parseBy(by string) error {
+	switch by {
+	case "", "app":
+		aq.by = ledger.App
+	case "location":
+		aq.by = ledger.Location
+	case "service":
+		aq.by = ledger.Service
+	default:
+		return validationError("invalid by", fmt.Sprintf("by %q is not supported", by), "allowed values: app, location, service (default app)")
+	}
+	return nil
+}
+
+// parseRange resolves the window (ending at now) or the calendar period
+// (in the query's zone, up to now when it has not ended).
+func (aq *availQuery) parseRange(window, per string, now time.Time) error {
+	switch {
+	case window != "" && per != "":
+		return validationError("give window or period, not both", availAccepted)
+	case per != "":
+		p, err := period.Parse(per)
+		if err != nil {
+			return validationError("invalid period", err.Error())
+		}
+		aq.per, aq.rng = per, p.In(aq.loc)
+		if !aq.rng.Start.Before(now) {
+			return validationError("invalid period", fmt.Sprintf("period %q has not begun (in %s)", per, aq.loc))
+		}
+		if aq.rng.End.After(now) {
+			aq.rng.End = now // the rest has not happened
+		}
+	default:
+		aq.window = cmp0(window, defaultAvailWindow)
+		w, err := period.ParseWindow(aq.window)
+		if err != nil {
+			return validationError("invalid window", err.Error())
+		}
+		aq.rng = w.Ending(now)
+	}
+	return nil
+}
+
+func cmp0(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (aq *availQuery) parseStep(step string) error {
+	if step == "" {
+		return nil
+	}
+	st, err := period.ParseStep(step)
+	if err != nil {
+		return validationError("invalid step", err.Error())
+	}
+	aq.step = step
+	aq.bounds = append(aq.bounds, aq.rng.Start)
+	for part := range aq.rng.Split(st, aq.loc) {
+		if len(aq.bounds) > maxSteps {
+			return validationError("too many steps",
+				fmt.Sprintf("step %s cuts the range into more than %d parts", step, maxSteps),
+				"use a longer step or a shorter window or period")
+		}
+		aq.bounds = append(aq.bounds, part.End)
+	}
+	if len(aq.bounds) < 2 {
+		aq.bounds = append(aq.bounds, aq.rng.End)
+	}
+	return nil
+}
+
+// parseFilters reads the filters of /api/apps, which by=service refuses: a
+// service's time is its quorum's, not a sum of apps.
+func (aq *availQuery) parseFilters(m *Monitor, q url.Values, vals map[string]string, s *snapshot) error {
+	filtered := vals["location"] != "" || vals["status"] != ""
+	rest := url.Values{}
+	for k, vs := range q {
+		if strings.HasPrefix(k, labelParam) {
+			filtered = true
+			rest[k] = vs
+		}
+	}
+	if !filtered {
+		return nil
+	}
+	if aq.by == ledger.Service {
+		return validationError("the filters apply to by=app and by=location", "by=service takes no location, status or label filter")
+	}
+	if loc := vals["location"]; loc != "" {
+		li, ok := s.book.Lookup(ledger.Location, loc)
+		if !ok {
+			return validationError("invalid location", fmt.Sprintf("no location is named %q", loc))
+		}
+		aq.location = li
+	}
+	if vals["status"] == "" && len(rest) == 0 {
+		return nil
+	}
+	if st := vals["status"]; st != "" {
+		rest.Set("status", st)
+	}
+	f, err := m.parseAppFilter(rest.Encode(), s)
+	if err != nil {
+		return err
+	}
+	aq.apps, aq.appsFiltered = f.apply(len(s.apps)), true
+	return nil
+}
+
+// checkSize bounds the steps of the answer.
+func (aq *availQuery) checkSize(s *snapshot) error {
+	if aq.bounds == nil {
+		return nil
+	}
+	rows := s.book.Len(aq.by)
+	if aq.appsFiltered && aq.by == ledger.App {
+		rows = len(aq.apps)
+	}
+	if cells := rows * (len(aq.bounds) - 1); cells > maxStepCells {
+		return validationError("the answer would be too large",
+			fmt.Sprintf("%d rows of %d steps are %d figures, more than %d", rows, len(aq.bounds)-1, cells, maxStepCells),
+			"narrow it with the filters, a longer step or a shorter range")
+	}
+	return nil
+}
