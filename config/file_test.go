@@ -41,7 +41,8 @@ func TestReadFileRefuses(t *testing.T) {
 		{"missing", filepath.Join(dir, "none.yaml"), os.ErrNotExist, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// A FIFO nobody writes to: before the fix this never returned.
+			// A FIFO nobody writes to: opening it to read would wait for a
+			// writer for ever, so Load must refuse it unopened.
 			_, err := Load(tc.path, env(nil))
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
 				t.Errorf("Load(%s) = %v; want %v saying %q", tc.name, err, tc.want, tc.text)
