@@ -33,6 +33,7 @@ var promtoolRuleFiles = []struct {
 }{
 	{"rules.yml", []string{"rules", "-for", "5m"}},
 	{"rules_team.yml", []string{"rules", "-labels", "team"}},
+	{"rules_prod.yml", []string{"rules", "-job", "prod/availmon", "-only-job"}},
 }
 
 // TestRulesPromtool: `availmon rules` passes promtool check rules, and the
@@ -41,7 +42,8 @@ var promtoolRuleFiles = []struct {
 // a stalled availmon (rules_test.yml); two replicas, plain and under the
 // prometheus-operator, make one alert per outage (rules_replicas_test.yml);
 // an app nobody can tell the state of (rules_unavailable_test.yml); failing
-// state saves (rules_save_test.yml); -labels (rules_team_test.yml).
+// state saves (rules_save_test.yml); -labels (rules_team_test.yml); two
+// deployments with a copy of the rules each (rules_prod_test.yml).
 func TestRulesPromtool(t *testing.T) {
 	bin := promtool(t)
 	dir := t.TempDir()
