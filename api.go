@@ -47,7 +47,8 @@ type appJSON struct {
 	Metric        string          `json:"metric"`
 	PrometheusURL string          `json:"prometheus_url"`
 	Error         string          `json:"error,omitempty"`
-	// Labels and Maintenance are the operators' controls (issue 17).
+	// Labels and Maintenance are what the operators' controls set; both are
+	// left out while unset, so that the many apps without them answer short.
 	Labels      map[string]string `json:"labels,omitempty"`
 	Maintenance bool              `json:"maintenance,omitempty"`
 }

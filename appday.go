@@ -6,16 +6,16 @@ import (
 )
 
 // appDayWindow is a dayWindow for one app, in 340 bytes instead of 1,152:
-// there is one per app, so 10,000 apps save 8.1 MB (50,000, 41 MB). It was
-// 480 bytes while each slot kept its own hour and a float64 sum of seconds.
+// there is one per app, so 10,000 apps save 8.1 MB (50,000, 41 MB). Slots
+// that each kept their own hour and a float64 sum of seconds would take 480.
 //
 // The slots share one hour: the window keeps the newest hour it holds, and
 // slot i holds the hour ≡ i (mod 24) of the 24 hours up to it, so no slot
 // needs an hour of its own. Moving to a newer hour empties the slots of the
 // hours it skips. A check 24 hours or more older than the newest means the
 // clock went back by about a day or more: the window starts afresh at that
-// hour. The per-slot version did in effect the same, as its sum at that
-// hour counted none of the newer hours. A past hour older than the window
+// hour. Slots with an hour each would come to the same: the sum of that
+// hour would count none of the newer hours. A past hour older than the window
 // (addHour, set) has left it, and is dropped.
 //
 // An app is checked at most once a second (MinInterval), 3,600 times an

@@ -20,7 +20,7 @@ type checkEntry struct {
 // appHistory is an app's most recent checks, at most the history size of
 // them, oldest first. There are HistorySize checks per app, so thousands of
 // apps make millions of them: they are kept as a stream of varints, about 4
-// bytes a check (fixed 12-byte entries made the histories the largest
+// bytes a check (fixed 12-byte entries would make the histories the largest
 // structure of the heap), with the error texts held once per app and
 // referred to by number. What it drops is what the API never shows: the
 // time below the millisecond and the response time below the microsecond.

@@ -47,7 +47,7 @@ type MaintenanceWindow struct {
 
 // Limits of maintenance windows.
 const (
-	MaxMaintenanceDuration = 31 * 24 * time.Hour // of a recurring window
+	MaxMaintenanceDuration = 31 * 24 * time.Hour // of a recurring window or one that starts now
 	maxAPIWindows          = 1000
 	maxCommentBytes        = 1024
 )
@@ -82,7 +82,7 @@ func (w *MaintenanceWindow) compile() (cron.Schedule, *time.Location, error) {
 	oneOff := !w.From.IsZero() || !w.To.IsZero()
 	switch {
 	case oneOff && (w.Cron != "" || w.Duration != 0 || w.TimeZone != ""):
-		bad("a window is either one-off (from, to) or recurring (cron, duration, time_zone), not both")
+		bad("set from and to (one-off), duration alone (one-off, starting now) or cron, duration and time_zone (recurring), not a mix of them")
 	case oneOff:
 		if w.From.IsZero() || w.To.IsZero() || !w.From.Before(w.To) {
 			bad("a one-off window needs from before to")

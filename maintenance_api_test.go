@@ -115,12 +115,24 @@ func TestMaintenanceAPIBadInput(t *testing.T) {
 		`{"app":"search","cron":"@daily","duration":"1h"} {}`,
 		`{"app":"search","cron":"@daily","duration":"1h"`,
 		`{"labels":[[[[[[[[[[]]]]]]]]]]}`,
+		`{"app":"search","duration":"0s"}`,
+		`{"app":"search","duration":"-1h"}`,
+		`{"app":"search","duration":"800h"}`,
+		`{"app":"search","from":"2026-11-22T12:00:00Z","duration":"1h"}`,
+		`{"app":"search","to":"2026-11-22T13:00:00Z","duration":"1h"}`,
+		`{"app":"search","duration":"1h","time_zone":"UTC"}`,
 	} {
 		rec := do(t, tm.h, http.MethodPost, "/api/maintenance", body, nil)
 		got := decode(t, rec.Body.Bytes())
 		if rec.Code != http.StatusBadRequest || got["error"].(map[string]any)["code"] != "VALIDATION_ERROR" {
 			t.Errorf("POST %s: %d %v", body, rec.Code, got)
 		}
+	}
+	// A window with from and duration says which forms there are, the one
+	// of a duration alone included.
+	rec := do(t, tm.h, http.MethodPost, "/api/maintenance", `{"app":"search","from":"2026-11-22T12:00:00Z","duration":"1h"}`, nil)
+	if !strings.Contains(rec.Body.String(), "duration alone (one-off, starting now)") {
+		t.Errorf("POST from and duration: %s; want the error to name the forms, duration alone too", rec.Body)
 	}
 	big := `{"app":"search","comment":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
 	if rec := do(t, tm.h, http.MethodPost, "/api/maintenance", big, nil); rec.Code != http.StatusRequestEntityTooLarge {

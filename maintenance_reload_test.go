@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/availmon/availmon/hmac"
 )
 
@@ -200,5 +202,59 @@ func TestMaintenanceDiscoveredApps(t *testing.T) {
 	tm.scrape(t)
 	if got := inMaintenance(t, tm); !got["shop-il"] || len(got) != 1 {
 		t.Errorf("in maintenance after Reconfigure: %v, want shop-il", got)
+	}
+}
+
+// Reconfigure replaces a window that selects discovered apps by the labels
+// of their series: the next cycle puts the apps the new labels select in
+// maintenance and takes out those only the old ones did, and an app that
+// is discovered after the reconfiguration is selected as soon as it is.
+func TestReconfigureMaintenanceByLabels(t *testing.T) {
+	byLabels := func(labels map[string]string) []MaintenanceWindow {
+		return []MaintenanceWindow{{ID: "by-label", Labels: labels, From: t0, To: t0.Add(time.Hour)}}
+	}
+	tm, q := discoveryMonitor(t, func(o *Options) { o.Maintenance = byLabels(map[string]string{"service": "cart"}) })
+	series := []*model.Sample{sample(1, "service", "cart", "region", "il"), sample(1, "service", "search", "region", "de"),
+		sample(1, "service", "shop", "region", "il")}
+	q.set(nil, series...)
+	tm.scrape(t)
+	if got := inMaintenance(t, tm); !got["cart-il"] || len(got) != 1 {
+		t.Fatalf("in maintenance: %v, want cart-il", got)
+	}
+
+	var opts Options
+	opts.Locations, opts.Backends, opts.Apps, opts.Discover = tm.plan.locations, tm.plan.backends, tm.plan.apps[:tm.plan.nListed], []DiscoveryRule{testRule}
+	opts.Maintenance = byLabels(map[string]string{"region": "il"})
+	if _, err := tm.Reconfigure(opts); err != nil {
+		t.Fatal(err)
+	}
+	tm.scrape(t)
+	if got := inMaintenance(t, tm); !got["cart-il"] || !got["shop-il"] || len(got) != 2 {
+		t.Errorf("in maintenance after selecting region il: %v, want cart-il and shop-il", got)
+	}
+
+	opts.Maintenance = byLabels(map[string]string{"service": "search", "region": "de"})
+	if _, err := tm.Reconfigure(opts); err != nil {
+		t.Fatal(err)
+	}
+	tm.scrape(t)
+	if got := inMaintenance(t, tm); !got["search-de"] || len(got) != 1 {
+		t.Errorf("in maintenance after selecting search in de: %v, want search-de alone", got)
+	}
+
+	// A label value that no series has yet: its app is selected the cycle
+	// it is discovered.
+	opts.Maintenance = byLabels(map[string]string{"service": "billing"})
+	if _, err := tm.Reconfigure(opts); err != nil {
+		t.Fatal(err)
+	}
+	tm.scrape(t)
+	if got := inMaintenance(t, tm); len(got) != 0 {
+		t.Errorf("in maintenance before billing is discovered: %v, want none", got)
+	}
+	q.set(nil, append(series, sample(1, "service", "billing", "region", "eu"))...)
+	tm.scrape(t)
+	if got := inMaintenance(t, tm); !got["billing-eu"] || len(got) != 1 {
+		t.Errorf("in maintenance once billing is discovered: %v, want billing-eu", got)
 	}
 }

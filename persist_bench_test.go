@@ -78,9 +78,10 @@ func (s *failingSource) Check(ctx context.Context, apps []App) ([]Result, error)
 	return out, nil
 }
 
-// BenchmarkStateCopy is what a save held the cycle lock for before it
-// encoded the live state (the copy is now only the tests' reference), for
-// comparison; BenchmarkStateEncode is the encoding of that copy.
+// BenchmarkStateCopy is what a save would hold the cycle lock for if it
+// copied the state before encoding it (the tests' reference does), set
+// against the live encoding; BenchmarkStateEncode is the encoding of that
+// copy.
 func BenchmarkStateCopy(b *testing.B) {
 	m, _ := fullStateMonitor(b)
 	b.ReportAllocs()

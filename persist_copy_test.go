@@ -5,8 +5,9 @@ import (
 	"context"
 )
 
-// The copy a save used to take before encoding it, kept as the reference
-// the live encoding (statesave.go) must match byte for byte.
+// A plain copy of the state, encoded afterwards: the simplest way to save,
+// plainly right, and so the reference the live encoding (statesave.go)
+// must match byte for byte.
 
 // copyState takes what a save writes. It holds cycleMu, so the copy is of
 // the state between two cycles; it only copies, and encoding happens after

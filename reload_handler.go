@@ -2,9 +2,10 @@ package availmon
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
+
+	"github.com/availmon/availmon/internal/errlist"
 )
 
 // ReloadFunc reloads a monitor's configuration from wherever it came from
@@ -45,19 +46,11 @@ func (m *Monitor) postReload(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: out, Meta: metaJSON{Timestamp: m.now()}})
 }
 
-// problems lists the errors err joins, or err alone.
+// problems are the texts of the problems err joins, a detail each.
 func problems(err error) []string {
 	var out []string
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			out = append(out, problems(e)...)
-		}
-		return out
+	for _, e := range errlist.Split(err) {
+		out = append(out, e.Error())
 	}
-	if u := errors.Unwrap(err); u != nil {
-		if _, ok := u.(interface{ Unwrap() []error }); ok {
-			return problems(u)
-		}
-	}
-	return []string{err.Error()}
+	return out
 }

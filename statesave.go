@@ -4,9 +4,9 @@ import "github.com/availmon/availmon/hmac"
 
 // A save encodes the live state straight into the buffer it writes: no copy
 // of every app's history is taken first. At 10,000 apps with full histories
-// that copy was a 56 MB arena of checkEntry plus the encoding grown by
-// doubling, every save interval: the largest burst of live heap the binary
-// had, which the garbage collector's heap goal then doubled again.
+// that copy would be a 56 MB arena of checkEntry plus the encoding grown by
+// doubling, every save interval: the largest burst of live heap of the
+// binary, which the garbage collector's heap goal would double again.
 
 // encodeLive returns the state a save writes, the bytes encodeState gives
 // for a copy of it, encoded into a buffer of capacity hint (the size of the

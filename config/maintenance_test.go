@@ -62,7 +62,7 @@ func TestMaintenanceConfigErrors(t *testing.T) {
 		{"bad duration", []string{"maintenance:", "  - app: checkout", "    cron: '@daily'", "    duration: long"}, `m.yaml:21: maintenance[0].duration: "long" is not a duration`},
 		{"bad from", []string{"maintenance:", "  - app: checkout", "    from: tomorrow", "    to: 2026-12-01T00:00:00Z"}, `m.yaml:20: maintenance window "config-1": from "tomorrow" is not an RFC 3339 time`},
 		{"to before from", []string{"maintenance:", "  - app: checkout", "    from: 2026-12-02T00:00:00Z", "    to: 2026-12-01T00:00:00Z"}, `m.yaml:19: maintenance window "config-1": a one-off window needs from before to`},
-		{"both kinds", []string{"maintenance:", "  - app: checkout", "    from: 2026-12-01T00:00:00Z", "    to: 2026-12-02T00:00:00Z", "    cron: '@daily'"}, "not both"},
+		{"both kinds", []string{"maintenance:", "  - app: checkout", "    from: 2026-12-01T00:00:00Z", "    to: 2026-12-02T00:00:00Z", "    cron: '@daily'"}, "not a mix of them"},
 		{"unknown app", []string{"maintenance:", "  - app: nope", "    cron: '@daily'", "    duration: 1h"}, `m.yaml:19: maintenance window "config-1": no app is named "nope"`},
 		{"unknown location", []string{"maintenance:", "  - location: Mars", "    cron: '@daily'", "    duration: 1h"}, `m.yaml:19: maintenance window "config-1": no location is named "Mars"`},
 		{"unknown service", []string{"maintenance:", "  - service: nope", "    cron: '@daily'", "    duration: 1h"}, `m.yaml:19: maintenance window "config-1": no service is named "nope"`},

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/errlist"
 )
 
 // DefaultReadTimeout is ReloaderOptions.ReadTimeout when it is 0.
@@ -140,7 +141,7 @@ func (r *Reloader) Reload(ctx context.Context) (availmon.ConfigChange, error) {
 	ch, err := r.readAndApply(ctx)
 	if err != nil {
 		r.ok.Set(0)
-		for _, p := range problemList(err) {
+		for _, p := range errlist.Split(err) {
 			r.log.Error("configuration reload failed; the running configuration is unchanged", "file", r.path, "problem", p)
 		}
 		return ch, err
@@ -309,21 +310,4 @@ func settingsOf(cfg *Config) *Config {
 	c := *cfg
 	c.Apps, c.Discover = nil, nil
 	return &c
-}
-
-// problemList splits a joined error into its problems.
-func problemList(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, problemList(e)...)
-		}
-		return out
-	}
-	if u := errors.Unwrap(err); u != nil {
-		if _, ok := u.(interface{ Unwrap() []error }); ok {
-			return problemList(u)
-		}
-	}
-	return []error{err}
 }

@@ -80,8 +80,8 @@ var combinations = []combination{
 				t.Errorf("ServiceMonitor selects %s=%s; the Service has %q", k, v, svc.Labels[k])
 			}
 		}
-		if sm.Spec.JobLabel != "app.kubernetes.io/name" || svc.Labels[sm.Spec.JobLabel] != "availmon" {
-			t.Errorf("job label %q gives job=%q, want availmon (the job of `availmon rules`)", sm.Spec.JobLabel, svc.Labels[sm.Spec.JobLabel])
+		if job := scrapeJob(t, sm); job != "monitoring/availmon" {
+			t.Errorf("the ServiceMonitor's scrapes have job %q, want monitoring/availmon (the release's namespace and name)", job)
 		}
 		if ep := sm.Spec.Endpoints; len(ep) != 1 || ep[0].Port != "http" || ep[0].Path != "/metrics" {
 			t.Errorf("ServiceMonitor endpoints %+v, want port http, path /metrics", ep)
@@ -131,6 +131,26 @@ var combinations = []combination{
 	}},
 }
 
+// scrapeJob is the job label the prometheus-operator gives the scrapes of
+// sm: the service's name, or the label jobLabel names, unless a
+// relabeling of the endpoint (applied after those) replaces it.
+func scrapeJob(t *testing.T, sm *monitoringv1.ServiceMonitor) string {
+	t.Helper()
+	if len(sm.Spec.Endpoints) != 1 {
+		t.Fatalf("ServiceMonitor endpoints %+v, want one", sm.Spec.Endpoints)
+	}
+	job := ""
+	for _, r := range sm.Spec.Endpoints[0].RelabelConfigs {
+		if r.TargetLabel == "job" && (r.Action == "" || r.Action == "replace") && len(r.SourceLabels) == 0 && r.Replacement != nil {
+			job = *r.Replacement
+		}
+	}
+	if job == "" {
+		t.Fatalf("the ServiceMonitor does not set the job: %+v", sm.Spec)
+	}
+	return job
+}
+
 // configVolume is the pod's volume named config.
 func configVolume(t *testing.T, pod corev1.PodSpec) corev1.Volume {
 	t.Helper()
@@ -174,11 +194,16 @@ func loadChart(t *testing.T) *chart.Chart {
 // render renders the chart with values as `helm template` does, the
 // values checked against values.schema.json first.
 func render(c *chart.Chart, values string) (map[string]string, error) {
+	return renderRelease(c, releaseName, namespace, values)
+}
+
+// renderRelease is render for the release name in namespace ns.
+func renderRelease(c *chart.Chart, name, ns, values string) (map[string]string, error) {
 	vals, err := chartutil.ReadValues([]byte(values))
 	if err != nil {
 		return nil, err
 	}
-	opts := chartutil.ReleaseOptions{Name: releaseName, Namespace: namespace, Revision: 1, IsInstall: true}
+	opts := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}
 	top, err := chartutil.ToRenderValues(c, vals.AsMap(), opts, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err

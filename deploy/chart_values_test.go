@@ -28,6 +28,7 @@ func TestChartSchemaRefusesMisspelledValues(t *testing.T) {
 		{"wrong type", "replicaCount: two", "replicaCount"},
 		{"unknown pull policy", "image: {pullPolicy: Sometimes}", "pullPolicy"},
 		{"resources key", "resources: {request: {cpu: 1}}", "request"},
+		{"job that PromQL would need quoted", `job: 'prod"availmon'`, "job"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,19 +73,25 @@ func TestChartRefusesShortSecret(t *testing.T) {
 	}
 }
 
-// A changed configuration changes the pod template's checksum annotation,
-// so that Kubernetes rolls the pod (the state stays on its volume); other
-// changes leave it alone.
+// A changed configuration changes the pod template's checksum/config
+// annotation, and a changed HMAC secret of the chart's Secret its
+// checksum/secret, so that Kubernetes rolls the pod (the state stays on its
+// volume); other changes leave them alone. A Secret of the user's own is
+// not the chart's to see: no checksum/secret then.
 func TestChartChecksumRollsOnConfigChange(t *testing.T) {
 	c := loadChart(t)
 	dec := strictDecoder(t)
-	sum := func(values string) string {
+	annotation := func(values, name string) string {
 		t.Helper()
 		out, err := render(c, values)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := one[*appsv1.StatefulSet](t, decodeAll(t, dec, out)).Spec.Template.Annotations["checksum/config"]
+		return one[*appsv1.StatefulSet](t, decodeAll(t, dec, out)).Spec.Template.Annotations[name]
+	}
+	sum := func(values string) string {
+		t.Helper()
+		v := annotation(values, "checksum/config")
 		if v == "" {
 			t.Fatalf("values %q: no checksum/config annotation", values)
 		}
@@ -100,37 +107,109 @@ func TestChartChecksumRollsOnConfigChange(t *testing.T) {
 	if got := sum("replicaCount: 2\nserviceMonitor: {enabled: true}"); got != base {
 		t.Error("a change outside the configuration changed the checksum")
 	}
+
+	secret := func(values string) string {
+		t.Helper()
+		v := annotation(values, "checksum/secret")
+		if v == "" {
+			t.Fatalf("values %q: no checksum/secret annotation", values)
+		}
+		return v
+	}
+	withSecret := "hmac: {enabled: true, secret: " + testSecret + "}\n"
+	baseSecret := secret(withSecret)
+	if got := secret("hmac: {enabled: true, secret: " + testSecret + "-rotated}"); got == baseSecret {
+		t.Error("a rotated HMAC secret leaves checksum/secret as it was")
+	}
+	if got := secret(withSecret + "config: {scrape_interval: 15s}\nreplicaCount: 2"); got != baseSecret {
+		t.Error("a change outside the secret changed checksum/secret")
+	}
+	for _, values := range []string{"", "hmac: {enabled: true, existingSecret: s}"} {
+		if got := annotation(values, "checksum/secret"); got != "" {
+			t.Errorf("values %q: checksum/secret %q of no Secret of the chart's", values, got)
+		}
+	}
 }
 
-// The PrometheusRule holds exactly the rules `availmon rules` prints, and
-// the chart's copy of them is current.
+// The chart's copy of the rules is what `availmon rules -job __JOB__
+// -only-job` prints, and the PrometheusRule of a release holds exactly the
+// rules `availmon rules -job JOB -only-job` prints for the release's job.
 func TestChartPrometheusRuleIsAvailmonRules(t *testing.T) {
-	cmd := exec.Command(release(t).native(), "rules")
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("availmon rules: %v", err)
-	}
+	want := availmonRules(t, "-job", "__JOB__", "-only-job")
 	copied, err := os.ReadFile(chartDir + "/files/availmon-rules.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(copied, want) {
 		t.Fatalf("deploy/helm/availmon/files/availmon-rules.yml is not what `availmon rules` prints; run\n"+
-			"  go run ./cmd/availmon rules > deploy/helm/availmon/files/availmon-rules.yml\n(-want +got):\n%s",
+			"  go run ./cmd/availmon rules -job __JOB__ -only-job > deploy/helm/availmon/files/availmon-rules.yml\n(-want +got):\n%s",
 			cmp.Diff(string(want), string(copied)))
 	}
-	var wantRules struct {
+	c := loadChart(t)
+	for _, tt := range []struct{ values, job string }{
+		{"prometheusRule: {enabled: true}", "monitoring/availmon"},
+		{"prometheusRule: {enabled: true}\njob: availmon", "availmon"},
+	} {
+		out, err := render(c, tt.values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := one[*monitoringv1.PrometheusRule](t, decodeAll(t, strictDecoder(t), out)).Spec.Groups
+		if diff := cmp.Diff(ruleGroups(t, availmonRules(t, "-job", tt.job, "-only-job")), got); diff != "" {
+			t.Errorf("values %q: PrometheusRule groups differ from `availmon rules -job %s -only-job` (-want +got):\n%s", tt.values, tt.job, diff)
+		}
+	}
+}
+
+// Two releases that one Prometheus scrapes (staging and prod, each in its
+// namespace, also under one release name) keep apart: each one's scrapes
+// have a job of their own, and each one's PrometheusRule reads that job's
+// series alone, so neither records the other's series nor alerts on them.
+func TestChartReleasesKeepApart(t *testing.T) {
+	c := loadChart(t)
+	values := "serviceMonitor: {enabled: true}\nprometheusRule: {enabled: true}"
+	jobs := map[string]bool{}
+	for _, rel := range []struct{ name, ns, job string }{
+		{"staging", "staging", "staging/staging-availmon"},
+		{"prod", "prod", "prod/prod-availmon"},
+		{"availmon", "staging", "staging/availmon"},
+		{"availmon", "prod", "prod/availmon"},
+	} {
+		out, err := renderRelease(c, rel.name, rel.ns, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := decodeAll(t, strictDecoder(t), out)
+		job := scrapeJob(t, one[*monitoringv1.ServiceMonitor](t, r))
+		if job != rel.job || jobs[job] {
+			t.Errorf("release %s in %s: job %q, want %q, of no other release", rel.name, rel.ns, job, rel.job)
+		}
+		jobs[job] = true
+		got := one[*monitoringv1.PrometheusRule](t, r).Spec.Groups
+		if diff := cmp.Diff(ruleGroups(t, availmonRules(t, "-job", job, "-only-job")), got); diff != "" {
+			t.Errorf("release %s in %s: its rules are not those of its job (-want +got):\n%s", rel.name, rel.ns, diff)
+		}
+	}
+}
+
+// availmonRules is what `availmon rules args...` prints.
+func availmonRules(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command(release(t).native(), append([]string{"rules"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("availmon rules %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// ruleGroups decodes a rule file strictly.
+func ruleGroups(t *testing.T, file []byte) []monitoringv1.RuleGroup {
+	t.Helper()
+	var f struct {
 		Groups []monitoringv1.RuleGroup `json:"groups"`
 	}
-	if err := yaml.UnmarshalStrict(want, &wantRules); err != nil {
+	if err := yaml.UnmarshalStrict(file, &f); err != nil {
 		t.Fatal(err)
 	}
-	out, err := render(loadChart(t), "prometheusRule: {enabled: true}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := one[*monitoringv1.PrometheusRule](t, decodeAll(t, strictDecoder(t), out)).Spec.Groups
-	if diff := cmp.Diff(wantRules.Groups, got); diff != "" {
-		t.Errorf("PrometheusRule groups differ from `availmon rules` (-want +got):\n%s", diff)
-	}
+	return f.Groups
 }

@@ -16,7 +16,9 @@ import (
 	"testing"
 )
 
-// maxImageBytes is the most the compressed image may weigh (issue 24).
+// maxImageBytes is the most the compressed image may weigh: every node that
+// starts a pod pulls it, and a limit catches a dependency or a tool that
+// slipped into the image.
 const maxImageBytes = 20 << 20
 
 // imageConfig is what the tests read of `buildah inspect --type image`.

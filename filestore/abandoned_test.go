@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon/internal/atomicfile"
 )
 
 // A FIFO at the state path does not block Load (opening it for reading
@@ -73,7 +75,7 @@ func TestNewRemovesAbandoned(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, FileName+".tmp-fifo"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	live, err := createTemp(dir, FileName) // a save under way
+	live, err := atomicfile.CreateTemp(filepath.Join(dir, FileName)) // a save under way
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +88,10 @@ func TestNewRemovesAbandoned(t *testing.T) {
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("after New the directory holds %v, want %v", got, want)
 	}
-	if n := strings.Count(log.String(), "removed the temporary file of a save cut short"); n != 2 {
+	if n := strings.Count(log.String(), "removed the temporary file of a write cut short"); n != 2 {
 		t.Errorf("log tells of %d removed files, want 2:\n%s", n, log)
 	}
-	if !strings.Contains(log.String(), "left a temporary file that a save under way writes") {
+	if !strings.Contains(log.String(), "left a temporary file that a write under way holds") {
 		t.Errorf("log does not tell of the file left alone:\n%s", log)
 	}
 }
@@ -137,7 +139,7 @@ func TestHelperSaving(t *testing.T) {
 	if dir == "" {
 		t.Skip("a helper process of TestNewRemovesFileOfKilledSave")
 	}
-	f, err := createTemp(dir, FileName)
+	f, err := atomicfile.CreateTemp(filepath.Join(dir, FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package filestore
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -12,10 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/atomicfile"
 )
 
 // FileName is the state file's name inside Options.Dir.
@@ -51,7 +50,10 @@ var _ availmon.Store = (*Store)(nil)
 
 // New returns a Store for o.Dir, creating the directory if it does not
 // exist, and removes the temporary files that saves cut short by a crash
-// left there (see removeAbandoned).
+// left there (atomicfile.RemoveAbandoned): a process killed while it saved
+// leaves one, as large as the state. A save holds its file's lock until it
+// ends, so the file of a save under way in another live process (an old
+// process still saving while a new one starts) is left alone.
 func New(o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("filestore: no directory")
@@ -72,66 +74,8 @@ func New(o Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.removeAbandoned()
+	atomicfile.RemoveAbandoned(s.Path(), s.log)
 	return s, nil
-}
-
-// tempInfix follows FileName in the names of the temporary files of saves.
-const tempInfix = ".tmp-"
-
-// removeAbandoned removes the temporary files of saves that never reached
-// their rename: a process killed while it saved leaves one, as large as
-// the state, and a crash loop would fill the disk with them. Only regular
-// files named as a save names them are candidates, and only those whose
-// lock nobody holds are removed: a save holds its file's lock until it
-// ends, and the kernel releases it when the saving process dies, so a
-// file another live process is writing (a second Store on the directory,
-// an old process still saving while a new one starts) is left alone.
-func (s *Store) removeAbandoned() {
-	entries, err := os.ReadDir(s.dir)
-	if err != nil {
-		s.log.Warn("cannot look for temporary files of earlier saves", "dir", s.dir, "err", err)
-		return
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), FileName+tempInfix) {
-			continue
-		}
-		path := filepath.Join(s.dir, e.Name())
-		switch err := removeUnlocked(path); {
-		case errors.Is(err, errInUse):
-			s.log.Info("left a temporary file that a save under way writes", "path", path)
-		case err != nil:
-			s.log.Warn("cannot remove the temporary file of an earlier save", "path", path, "err", err)
-		default:
-			s.log.Info("removed the temporary file of a save cut short", "path", path)
-		}
-	}
-}
-
-// errInUse says a temporary file's lock is held: a live save writes it.
-var errInUse = errors.New("a save is writing it")
-
-// removeUnlocked removes path while it holds its lock, unless another open
-// file holds it. The file is opened without waiting and looked at again:
-// the directory entry may have changed since it was listed.
-func removeUnlocked(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return cmp.Or(err, errors.New("not a regular file"))
-	}
-	ok, err := tryLock(f)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errInUse
-	}
-	return os.Remove(path)
 }
 
 // Path is the state file's path.
@@ -159,7 +103,10 @@ func (s *Store) Save(ctx context.Context, data []byte) error {
 		return ctx.Err()
 	}
 	hdr := header(data)
-	return writeAtomic(s.dir, FileName, hdr[:], data)
+	if err := atomicfile.Write(s.Path(), hdr[:], data); err != nil {
+		return fmt.Errorf("filestore: %w", err)
+	}
+	return nil
 }
 
 // header is the header that frames data. It is written before data rather
@@ -172,61 +119,6 @@ func header(data []byte) [headerSize]byte {
 	binary.BigEndian.PutUint64(h[12:], uint64(len(data)))
 	binary.BigEndian.PutUint32(h[20:], crc32.Checksum(data, castagnoli))
 	return h
-}
-
-// writeAtomic is the one way the state file is written: the parts one
-// after the other.
-func writeAtomic(dir, name string, parts ...[]byte) (err error) {
-	f, err := createTemp(dir, name)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	for _, b := range parts {
-		if _, err := f.Write(b); err != nil {
-			return fmt.Errorf("filestore: writing %s: %w", f.Name(), err)
-		}
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("filestore: syncing %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("filestore: closing %s: %w", f.Name(), err)
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("filestore: %w", err)
-	}
-	return syncDir(dir)
-}
-
-// createTemp creates the temporary file of a save of dir/name, locked.
-// The lock tells a Store starting meanwhile that the file is being written
-// (removeAbandoned); a file system without locks still saves.
-func createTemp(dir, name string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, name+tempInfix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("filestore: %w", err)
-	}
-	_ = lock(f)
-	return f, nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("filestore: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("filestore: syncing %s: %w", dir, err)
-	}
-	return nil
 }
 
 // Load reads the state file and hands its data to decode. No file: nil,
@@ -256,27 +148,14 @@ func (s *Store) Load(ctx context.Context, decode func([]byte) error) error {
 
 // read is the one way the state file is read. It trusts nothing in it.
 func (s *Store) read() ([]byte, error) {
-	// Opening a FIFO for reading waits for a writer, for ever, and no
-	// context or signal ends the wait: look at what is there first, and
-	// open without waiting in case it changed in between.
-	fi, err := os.Stat(s.Path())
-	if err != nil {
-		return nil, err
+	f, fi, err := atomicfile.OpenRegular(s.Path(), os.O_RDONLY)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%w: %w", errBadFile, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file (%s)", errBadFile, fi.Mode().Type())
-	}
-	f, err := os.OpenFile(s.Path(), os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file (%s)", errBadFile, fi.Mode().Type())
-	}
 	if fi.Size() > s.maxBytes+int64(headerSize) {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d allowed", errBadFile, fi.Size(), s.maxBytes)
 	}

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/availmon/availmon/internal/atomicfile"
 )
 
 // The replay file (VerifierOptions.ReplayFile) keeps every signature a
@@ -25,7 +27,7 @@ import (
 // Layout: the 8-byte magic and version, then fixed-size records of the
 // signature (32 bytes), the end of its window (Unix seconds, big-endian
 // int64) and a CRC-32C of both. Records are only appended; the file is
-// rewritten (temporary file, sync, rename, directory sync) with the live
+// rewritten (atomicfile.Write: temporary file, sync, rename, directory sync) with the live
 // records alone when NewVerifier opens it and when it holds many expired
 // ones. A crash during an append leaves at most a torn last record, whose
 // request was never let through: the reader drops it.
@@ -55,12 +57,21 @@ type replayFile struct {
 // openReplayFile reads the file at path (none yet is an empty one) and
 // rewrites it with the live records only, so that appends start on a record
 // boundary. A damaged record is skipped with a warning; the rest still
-// counts. An error means the file cannot be read or written: a Verifier
-// that cannot keep its signatures must not start, or a crash would open
-// the replays it is there to prevent.
+// counts. Something there that is not a regular file (a FIFO, a directory)
+// is moved aside with a warning and never opened in a way that could wait:
+// a FIFO would hold up the start for ever. An error means the file cannot
+// be read or written: a Verifier that cannot keep its signatures must not
+// start, or a crash would open the replays it is there to prevent.
+//
+// The temporary files of rewrites that a crash cut short are removed
+// first: a crash loop would otherwise fill the directory with them.
 func openReplayFile(path string, now time.Time, log *slog.Logger) (*replayFile, []ReplayEntry, error) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	atomicfile.RemoveAbandoned(path, log)
+	data, err := readReplay(path)
+	switch {
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		setAside(path, now, err, log)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, nil, fmt.Errorf("hmac: replay file: %w", err)
 	}
 	es, bad := decodeReplay(data)
@@ -78,6 +89,28 @@ func openReplayFile(path string, now time.Time, log *slog.Logger) (*replayFile, 
 		return nil, nil, err
 	}
 	return f, live, nil
+}
+
+// readReplay is the one way the replay file is read.
+func readReplay(path string) ([]byte, error) {
+	f, _, err := atomicfile.OpenRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// setAside renames what is at path, with the time, so that the rewrite
+// does not replace what someone may want to look at. If it cannot, the
+// rewrite replaces it or fails.
+func setAside(path string, now time.Time, cause error, log *slog.Logger) {
+	aside := path + ".bad-" + now.UTC().Format("20060102T150405.000Z")
+	if err := os.Rename(path, aside); err != nil {
+		log.Warn("hmac replay file unreadable, and it cannot be moved aside", "path", path, "err", cause, "rename_err", err)
+		return
+	}
+	log.Warn("hmac replay file unreadable: moved aside, starting a new one", "path", path, "moved_to", aside, "err", cause)
 }
 
 // decodeReplay reads a replay file's bytes. It trusts nothing: a wrong
@@ -134,7 +167,9 @@ func (f *replayFile) add(e ReplayEntry, live func() []ReplayEntry) error {
 		}
 		f.compactAt = 2 * len(es)
 	}
-	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND, 0)
+	// Not os.OpenFile: if something replaced the file by a FIFO, opening
+	// it would wait for a reader for ever, holding every later write.
+	fh, _, err := atomicfile.OpenRegular(f.path, os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplayFile, err)
 	}
@@ -149,55 +184,16 @@ func (f *replayFile) add(e ReplayEntry, live func() []ReplayEntry) error {
 }
 
 // rewrite replaces the file with es, atomically and durably.
-func (f *replayFile) rewrite(es []ReplayEntry) (err error) {
+func (f *replayFile) rewrite(es []ReplayEntry) error {
 	b := make([]byte, 0, len(replayMagic)+len(es)*replayRecordSize)
 	b = append(b, replayMagic...)
 	for _, e := range es {
 		b = appendRecord(b, e)
 	}
-	dir, name := filepath.Split(f.path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrReplayFile, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(b); err == nil {
-		err = tmp.Sync()
-	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	if err != nil {
+	if err := atomicfile.Write(f.path, b); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrReplayFile, f.path, err)
 	}
 	f.records = len(es)
 	f.compactAt = max(f.minRecords, 2*len(es))
 	return nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

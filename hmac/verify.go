@@ -46,7 +46,10 @@ type VerifierOptions struct {
 	// before it lets the request through (one fsync per accepted request),
 	// and NewVerifier reads the file back. Its directory must exist; one
 	// Verifier per file. When the file cannot be written, Verify refuses
-	// the request with ErrReplayFile. Ignored with DisableReplayProtection.
+	// the request with ErrReplayFile. NewVerifier moves aside, with a
+	// warning, anything there that is not a regular file (a FIFO would
+	// hold it up for ever), and removes the temporary files of rewrites
+	// that a crash cut short. Ignored with DisableReplayProtection.
 	ReplayFile string
 	// MaxBodyBytes bounds the body read to verify it; default
 	// DefaultMaxBodyBytes. A larger body is refused with ErrBodyTooLarge

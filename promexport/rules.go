@@ -17,6 +17,14 @@ type RuleOptions struct {
 	// Job is the job label Prometheus scrapes availmon under; default
 	// "availmon".
 	Job string
+	// OnlyJob makes every rule read the series of Job alone. Without it
+	// the rules cover every job that exports availmon's families, each
+	// apart, and one copy of them serves every availmon deployment a
+	// Prometheus scrapes. With it each deployment can have its own copy
+	// (the Helm chart installs one per release) without two copies
+	// recording the same series or sending the same alert twice.
+	// AvailmonNotScraped is about Job alone either way.
+	OnlyJob bool
 	// AppDownFor is how long an app must be down before its alert fires;
 	// default 5m.
 	AppDownFor time.Duration
@@ -102,9 +110,19 @@ func (o *RuleOptions) normalize() error {
 	return nil
 }
 
+// sel selects the series of metric: those of Job alone with OnlyJob.
+func (o RuleOptions) sel(metric string) string {
+	if !o.OnlyJob {
+		return metric
+	}
+	return metric + fmt.Sprintf("{job=%q}", o.Job)
+}
+
 // stalled holds for a replica that finished no check cycle for three
 // intervals plus a minute: what /health calls unhealthy, seen from outside.
-const stalled = "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_scrape_interval_seconds + 60"
+func stalled(o RuleOptions) string {
+	return "time() - " + o.sel("availmon_last_cycle_timestamp_seconds") + " > 3 * " + o.sel("availmon_scrape_interval_seconds") + " + 60"
+}
 
 // leftOut records the replicas whose view the rules about apps and
 // services leave out: the stalled ones, while another replica of their job
@@ -117,9 +135,10 @@ const stalled = "time() - availmon_last_cycle_timestamp_seconds > 3 * availmon_s
 // nothing to a stall that takes three intervals to tell.
 const leftOut = "availmon:replica:left_out"
 
-func leftOutRule() rule {
+func leftOutRule(o RuleOptions) rule {
 	return rule{Record: leftOut,
-		Expr: "(" + stalled + ")\nand on(job) (count by (job) (time() - availmon_last_cycle_timestamp_seconds <= 3 * availmon_scrape_interval_seconds + 60) > 0)"}
+		Expr: "(" + stalled(o) + ")\nand on(job) (count by (job) (time() - " + o.sel("availmon_last_cycle_timestamp_seconds") +
+			" <= 3 * " + o.sel("availmon_scrape_interval_seconds") + " + 60) > 0)"}
 }
 
 // live is sel without the series of the replicas left out.
@@ -137,8 +156,8 @@ func over(keep []string, sel string) string {
 }
 
 // notInMaintenance leaves out the apps in a maintenance window.
-func notInMaintenance() string {
-	return "unless on(job, app, location) " + live("availmon_maintenance == 1")
+func notInMaintenance(o RuleOptions) string {
+	return "unless on(job, app, location) " + live(o.sel("availmon_maintenance")+" == 1")
 }
 
 // appKeep is the keep-list of the rules about apps. job stays: replicas of
@@ -150,12 +169,12 @@ func appKeep(o RuleOptions) []string {
 
 func recordingRules(o RuleOptions) []rule {
 	keep := appKeep(o)
-	inService := over([]string{"job", "app", "location"}, "availmon_up") + "\n" + notInMaintenance()
+	inService := over([]string{"job", "app", "location"}, o.sel("availmon_up")) + "\n" + notInMaintenance(o)
 	return []rule{
-		leftOutRule(),
+		leftOutRule(o),
 		{Record: "availmon:apps_up:ratio", Expr: "avg by (job) (\n" + inService + "\n)"},
 		{Record: "availmon:location_up:ratio", Expr: "avg by (job, location) (\n" + inService + "\n)"},
-		{Record: "availmon:app_up:avg_over_time_1h", Expr: over(keep, "avg_over_time(availmon_up[1h])")},
+		{Record: "availmon:app_up:avg_over_time_1h", Expr: over(keep, "avg_over_time("+o.sel("availmon_up")+"[1h])")},
 	}
 }
 
@@ -163,9 +182,9 @@ func recordingRules(o RuleOptions) []rule {
 // service, whatever the number of replicas.
 func watchedAlerts(o RuleOptions) []rule {
 	keep := appKeep(o)
-	svc := func(name string) string { return over([]string{"job", "service"}, name) }
+	svc := func(name string) string { return over([]string{"job", "service"}, o.sel(name)) }
 	return []rule{
-		{Alert: "AvailmonAppDown", Expr: over(keep, "availmon_up") + " == 0\n" + notInMaintenance(),
+		{Alert: "AvailmonAppDown", Expr: over(keep, o.sel("availmon_up")) + " == 0\n" + notInMaintenance(o),
 			For: dur(o.AppDownFor), Labels: map[string]string{"severity": "critical"},
 			Annotations: map[string]string{
 				"summary":     "{{ $labels.app }} is down in {{ $labels.location }}",
@@ -175,8 +194,8 @@ func watchedAlerts(o RuleOptions) []rule {
 			// Unavailable on a replica and known (up or down) on none:
 			// one replica that cannot reach a backend is its
 			// AvailmonBackendDisconnected, not an app's outage.
-			Expr: over(slices.Concat(keep, []string{"backend"}), "availmon_unavailable") + "\nunless on(job, app, location) " + live("availmon_up") +
-				"\n" + notInMaintenance(),
+			Expr: over(slices.Concat(keep, []string{"backend"}), o.sel("availmon_unavailable")) + "\nunless on(job, app, location) " + live(o.sel("availmon_up")) +
+				"\n" + notInMaintenance(o),
 			For: dur(o.UnavailableFor), Labels: map[string]string{"severity": "critical"},
 			Annotations: map[string]string{
 				"summary": "{{ $labels.app }} is unavailable in {{ $labels.location }}: no availmon replica can tell whether it is up",
@@ -204,7 +223,7 @@ func watchedAlerts(o RuleOptions) []rule {
 func replicaAlerts(o RuleOptions) []rule {
 	job := fmt.Sprintf("{job=%q}", o.Job)
 	return []rule{
-		{Alert: "AvailmonBackendDisconnected", Expr: "availmon_backend_connected == 0", For: dur(o.BackendFor),
+		{Alert: "AvailmonBackendDisconnected", Expr: o.sel("availmon_backend_connected") + " == 0", For: dur(o.BackendFor),
 			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
 				"summary": "availmon at {{ $labels.instance }} cannot reach backend {{ $labels.backend }}; its apps are unavailable there",
@@ -216,10 +235,10 @@ func replicaAlerts(o RuleOptions) []rule {
 			// first save fails once does not page, and one that cannot
 			// save at all does, a window after it started (at its first
 			// failure where process_start_time_seconds is not exported).
-			Expr: "increase(availmon_state_save_failures_total[" + dur(o.SaveFor) + "]) > 0\nand\ntime() - (\n" +
-				"  availmon_state_last_save_success_timestamp_seconds > 0\n" +
-				"  or process_start_time_seconds\n" +
-				"  or availmon_state_last_save_success_timestamp_seconds\n" +
+			Expr: "increase(" + o.sel("availmon_state_save_failures_total") + "[" + dur(o.SaveFor) + "]) > 0\nand\ntime() - (\n" +
+				"  " + o.sel("availmon_state_last_save_success_timestamp_seconds") + " > 0\n" +
+				"  or " + o.sel("process_start_time_seconds") + "\n" +
+				"  or " + o.sel("availmon_state_last_save_success_timestamp_seconds") + "\n" +
 				fmt.Sprintf(") > %g", o.SaveFor.Seconds()),
 			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
@@ -227,7 +246,7 @@ func replicaAlerts(o RuleOptions) []rule {
 				"description": "availmon at {{ $labels.instance }} has saved no state for more than " + dur(o.SaveFor) +
 					", and {{ $value | printf \"%.0f\" }} saves failed in that time: a restart would lose what it remembered since. Its log says why.",
 			}},
-		{Alert: "AvailmonStalled", Expr: stalled, For: "2m",
+		{Alert: "AvailmonStalled", Expr: stalled(o), For: "2m",
 			Labels: map[string]string{"severity": "critical"},
 			Annotations: map[string]string{
 				"summary": "availmon at {{ $labels.instance }} has finished no check cycle for {{ $value | humanizeDuration }}",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
 
@@ -151,4 +152,58 @@ func TestRulesRefuseOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With OnlyJob every series a rule reads is of that job, so that two
+// deployments' copies of the rules in one Prometheus neither record the
+// same series nor send the same alert; without it no rule but
+// AvailmonNotScraped names a job.
+func TestRulesOnlyJob(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		o    promexport.RuleOptions
+		want string // the job matcher every selector has; "" none but NotScraped's
+	}{
+		{"every job", promexport.RuleOptions{Job: "prod/availmon"}, ""},
+		{"only its job", promexport.RuleOptions{Job: "prod/availmon", OnlyJob: true}, "prod/availmon"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, r := range parseRules(t, tt.o) {
+				e, err := parser.NewParser(parser.Options{}).ParseExpr(r.Expr)
+				if err != nil {
+					t.Fatalf("%s%s: %v\n%s", r.Alert, r.Record, err, r.Expr)
+				}
+				for _, vs := range selectors(e) {
+					if vs.Name == "availmon:replica:left_out" {
+						continue // recorded from the series of the job
+					}
+					job := ""
+					for _, m := range vs.LabelMatchers {
+						if m.Name == "job" && m.Type == labels.MatchEqual {
+							job = m.Value
+						}
+					}
+					want := tt.want
+					if r.Alert == "AvailmonNotScraped" {
+						want = tt.o.Job
+					}
+					if job != want {
+						t.Errorf("%s%s reads %s with job %q, want %q", r.Alert, r.Record, vs, job, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// selectors are the vector selectors of e.
+func selectors(e parser.Expr) []*parser.VectorSelector {
+	var out []*parser.VectorSelector
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			out = append(out, vs)
+		}
+		return nil
+	})
+	return out
 }

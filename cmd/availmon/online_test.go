@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,5 +101,68 @@ discover:
 	// What was saved (at least what we saw) and the new check.
 	if n := historyLen(t, second.base, "svc-cart"); n < saved+1 {
 		t.Errorf("svc-cart has %d checks after the restart, want at least the %d seen before and one more; log:\n%s", n, saved, second.log.String())
+	}
+}
+
+// inMaintenance lists the apps of the binary at base shown in maintenance.
+func inMaintenance(t *testing.T, base string) map[string]bool {
+	t.Helper()
+	_, body := get(t, base+"/api/apps")
+	var resp struct {
+		Data []struct {
+			Name        string
+			Maintenance bool
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatalf("/api/apps: %v: %s", err, body)
+	}
+	out := map[string]bool{}
+	for _, a := range resp.Data {
+		if a.Maintenance {
+			out[a.Name] = true
+		}
+	}
+	return out
+}
+
+// SIGHUP moves a window of the file that selects discovered apps by the
+// labels of their series onto the apps its new labels select, in the real
+// binary against a real Prometheus.
+func TestReloadMaintenanceLabelsSIGHUP(t *testing.T) {
+	exp := promtest.NewExporter(t)
+	exp.Set("cart", 1)
+	exp.Set("search", 1)
+	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
+	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(2))
+	base := fmt.Sprintf(`scrape_interval: 1s
+prometheus:
+  - {name: main, url: %s}
+locations:
+  - {name: Demo land, latitude: 1, longitude: 2, match: [demo]}
+discover:
+  - {name: by-app, query: demo_up, app: 'svc-{{ .app }}', location_label: job}
+`, prom.URL())
+	path := filepath.Join(t.TempDir(), "availmon.yaml")
+	writeFile(t, path, base+"maintenance:\n  - {name: mw, labels: {app: cart}, duration: 1h}\n")
+	r := startBinary(t, "-config", path)
+	waitFor(t, "svc-cart in maintenance", 30*time.Second, func() bool {
+		got := inMaintenance(t, r.base)
+		return got["svc-cart"] && len(got) == 1
+	})
+
+	writeFile(t, path, base+"maintenance:\n  - {name: mw, labels: {app: search}, duration: 1h}\n")
+	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "svc-search in maintenance instead of svc-cart", 30*time.Second, func() bool {
+		got := inMaintenance(t, r.base)
+		return got["svc-search"] && len(got) == 1
+	})
+	if strings.Contains(r.log.String(), "takes effect only after a restart") {
+		t.Errorf("a reload of a maintenance window asks for a restart:\n%s", r.log.String())
+	}
+	if err := r.stop(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, r.log.String())
 	}
 }

@@ -38,7 +38,7 @@ func (c *configMap) swap(make func(path string) error) {
 		c.t.Fatal(err)
 	}
 	if err := make(filepath.Join(version, "availmon.yaml")); err != nil {
-		c.t.Skipf("cannot make the file: %v", err)
+		skipOrFail(c.t, fmt.Sprintf("cannot make the file: %v", err))
 	}
 	tmp := filepath.Join(c.dir, "..data_tmp")
 	if err := os.Symlink(filepath.Base(version), tmp); err != nil {

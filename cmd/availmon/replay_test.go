@@ -52,8 +52,7 @@ func (w signedWrite) send(t *testing.T, base string) (int, string) {
 // saw is accepted after each.
 func TestBinaryRefusesReplayAfterRestart(t *testing.T) {
 	bin := binary(t)
-	cfg := writeTemp(t, readFile(t, storageConfig(t, "1h"))+
-		"authentication:\n  hmac:\n    enabled: true\n    secret: "+replaySecret+"\n")
+	cfg := hmacConfig(t)
 	dir := t.TempDir()
 	now := time.Now()
 	first, second, third := signWrite(t, "2s", now), signWrite(t, "3s", now), signWrite(t, "4s", now)

@@ -69,6 +69,69 @@ func TestBinaryRemovesAbandonedTemp(t *testing.T) {
 	p.stop(t, syscall.SIGTERM)
 }
 
+// hmacConfig is storageConfig with HMAC authentication, whose verifier
+// keeps its replay file in the storage directory.
+func hmacConfig(t *testing.T) string {
+	return writeTemp(t, readFile(t, storageConfig(t, "1h"))+
+		"authentication:\n  hmac:\n    enabled: true\n    secret: "+replaySecret+"\n")
+}
+
+// A FIFO at the replay file does not hold up the start either: the binary
+// serves /health, moves the FIFO aside, keeps the signatures it accepts in
+// a new replay file, and a SIGTERM ends it.
+func TestBinaryReplayFIFO(t *testing.T) {
+	bin := binary(t)
+	cfg, dir := hmacConfig(t), t.TempDir()
+	replay := filepath.Join(dir, "availmon.replay")
+	if err := syscall.Mkfifo(replay, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
+	waitFor(t, "/health 200", 30*time.Second, func() bool { code, _ := get(t, p.base+"/health"); return code == http.StatusOK })
+	if aside, _ := filepath.Glob(replay + ".bad-*"); len(aside) != 1 {
+		t.Errorf("moved-aside files %v, want the FIFO", aside)
+	}
+	w := signWrite(t, "2s", time.Now())
+	if code, body := w.send(t, p.base); code != http.StatusOK {
+		t.Errorf("signed POST = %d %s", code, body)
+	}
+	p.stop(t, syscall.SIGTERM)
+	if fi, err := os.Lstat(replay); err != nil || !fi.Mode().IsRegular() || fi.Size() == 8 {
+		t.Errorf("after SIGTERM the replay path holds %v (%v), want a replay file with the signature", fi, err)
+	}
+}
+
+// The temporary files of replay file rewrites cut short by a SIGKILL are
+// removed at start, except one whose lock a live process holds.
+func TestBinaryRemovesAbandonedReplayTemp(t *testing.T) {
+	bin := binary(t)
+	cfg, dir := hmacConfig(t), t.TempDir()
+	for _, name := range []string{".tmp-1", ".tmp-2"} {
+		if err := os.WriteFile(filepath.Join(dir, "availmon.replay"+name), []byte("half a file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := filepath.Join(dir, "availmon.replay.tmp-live")
+	f, err := os.Create(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
+	for _, name := range []string{".tmp-1", ".tmp-2"} {
+		if _, err := os.Stat(filepath.Join(dir, "availmon.replay"+name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there after the start (%v)", name, err)
+		}
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the locked temporary file was removed: %v", err)
+	}
+	p.stop(t, syscall.SIGTERM)
+}
+
 type storageAnswer struct {
 	System  string `json:"system_status"`
 	Storage *struct {

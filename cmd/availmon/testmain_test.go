@@ -15,3 +15,13 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// skipOrFail skips the test when this machine lacks something it needs, or
+// fails it under CI (the CI environment variable set), which must run it.
+func skipOrFail(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(why + "; CI is set, so this test must run")
+	}
+	t.Skip(why)
+}

@@ -29,6 +29,16 @@ app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | qu
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/*
+The job label of the release's series (the ServiceMonitor sets it), which
+its PrometheusRule reads alone: job, or the release's namespace and full
+name, so that two releases never share one, not even two of one name in
+two namespaces.
+*/}}
+{{- define "availmon.job" -}}
+{{- .Values.job | default (printf "%s/%s" .Release.Namespace (include "availmon.fullname" .)) }}
+{{- end }}
+
 {{/* The ConfigMap holding the file: the chart's own, or existingConfigMap. */}}
 {{- define "availmon.configMapName" -}}
 {{- default (include "availmon.fullname" .) .Values.existingConfigMap }}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package filestore
+package atomicfile
 
 import (
 	"errors"
