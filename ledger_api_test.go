@@ -334,7 +334,7 @@ func TestAvailabilityAcrossRestart(t *testing.T) {
 		o.Maintenance = []MaintenanceWindow{{App: "billing", From: t0.Add(time.Minute), To: t0.Add(3 * time.Minute)}}
 	})
 	runCycles(t, before, 7)
-	clock.Advance(-time.Minute) // to the last cycle: the snapshots of both are of then
+	clock.Set(clock.Now().Add(-time.Minute)) // to the last cycle: the snapshots of both are of then
 	if err := before.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
