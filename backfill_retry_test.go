@@ -51,7 +51,7 @@ func TestBackfillRebindsAfterReconfigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs = tm.rebindPast(jobs)
-	if len(jobs) == 0 || jobs[0].src != replaced {
+	if len(jobs) == 0 || jobs[0].q.(*pastQuery).src != replaced {
 		t.Errorf("after the source was replaced: %d jobs, want them on the new source", len(jobs))
 	}
 	opts(newFakeSource())(&o) // main can no longer tell the past

@@ -118,7 +118,7 @@ func compileRules(rules []DiscoveryRule, p *plan) ([]*ruleState, []error) {
 			bad("%s: unknown backend %q", what, r.Backend)
 		}
 		if ok || r.Backend == "" && len(p.backends) == 1 {
-			if _, q := p.backends[bi].Source.(instantQuerier); !q {
+			if _, q := p.backends[bi].Source.(InstantQuerier); !q {
 				bad("%s: backend %q cannot run queries (it is not a Prometheus backend)", what, rs.rule.Backend)
 			}
 		}

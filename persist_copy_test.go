@@ -33,7 +33,7 @@ func (m *Monitor) copyState() *savedState {
 			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
 	}
 	m.cycleMu.Unlock()
-	if k, ok := m.auth.(replayKeeper); ok {
+	if k, ok := m.auth.(ReplayKeeper); ok {
 		s.replay = k.ReplayEntries()
 	}
 	return s

@@ -7,13 +7,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// instantQuerier is a Source that can also run one PromQL query and hand back
-// its series, which is what a discovery rule needs of its backend.
-type instantQuerier interface {
-	Instant(ctx context.Context, query string) (model.Vector, time.Duration, error)
-}
-
-var _ instantQuerier = (*PrometheusSource)(nil)
+var _ InstantQuerier = (*PrometheusSource)(nil)
 
 // Instant runs query once, with the source's client, timeout and error
 // handling, and returns its samples (a scalar is one sample without labels)

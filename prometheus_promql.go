@@ -21,57 +21,15 @@ import (
 // backend 16384 or raise its limit.
 const DefaultMaxQueryLength = 32 << 10
 
-// appValidator is implemented by sources that can tell a bad app apart
-// before any check, so that New refuses it with the other problems of the
-// options rather than reporting it as unavailable forever.
-type appValidator interface {
-	validateApp(App) error
-}
-
-// batchPlanner is implemented by sources that choose which apps share a
-// Check call. A PrometheusSource puts the apps of one fused selector
-// together, so that one call is one query whatever their number.
-type batchPlanner interface {
-	// planBatches partitions apps (their indexes) into batches of at
-	// most maxTerms combined expressions each.
-	planBatches(apps []App, maxTerms int) [][]int
-}
-
 var (
-	_ appValidator = (*PrometheusSource)(nil)
-	_ batchPlanner = (*PrometheusSource)(nil)
+	_ AppValidator = (*PrometheusSource)(nil)
+	_ BatchPlanner = (*PrometheusSource)(nil)
 )
 
-func validateApp(s Source, a App) error {
-	v, ok := s.(appValidator)
-	if !ok {
-		return nil
-	}
-	return v.validateApp(a)
-}
-
-// planSourceBatches asks bp to batch the apps at idx, and returns the
-// batches as indexes into apps.
-func planSourceBatches(bp batchPlanner, apps []App, idx []int, maxTerms int) [][]int {
-	sub := make([]App, len(idx))
-	for k, i := range idx {
-		sub[k] = apps[i]
-	}
-	var out [][]int
-	for _, b := range bp.planBatches(sub, maxTerms) {
-		batch := make([]int, len(b))
-		for k, j := range b {
-			batch[k] = idx[j]
-		}
-		out = append(out, batch)
-	}
-	return out
-}
-
-// validateApp parses the app's expressions with Prometheus's parser: a
+// ValidateApp parses the app's expressions with Prometheus's parser: a
 // typo, a range vector or a string is refused at New, with the parser's
 // line:column and message.
-func (s *PrometheusSource) validateApp(a App) error {
+func (s *PrometheusSource) ValidateApp(a App) error {
 	if a.HTTP != nil {
 		return nil
 	}
@@ -86,9 +44,9 @@ func (s *PrometheusSource) validateApp(a App) error {
 	return nil
 }
 
-// planBatches gives each planned query's apps their own Check call: the
+// PlanBatches gives each planned query's apps their own Check call: the
 // apps of a fused selector together, the others by maxTerms.
-func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
+func (s *PrometheusSource) PlanBatches(apps []App, maxTerms int) [][]int {
 	items := make([]*promql.Expr, len(apps))
 	var bad []int
 	for i, a := range apps {

@@ -41,7 +41,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	}
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
-	if k, ok := m.auth.(replayKeeper); ok {
+	if k, ok := m.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
 	}
 	e.replay(replay)
