@@ -40,7 +40,9 @@ type App struct {
 	// Location names one of Options.Locations.
 	Location string
 	// Metric is the expression the app's source evaluates (a PromQL
-	// expression for a Prometheus backend). It is shown as `metric`.
+	// expression for a promsource backend). It is shown as `metric`; when
+	// it is empty and Settings is a fmt.Stringer, Settings' String() is
+	// shown instead (an httpprobe.Probe's "GET https://...").
 	Metric string
 	// ResponseTimeMetric optionally names an expression whose value, in
 	// seconds, is reported as the app's response time instead of the
@@ -49,10 +51,11 @@ type App struct {
 	// Backend names one of Options.Backends. It may be empty when there is
 	// exactly one backend.
 	Backend string
-	// HTTP, for an app checked by a direct probe rather than a metric,
-	// says what to request; its backend's Source is then an HTTPSource.
-	// Metric defaults to the probe as text ("GET https://...").
-	HTTP *HTTPProbe
+	// Settings are what the app's Source needs to check it besides
+	// Metric, of a type the source defines, such as an *httpprobe.Probe
+	// for an httpprobe.Source. The monitor passes them on untouched; a
+	// source that implements AppValidator checks them at New.
+	Settings any
 	// Labels are free-form names and values (team, service, env) that
 	// /api/apps filters on and services group by. Keys must be Prometheus
 	// label names.

@@ -103,13 +103,8 @@ func buildPlan(opts *Options) (*plan, []error) {
 			bad("app %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", a.Name)
 		}
 		p.appIndex[a.Name] = i
-		if a.HTTP != nil {
-			if err := a.HTTP.Validate(); err != nil {
-				bad("app %q: http: %w", a.Name, err)
-			}
-			if a.Metric == "" {
-				p.apps[i].Metric = a.HTTP.describe()
-			}
+		if s, ok := a.Settings.(fmt.Stringer); ok && a.Metric == "" {
+			p.apps[i].Metric = s.String()
 		}
 		li, ok := p.locIndex[a.Location]
 		if !ok {

@@ -82,9 +82,6 @@ func (s *PrometheusSource) PlanPast(apps []App) []PastQuery {
 	exprs := make(map[string]*promql.Expr)
 	var keys []string
 	for i, a := range apps {
-		if a.HTTP != nil {
-			continue
-		}
 		e, err := s.exprs.get(a.Metric)
 		if err != nil {
 			continue

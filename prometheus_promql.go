@@ -30,8 +30,8 @@ var (
 // typo, a range vector or a string is refused at New, with the parser's
 // line:column and message.
 func (s *PrometheusSource) ValidateApp(a App) error {
-	if a.HTTP != nil {
-		return nil
+	if a.Settings != nil {
+		return fmt.Errorf("a Prometheus backend's app takes no Settings (%T): give it a backend of the source they are for", a.Settings)
 	}
 	if _, err := s.exprs.get(a.Metric); err != nil {
 		return fmt.Errorf("metric: %w", err)

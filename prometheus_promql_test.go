@@ -16,7 +16,7 @@ func TestNewRefusesBadPromQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := &HTTPProbe{URL: "http://127.0.0.1:1/", Method: "GET", ExpectStatus: []string{"2xx"}}
+	probe := struct{ URL string }{"http://127.0.0.1:1/"}
 	_, err = New(Options{
 		Locations: []Location{{Name: "here"}},
 		Apps: []App{
@@ -25,7 +25,7 @@ func TestNewRefusesBadPromQL(t *testing.T) {
 			{Name: "range", Location: "here", Backend: "main", Metric: `up[5m]`},
 			{Name: "bad-rt", Location: "here", Backend: "main", Metric: `up`, ResponseTimeMetric: "sum(\n  up) + \"x\""},
 			{Name: "empty", Location: "here", Backend: "main", Metric: ``},
-			{Name: "probe", Location: "here", Backend: "probes", HTTP: probe},
+			{Name: "probe", Location: "here", Backend: "probes", Settings: probe},
 		},
 		Backends: []Backend{
 			{Name: "main", Source: src, BatchSize: PrometheusBatchSize},

@@ -6,11 +6,12 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/httpprobe"
 )
 
 // Options builds the availmon.Options the configuration describes: a
 // Prometheus source per backend, and a backend named "http" with an
-// HTTPSource for the apps that have an http: probe; an *hmac.Verifier as
+// httpprobe.Source for the apps that have an http: probe; an *hmac.Verifier as
 // the Authenticator when authentication.hmac is enabled. logger is given to the options and to every
 // source; nil discards. The caller adds what the file does not say: Version,
 // Registerer, Gatherer, Clock.
@@ -78,7 +79,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		}
 		if a.HTTP != nil {
 			probe := *a.HTTP
-			app.HTTP, app.Backend = &probe, httpBackendName
+			app.Settings, app.Backend = &probe, httpBackendName
 			probes = true
 		}
 		opts.Apps = append(opts.Apps, app)
@@ -88,7 +89,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		// One source for every probe: it shares one keep-alive transport,
 		// and with a batch size of 1 each probe is a Check call of its own,
 		// so the monitor's MaxParallel bounds probes and queries together.
-		src, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{MaxParallel: c.MaxParallel, Logger: logger})
+		src, err := httpprobe.New(httpprobe.Options{MaxParallel: c.MaxParallel, Logger: logger})
 		if err != nil {
 			return availmon.Options{}, fmt.Errorf("http probes: %w", err)
 		}
