@@ -1,6 +1,8 @@
 package availmon
 
 import (
+	"github.com/availmon/availmon/internal/errtext"
+
 	"context"
 	"errors"
 	"time"
@@ -31,7 +33,7 @@ func (m *Monitor) logFailures(p *plan, out *cycleResult) {
 			continue
 		}
 		attrs := []any{"backend", p.backends[b].Name, "failed_batches", f.batches, "apps", f.apps,
-			"err", truncateText(f.first.Error(), maxErrorText)}
+			"err", errtext.Truncate(f.first.Error(), maxErrorText)}
 		var de DetailedError
 		if errors.As(f.first, &de) {
 			attrs = append(attrs, "detail", de.Detail())
@@ -50,7 +52,7 @@ func (m *Monitor) observeRequests(ctx context.Context, p *plan, b int) (_ contex
 		return ctx, false
 	}
 	name := p.backends[b].Name
-	return withRequestObserver(ctx, func(d time.Duration, err error) {
+	return WithRequestObserver(ctx, func(d time.Duration, err error) {
 		m.exp.ObserveScrape(name, d, err)
 	}), true
 }

@@ -1,6 +1,8 @@
 package availmon
 
 import (
+	"github.com/availmon/availmon/internal/errtext"
+
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +118,7 @@ func (m *Monitor) pastRound(ctx context.Context, jobs []*pastJob, win pastWindow
 			m.bfm.failures.WithLabelValues(j.backend).Inc()
 			m.warnStarted(backfillKey(j.backend), m.clock.Now(),
 				"backfill queries to a backend fail; asking again with backoff until they answer",
-				"backend", j.backend, "err", truncateText(err.Error(), maxErrorText))
+				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
 		default:
 			m.bfm.pending.WithLabelValues(j.backend).Dec()
 		}
@@ -138,7 +140,7 @@ func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask 
 			qctx, cancel := context.WithTimeout(ctx, m.backfillTimeout)
 			defer cancel()
 			if j.reports {
-				qctx = withRequestObserver(qctx, func(time.Duration, error) { res.queries.Add(1) })
+				qctx = WithRequestObserver(qctx, func(time.Duration, error) { res.queries.Add(1) })
 			} else {
 				res.queries.Add(1)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // A backfill whose range queries a proxy holds open (or refuses) times
@@ -122,7 +123,7 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{Name: "main", URL: url, RoundTripper: tr,
+	src, err := promsource.New(promsource.Options{Name: "main", URL: url, RoundTripper: tr,
 		QueryTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 			{Name: "steady", Location: "Tel Aviv", Metric: `demo_up{app="steady"}`},
 			{Name: "flaky", Location: "Tel Aviv", Metric: `demo_up{app="flaky"}`},
 		},
-		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: availmon.PrometheusBatchSize}},
+		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: promsource.BatchSize}},
 		Interval:             time.Second, // a cycle ending wakes the backfill to read the clock
 		Timeout:              time.Second,
 		Backfill:             true,

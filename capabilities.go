@@ -46,8 +46,9 @@ type InstantQuerier interface {
 
 // RequestReporter is a Source that tells the monitor of every request it
 // makes to its backend, by calling ReportRequest with the context it was
-// given. The availmon_backend_* metrics then count the requests, so that a
-// Check that needed three counts three; for other sources they count
+// given. The scrape metrics (availmon_scrape_duration_seconds and
+// availmon_scrape_errors_total, by backend) then count the requests, so
+// that a Check that needed three counts three; for other sources they count
 // Check calls.
 type RequestReporter interface {
 	// ReportsRequests reports whether the source calls ReportRequest for
@@ -57,22 +58,22 @@ type RequestReporter interface {
 
 // ReportRequest tells the monitor whose Check (or discovery query) ctx
 // belongs to of one backend request: how long it took, to the end of its
-// answer, and why it failed (nil when it did not). It does nothing when ctx
-// is not one the monitor made, so a source may call it unconditionally.
+// answer, and why it failed (nil when it did not). It calls the observer
+// WithRequestObserver put in ctx, and does nothing when there is none, so
+// a source may call it unconditionally.
 func ReportRequest(ctx context.Context, took time.Duration, err error) {
-	if obs, ok := ctx.Value(requestObserverKey{}).(requestObserver); ok {
+	if obs, ok := ctx.Value(requestObserverKey{}).(func(time.Duration, error)); ok {
 		obs(took, err)
 	}
 }
 
-// requestObserver is what ReportRequest calls.
-type requestObserver func(took time.Duration, err error)
-
 type requestObserverKey struct{}
 
-// withRequestObserver returns ctx carrying obs, for the Source's ReportRequest.
-func withRequestObserver(ctx context.Context, obs requestObserver) context.Context {
-	return context.WithValue(ctx, requestObserverKey{}, obs)
+// WithRequestObserver returns a copy of ctx whose ReportRequest calls
+// observe. The monitor gives a RequestReporter's Check such a context; a
+// source's own tests, or a Source that wraps another, may make one too.
+func WithRequestObserver(ctx context.Context, observe func(took time.Duration, err error)) context.Context {
+	return context.WithValue(ctx, requestObserverKey{}, observe)
 }
 
 // DetailedError is an error of Check (or of Instant) whose Detail, such as

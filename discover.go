@@ -1,7 +1,6 @@
 package availmon
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -242,5 +241,3 @@ func carryRules(old, next []*ruleState, p *plan) {
 		}
 	}
 }
-
-var errNoSample = errors.New("no sample")

@@ -67,10 +67,10 @@ type Prometheus struct {
 	URL              string
 	HTTPClientConfig promconfig.HTTPClientConfig
 	// MaxResponseBytes is max_response_bytes: the most read of one answer
-	// (availmon.PrometheusOptions.MaxResponseBytes); 0 means the default.
+	// (promsource.Options.MaxResponseBytes); 0 means the default.
 	MaxResponseBytes int64
 	// MaxQueryLength is max_query_length: the longest query sent
-	// (availmon.PrometheusOptions.MaxQueryLength); 0 means the default.
+	// (promsource.Options.MaxQueryLength); 0 means the default.
 	MaxQueryLength int
 }
 

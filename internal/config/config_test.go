@@ -15,6 +15,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/promsource"
 )
 
 const testSecret = "0123456789abcdef0123456789abcdef" // 32 bytes
@@ -94,8 +95,8 @@ func TestLoadGood(t *testing.T) {
 		LogLevel:    slog.LevelDebug,
 		Locations:   want.Locations,
 		Backends: []availmon.Backend{
-			{Name: "main", URL: "http://127.0.0.1:9090", BatchSize: availmon.PrometheusBatchSize},
-			{Name: "secured", URL: "https://prom.example.com:9090", BatchSize: availmon.PrometheusBatchSize},
+			{Name: "main", URL: "http://127.0.0.1:9090", BatchSize: promsource.BatchSize},
+			{Name: "secured", URL: "https://prom.example.com:9090", BatchSize: promsource.BatchSize},
 			{Name: "http", BatchSize: 1},
 		},
 		Apps: []availmon.App{
@@ -115,7 +116,7 @@ func TestLoadGood(t *testing.T) {
 		if b.Name == "http" {
 			_, ok = b.Source.(*httpprobe.Source)
 		} else {
-			_, ok = b.Source.(*availmon.PrometheusSource)
+			_, ok = b.Source.(*promsource.Source)
 		}
 		if !ok {
 			t.Errorf("backend %q: Source is %T", b.Name, b.Source)

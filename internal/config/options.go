@@ -7,6 +7,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/promsource"
 )
 
 // Options builds the availmon.Options the configuration describes: a
@@ -31,7 +32,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		WSOriginPatterns: c.WSOriginPatterns,
 	}
 	for _, b := range c.Prometheus {
-		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+		src, err := promsource.New(promsource.Options{
 			Name:             b.Name,
 			URL:              b.URL,
 			HTTPClientConfig: b.HTTPClientConfig,
@@ -47,7 +48,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 			Name:      b.Name,
 			URL:       b.URL,
 			Source:    src,
-			BatchSize: availmon.PrometheusBatchSize,
+			BatchSize: promsource.BatchSize,
 		})
 	}
 	if c.HMAC != nil {

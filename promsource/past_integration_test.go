@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -41,11 +42,11 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	srv := promtest.Start(t, promtest.Past(past))
 	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(len(series)))
 	sent := &requestCounter{next: http.DefaultTransport}
-	src, err := NewPrometheusSource(PrometheusOptions{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute, RoundTripper: sent})
+	src, err := New(Options{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute, RoundTripper: sent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps := []App{
+	apps := []availmon.App{
 		{Name: "a", Metric: `demo_up{app="a"}`},
 		{Name: "b", Metric: `demo_up{app="b"}`},
 		{Name: "c", Metric: `demo_up{app="c"}`},
@@ -95,7 +96,7 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	// that of d.
 	single := map[string]bool{}
 	for _, pq := range plan {
-		first, found, err := pq.Probe(ctx, PastRange{Start: from.Add(-2 * time.Hour), End: to, Step: time.Hour})
+		first, found, err := pq.Probe(ctx, availmon.PastRange{Start: from.Add(-2 * time.Hour), End: to, Step: time.Hour})
 		if err != nil || !found {
 			t.Fatalf("probe: %v %v %v", first, found, err)
 		}
@@ -145,7 +146,7 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 		gotH := map[hourKey][2]int{}
 		at := r.to.Add(-30 * time.Second)
 		for _, pq := range plan {
-			err := pq.Hours(ctx, PastRange{Start: at, End: at, Step: time.Hour, Window: r.to.Sub(r.from)}, func(c PastCount) {
+			err := pq.Hours(ctx, availmon.PastRange{Start: at, End: at, Step: time.Hour, Window: r.to.Sub(r.from)}, func(c availmon.PastCount) {
 				gotH[hourKey{c.App, c.At.Unix()}] = [2]int{c.Up, c.Down}
 			})
 			if err != nil {
@@ -159,8 +160,8 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	// All six hours in one range query of step 1h.
 	gotH := map[hourKey][2]int{}
 	for _, pq := range plan {
-		r := PastRange{Start: base.Add(time.Hour - 30*time.Second), End: hour.Add(-30 * time.Second), Step: time.Hour, Window: time.Hour}
-		if err := pq.Hours(ctx, r, func(c PastCount) { gotH[hourKey{c.App, c.At.Unix()}] = [2]int{c.Up, c.Down} }); err != nil {
+		r := availmon.PastRange{Start: base.Add(time.Hour - 30*time.Second), End: hour.Add(-30 * time.Second), Step: time.Hour, Window: time.Hour}
+		if err := pq.Hours(ctx, r, func(c availmon.PastCount) { gotH[hourKey{c.App, c.At.Unix()}] = [2]int{c.Up, c.Down} }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +191,7 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	}
 	gotC := map[int64][2]int{}
 	for _, pq := range plan {
-		err := pq.Counts(ctx, PastRange{Start: from, End: to.Add(-time.Minute), Step: time.Minute}, func(n PastCount) {
+		err := pq.Counts(ctx, availmon.PastRange{Start: from, End: to.Add(-time.Minute), Step: time.Minute}, func(n availmon.PastCount) {
 			c := gotC[n.At.Unix()]
 			gotC[n.At.Unix()] = [2]int{c[0] + n.Up, c[1] + n.Down}
 		})

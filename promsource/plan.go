@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promanswer"
 	"github.com/availmon/availmon/internal/promql"
 )
 
-// DefaultMaxQueryLength is the longest query a PrometheusSource sends
-// unless PrometheusOptions.MaxQueryLength says otherwise: 32 KiB holds a
+// DefaultMaxQueryLength is the longest query a Source sends
+// unless Options.MaxQueryLength says otherwise: 32 KiB holds a
 // fused selector of about 3,000 app names. Queries are POSTed, so the URL
 // limits of servers and proxies do not apply; VictoriaMetrics refuses
 // queries over its -search.maxQueryLen (16 KiB by default), so give such a
@@ -22,14 +23,14 @@ import (
 const DefaultMaxQueryLength = 32 << 10
 
 var (
-	_ AppValidator = (*PrometheusSource)(nil)
-	_ BatchPlanner = (*PrometheusSource)(nil)
+	_ availmon.AppValidator = (*Source)(nil)
+	_ availmon.BatchPlanner = (*Source)(nil)
 )
 
 // ValidateApp parses the app's expressions with Prometheus's parser: a
 // typo, a range vector or a string is refused at New, with the parser's
 // line:column and message.
-func (s *PrometheusSource) ValidateApp(a App) error {
+func (s *Source) ValidateApp(a availmon.App) error {
 	if a.Settings != nil {
 		return fmt.Errorf("a Prometheus backend's app takes no Settings (%T): give it a backend of the source they are for", a.Settings)
 	}
@@ -46,7 +47,7 @@ func (s *PrometheusSource) ValidateApp(a App) error {
 
 // PlanBatches gives each planned query's apps their own Check call: the
 // apps of a fused selector together, the others by maxTerms.
-func (s *PrometheusSource) PlanBatches(apps []App, maxTerms int) [][]int {
+func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 	items := make([]*promql.Expr, len(apps))
 	var bad []int
 	for i, a := range apps {
@@ -223,7 +224,7 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 		return cp.queries
 	}
 	c.mu.Unlock()
-	qs := promql.Plan(items, maxLen, PrometheusBatchSize)
+	qs := promql.Plan(items, maxLen, BatchSize)
 	c.mu.Lock()
 	if len(c.plans) >= maxCachedPlans {
 		clear(c.plans)
@@ -245,7 +246,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 		a := c.apps[i]
 		e, err := c.s.exprs.get(a.Metric)
 		if err != nil {
-			c.out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
+			c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
 			continue
 		}
 		items[2*i] = e
@@ -255,7 +256,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			}
 		}
 	}
-	r := &plannedRun{c: c, sums: make([]sampleSummary, len(items)),
+	r := &plannedRun{c: c, sums: make([]promanswer.Summary, len(items)),
 		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items)),
 		// Most answers hold about a series per app: one buffer, sized
 		// once, for every query of the call.
@@ -273,7 +274,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			fallback = append(fallback, i)
 			continue
 		}
-		c.out[i] = r.sums[2*i].result(&r.sums[2*i+1], r.rt[2*i])
+		c.out[i] = ruled(&r.sums[2*i], &r.sums[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
 }
@@ -281,7 +282,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 // plannedRun is what the queries of one planned call found, per item.
 type plannedRun struct {
 	c       *checkRun
-	sums    []sampleSummary
+	sums    []promanswer.Summary
 	rt      []time.Duration // round trip of the query that answered the item
 	refused []bool          // the item's expression was refused on its own
 	buf     []promanswer.Series
@@ -329,7 +330,7 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	}
 	for _, s := range ans.series {
 		for _, it := range q.Routed(s.Route) {
-			r.sums[it].add(s.Value)
+			r.sums[it].Add(s.Value)
 		}
 	}
 	for _, it := range q.Items() {

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"cmp"
@@ -12,15 +12,16 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promql"
 )
 
 var (
-	_ PastSource  = (*PrometheusSource)(nil)
-	_ PastAdopter = (*PrometheusSource)(nil)
+	_ availmon.PastSource  = (*Source)(nil)
+	_ availmon.PastAdopter = (*Source)(nil)
 )
 
-// v1.API answers range queries; a PrometheusSource's api is one.
+// v1.API answers range queries; a Source's api is one.
 var _ rangeQuerier = v1.API(nil)
 
 // rangeQuerier is the range call of the v1 API.
@@ -33,7 +34,7 @@ type rangeQuerier interface {
 // its items is one distinct expression, asked by weight apps each, so that
 // what the server counts per series counts weight apps.
 type pastQuery struct {
-	src    *PrometheusSource
+	src    *Source
 	q      *promql.Query
 	apps   [][]int // per item of q: the apps (indexes into PlanPast's apps) asking it
 	weight int
@@ -59,8 +60,8 @@ func (pq *pastQuery) MaxSteps() int {
 	return min(maxStepsPerQuery, max(60, pastPoints/max(1, pq.series)))
 }
 
-// AdoptPast asks q, planned by another PrometheusSource, through s.
-func (s *PrometheusSource) AdoptPast(q PastQuery) (PastQuery, bool) {
+// AdoptPast asks q, planned by another Source, through s.
+func (s *Source) AdoptPast(q availmon.PastQuery) (availmon.PastQuery, bool) {
 	pq, ok := q.(*pastQuery)
 	if !ok {
 		return nil, false
@@ -72,12 +73,12 @@ func (s *PrometheusSource) AdoptPast(q PastQuery) (PastQuery, bool) {
 
 // pastMaxLen leaves room, below the source's longest query, for what the
 // backfill wraps around a planned query (min by, subqueries).
-func (s *PrometheusSource) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
+func (s *Source) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
 
 // PlanPast plans apps' expressions as the cycles do, after grouping the
 // distinct expressions by how many apps ask each: a query then holds
 // expressions of one weight only.
-func (s *PrometheusSource) PlanPast(apps []App) []PastQuery {
+func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 	byKey := make(map[string][]int)
 	exprs := make(map[string]*promql.Expr)
 	var keys []string
@@ -95,7 +96,7 @@ func (s *PrometheusSource) PlanPast(apps []App) []PastQuery {
 	}
 	// Stable order: by weight, then by first app.
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(len(byKey[a]), len(byKey[b])) })
-	var out []PastQuery
+	var out []availmon.PastQuery
 	for start := 0; start < len(keys); {
 		w := len(byKey[keys[start]])
 		end := start
@@ -107,7 +108,7 @@ func (s *PrometheusSource) PlanPast(apps []App) []PastQuery {
 		for j, k := range keys[start:end] {
 			items[j], owners[j] = exprs[k], byKey[k]
 		}
-		for _, q := range promql.Plan(items, s.pastMaxLen(), PrometheusBatchSize) {
+		for _, q := range promql.Plan(items, s.pastMaxLen(), BatchSize) {
 			out = append(out, &pastQuery{src: s, q: q, apps: owners, weight: w, series: len(q.Items())})
 		}
 		start = end
@@ -115,7 +116,7 @@ func (s *PrometheusSource) PlanPast(apps []App) []PastQuery {
 	return out
 }
 
-func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
+func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
 	rq, ok := s.api.(rangeQuerier)
 	if !ok {
 		return nil, errors.New("backend cannot answer range queries")
@@ -144,7 +145,7 @@ func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range)
 // a sample (false when none has one), and decides whether the minute
 // counts must group series by app: only where some app has more than one
 // series at one of r's steps. r's step is coarse: the probe is cheap.
-func (pq *pastQuery) Probe(ctx context.Context, r PastRange) (first time.Time, found bool, err error) {
+func (pq *pastQuery) Probe(ctx context.Context, r availmon.PastRange) (first time.Time, found bool, err error) {
 	pq.single = nil
 	mat, err := pq.src.queryRange(ctx, pq.q.ProbeString(), v1Range(r))
 	if err != nil {
@@ -195,7 +196,7 @@ func (pq *pastQuery) Probe(ctx context.Context, r PastRange) (first time.Time, f
 
 // Counts hands add, per step of r, how many of the query's apps were up
 // and down: counted on the server, two series whatever the number of apps.
-func (pq *pastQuery) Counts(ctx context.Context, r PastRange, add func(PastCount)) error {
+func (pq *pastQuery) Counts(ctx context.Context, r availmon.PastRange, add func(availmon.PastCount)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
 		mat, err := pq.src.queryRange(ctx, q.CountsString(pq.singleFor(q)), v1Range(r))
 		if err != nil {
@@ -215,7 +216,7 @@ func (pq *pastQuery) Counts(ctx context.Context, r PastRange, add func(PastCount
 		for ts, n := range present {
 			d := min(down[ts], n)
 			if n > 0 {
-				add(PastCount{App: -1, At: time.Unix(ts, 0), Up: (n - d) * pq.weight, Down: d * pq.weight})
+				add(availmon.PastCount{App: -1, At: time.Unix(ts, 0), Up: (n - d) * pq.weight, Down: d * pq.weight})
 			}
 		}
 		return nil
@@ -235,7 +236,7 @@ func (pq *pastQuery) singleFor(q *promql.Query) []bool {
 // and down in the window that ends at the step: r's steps must be half a
 // minute after a whole minute (see promql.Query.HoursString). Two
 // queries: the minutes with a sample, and those down.
-func (pq *pastQuery) Hours(ctx context.Context, r PastRange, add func(PastCount)) error {
+func (pq *pastQuery) Hours(ctx context.Context, r availmon.PastRange, add func(availmon.PastCount)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
 		present, err := pq.src.queryRange(ctx, q.HoursString(r.Window, time.Minute, false), v1Range(r))
 		if err != nil {
@@ -263,7 +264,7 @@ func (pq *pastQuery) Hours(ctx context.Context, r PastRange, add func(PastCount)
 					ts, n := p.Timestamp.Unix(), int(p.Value)
 					d := min(downs[key{item, ts}], n)
 					for _, app := range pq.apps[item] {
-						add(PastCount{App: app, At: time.Unix(ts, 0), Up: n - d, Down: d})
+						add(availmon.PastCount{App: app, At: time.Unix(ts, 0), Up: n - d, Down: d})
 					}
 				}
 			}
@@ -272,7 +273,9 @@ func (pq *pastQuery) Hours(ctx context.Context, r PastRange, add func(PastCount)
 	})
 }
 
-func v1Range(r PastRange) v1.Range { return v1.Range{Start: r.Start, End: r.End, Step: r.Step} }
+func v1Range(r availmon.PastRange) v1.Range {
+	return v1.Range{Start: r.Start, End: r.End, Step: r.Step}
+}
 
 // ask runs one question of q; when the server refuses the expression, it
 // asks it of each half (q.Split), down to single expressions, which are

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -7,21 +7,23 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/availmon/availmon"
 )
 
-// DefaultMaxResponseBytes is PrometheusOptions.MaxResponseBytes when it is
-// zero. A batch of PrometheusBatchSize apps whose expressions each return a
+// DefaultMaxResponseBytes is Options.MaxResponseBytes when it is
+// zero. A batch of BatchSize apps whose expressions each return a
 // few dozen series answers well under 4 MiB; past this something is wrong
 // (an expression matching every series, a misbehaving proxy), and reading on
 // would cost the monitor its memory.
 const DefaultMaxResponseBytes = 16 << 20
 
-// ReportsRequests: every request goes through backendTransport, which
-// reports it to the Monitor.
-func (s *PrometheusSource) ReportsRequests() bool { return true }
+// ReportsRequests is true: every request goes through backendTransport,
+// which reports it with availmon.ReportRequest.
+func (s *Source) ReportsRequests() bool { return true }
 
 // backendTransport bounds what is read of each answer and reports every
-// request to the observer in its context.
+// request to the monitor whose context it carries.
 type backendTransport struct {
 	next     http.RoundTripper
 	maxBytes int64
@@ -32,14 +34,14 @@ func (t *backendTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
 	res, err := t.next.RoundTrip(r)
 	if err != nil {
-		ReportRequest(ctx, time.Since(start), err)
+		availmon.ReportRequest(ctx, time.Since(start), err)
 		return nil, err
 	}
 	if res.ContentLength > t.maxBytes {
 		// Said up front: no need to read the first maxBytes to know.
 		res.Body.Close()
 		err := tooLarge(t.maxBytes)
-		ReportRequest(ctx, time.Since(start), err)
+		availmon.ReportRequest(ctx, time.Since(start), err)
 		return nil, err
 	}
 	var failed error
@@ -111,5 +113,5 @@ func (b *boundedBody) Close() error {
 }
 
 func (b *boundedBody) done(err error) {
-	b.once.Do(func() { ReportRequest(b.ctx, time.Since(b.start), err) })
+	b.once.Do(func() { availmon.ReportRequest(b.ctx, time.Since(b.start), err) })
 }

@@ -1,18 +1,20 @@
-package availmon
+package promsource
 
 import (
 	"context"
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon"
 )
 
-var _ InstantQuerier = (*PrometheusSource)(nil)
+var _ availmon.InstantQuerier = (*Source)(nil)
 
 // Instant runs query once, with the source's client, timeout and error
 // handling, and returns its samples (a scalar is one sample without labels)
 // and the round trip.
-func (s *PrometheusSource) Instant(ctx context.Context, query string) (model.Vector, time.Duration, error) {
+func (s *Source) Instant(ctx context.Context, query string) (model.Vector, time.Duration, error) {
 	v, rt, err := s.query(ctx, query)
 	if err != nil {
 		return nil, rt, err
