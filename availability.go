@@ -120,9 +120,10 @@ type Backend struct {
 	Source Source
 	// BatchSize is the most apps handed to one Source.Check call. Zero
 	// means 1: one app per call, each call running in parallel with others.
-	// A PrometheusSource batches its apps itself, one call per query: there
-	// BatchSize bounds the expressions combined into one query, the apps of
-	// one fused selector counting as one.
+	// A Source that plans its own batches (BatchPlanner) reads it as it
+	// sees fit: a promsource.Source makes one call per query, BatchSize
+	// bounding the expressions combined into one query, the apps of one
+	// fused selector counting as one.
 	BatchSize int
 }
 
@@ -251,8 +252,9 @@ type Options struct {
 	// monitor has no observation for (a first start, the gap of a restart)
 	// from the backends that keep the past: range queries of the apps' own
 	// expressions, one point a minute, over the last 30 days (the 24h
-	// counters over the last 24 hours). Only PrometheusSource backends can;
-	// HTTP probes cannot look back. The API never waits for it; a log line
+	// counters over the last 24 hours). Only backends whose Source is a
+	// PastSource can (a promsource.Source is one); HTTP probes cannot look
+	// back. The API never waits for it; a log line
 	// says when it is done. A query that fails or times out is asked
 	// again with backoff (from BackfillRetryMin, doubling up to
 	// BackfillRetryMax, on the Clock) until every gap it covers is

@@ -20,8 +20,8 @@ import (
 type DiscoveryRule struct {
 	// Name identifies the rule in logs, metrics and errors.
 	Name string
-	// Backend names one of Options.Backends; its Source must be a
-	// *PrometheusSource (or another Source with an Instant method).
+	// Backend names one of Options.Backends; its Source must be an
+	// InstantQuerier, such as a promsource.Source.
 	Backend string
 	// Query is the PromQL expression whose series become apps.
 	Query string
@@ -118,7 +118,7 @@ func compileRules(rules []DiscoveryRule, p *plan) ([]*ruleState, []error) {
 		}
 		if ok || r.Backend == "" && len(p.backends) == 1 {
 			if _, q := p.backends[bi].Source.(InstantQuerier); !q {
-				bad("%s: backend %q cannot run queries (it is not a Prometheus backend)", what, rs.rule.Backend)
+				bad("%s: backend %q cannot run queries (its source is not an InstantQuerier, as a promsource.Source is)", what, rs.rule.Backend)
 			}
 		}
 		rs.backend = bi

@@ -71,10 +71,10 @@ type promQuerier interface {
 type Source struct {
 	name   string
 	api    promQuerier
-	client api.Client // the planned queries' HTTP part (promquery.go)
+	client api.Client // the planned queries' HTTP part (query.go)
 	http   *http.Client
 	// answerSize is about the size of the largest recent answer to a
-	// planned query, which the next one's buffer starts at (promquery.go).
+	// planned query, which the next one's buffer starts at (query.go).
 	answerSize atomic.Int64
 	timeout    time.Duration
 	log        *slog.Logger
