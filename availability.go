@@ -41,7 +41,9 @@ type App struct {
 	// Location names one of Options.Locations.
 	Location string
 	// Metric is the expression the app's source evaluates (a PromQL
-	// expression for a Prometheus backend). It is shown as `metric`.
+	// expression for a promsource backend). It is shown as `metric`; when
+	// it is empty and Settings is a fmt.Stringer, Settings' String() is
+	// shown instead (an httpprobe.Probe's "GET https://...").
 	Metric string
 	// ResponseTimeMetric optionally names an expression whose value, in
 	// seconds, is reported as the app's response time instead of the
@@ -50,10 +52,11 @@ type App struct {
 	// Backend names one of Options.Backends. It may be empty when there is
 	// exactly one backend.
 	Backend string
-	// HTTP, for an app checked by a direct probe rather than a metric,
-	// says what to request; its backend's Source is then an HTTPSource.
-	// Metric defaults to the probe as text ("GET https://...").
-	HTTP *HTTPProbe
+	// Settings are what the app's Source needs to check it besides
+	// Metric, of a type the source defines, such as an *httpprobe.Probe
+	// for an httpprobe.Source. The monitor passes them on untouched; a
+	// source that implements AppValidator checks them at New.
+	Settings any
 	// Labels are free-form names and values (team, service, env) that
 	// /api/apps filters on and services group by. Keys must be Prometheus
 	// label names.
@@ -118,9 +121,10 @@ type Backend struct {
 	Source Source
 	// BatchSize is the most apps handed to one Source.Check call. Zero
 	// means 1: one app per call, each call running in parallel with others.
-	// A PrometheusSource batches its apps itself, one call per query: there
-	// BatchSize bounds the expressions combined into one query, the apps of
-	// one fused selector counting as one.
+	// A Source that plans its own batches (BatchPlanner) reads it as it
+	// sees fit: a promsource.Source makes one call per query, BatchSize
+	// bounding the expressions combined into one query, the apps of one
+	// fused selector counting as one.
 	BatchSize int
 }
 
@@ -270,8 +274,9 @@ type Options struct {
 	// monitor has no observation for (a first start, the gap of a restart)
 	// from the backends that keep the past: range queries of the apps' own
 	// expressions, one point a minute, over the last 30 days (the 24h
-	// counters over the last 24 hours). Only PrometheusSource backends can;
-	// HTTP probes cannot look back. The API never waits for it; a log line
+	// counters over the last 24 hours). Only backends whose Source is a
+	// PastSource can (a promsource.Source is one); HTTP probes cannot look
+	// back. The API never waits for it; a log line
 	// says when it is done. A query that fails or times out is asked
 	// again with backoff (from BackfillRetryMin, doubling up to
 	// BackfillRetryMax, on the Clock) until every gap it covers is

@@ -1,6 +1,8 @@
 package availmon
 
 import (
+	"github.com/availmon/availmon/internal/errtext"
+
 	"context"
 	"errors"
 	"time"
@@ -23,34 +25,34 @@ func (f *backendFailure) add(apps int, err error) {
 }
 
 // logFailures logs each backend that failed some batch of the cycle, with
-// the first error. A queryError's Detail, the server's own message, is
-// logged here and nowhere else.
+// the first error. A DetailedError's Detail, such as the server's own
+// message, is logged here and nowhere else.
 func (m *Monitor) logFailures(p *plan, out *cycleResult) {
 	for b, f := range out.failures {
 		if f.batches == 0 {
 			continue
 		}
 		attrs := []any{"backend", p.backends[b].Name, "failed_batches", f.batches, "apps", f.apps,
-			"err", truncateText(f.first.Error(), maxErrorText)}
-		var qe *queryError
-		if errors.As(f.first, &qe) {
-			attrs = append(attrs, "detail", qe.Detail())
+			"err", errtext.Truncate(f.first.Error(), maxErrorText)}
+		var de DetailedError
+		if errors.As(f.first, &de) {
+			attrs = append(attrs, "detail", de.Detail())
 		}
 		m.log.Warn("backend check failed", attrs...)
 	}
 }
 
-// observeRequests gives a Source that reports its own HTTP requests (a
-// PrometheusSource) the observer for backend b's scrape metrics, so that
+// observeRequests gives a Source that reports its own requests
+// (RequestReporter) the observer for backend b's scrape metrics, so that
 // every request is one observation: a batch that falls back to one query
 // per app counts each. perRequest is false for other Sources, whose Check
 // calls the Monitor counts.
 func (m *Monitor) observeRequests(ctx context.Context, p *plan, b int) (_ context.Context, perRequest bool) {
-	if _, ok := p.backends[b].Source.(requestObserving); !ok {
+	if !reportsRequests(p.backends[b].Source) {
 		return ctx, false
 	}
 	name := p.backends[b].Name
-	return withRequestObserver(ctx, func(d time.Duration, err error) {
+	return WithRequestObserver(ctx, func(d time.Duration, err error) {
 		m.exp.ObserveScrape(name, d, err)
 	}), true
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // The state rules give the same answers on every server that speaks the
@@ -50,7 +51,7 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 	ct := newCountingTransport()
 	t.Cleanup(ct.next.(*http.Transport).CloseIdleConnections)
 	posts := &postOnly{next: ct}
-	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+	src, err := promsource.New(promsource.Options{
 		Name: "main", URL: srv.URL(), RoundTripper: posts, QueryTimeout: 10 * time.Second, MaxQueryLength: maxQueryLength,
 	})
 	if err != nil {
@@ -105,7 +106,7 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 		apps = append(apps, a)
 	}
 	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps,
-		Backends: []availmon.Backend{{Name: "main", URL: srv.URL(), Source: src, BatchSize: availmon.PrometheusBatchSize}}})
+		Backends: []availmon.Backend{{Name: "main", URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}}})
 	api := serveAPI(t, m)
 	// One scrape brings every series; "down" and the fleet's every 7th are 0.
 	srv.WaitForQuery(t, `count(demo_up == 0)`, promtest.SampleEquals(float64(1+(suiteFleet+6)/7)))

@@ -2,10 +2,9 @@ package availmon
 
 import (
 	"context"
+	"reflect"
 	"sync/atomic"
 	"time"
-
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 )
 
 // The backfill asks a backend for the past one minute apart (the history's
@@ -14,11 +13,9 @@ import (
 // waits behind the backfill.
 const (
 	backfillStep = time.Minute
-	// backfillPoints bounds one query of minute counts: series times
-	// steps. A query of 3,000 fused series over a day (1,440 steps) is
-	// well inside Prometheus's 2m query timeout on a loaded machine; a
-	// query of a few series asks up to maxStepsPerQuery steps (7 days).
-	backfillPoints = 4_500_000
+	// maxPastSteps bounds one question of minute counts whatever its
+	// query's MaxSteps: a week of minutes.
+	maxPastSteps = 10_000
 	// backfillTries: a query that failed (a timeout, a restart) is asked
 	// once more at once; past that, its job waits for the next retry
 	// (backfill_retry.go).
@@ -129,7 +126,7 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 	res := &pastResult{first: from.Unix() / 60, minutes: make([][2]int32, end.Sub(from)/time.Minute), firstHour: win.firstHour}
 	var jobs []*pastJob
 	for bi, be := range p.backends {
-		src, ok := be.Source.(pastSource)
+		src, ok := be.Source.(PastSource)
 		if !ok {
 			continue
 		}
@@ -144,30 +141,29 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 			res.names = append(res.names, a.Name)
 		}
 		res.asked += len(apps)
-		for _, pq := range src.pastPlan(apps) {
-			jobs = append(jobs, &pastJob{boundQuery: boundQuery{pq, base}, backend: be.Name})
+		reports := reportsRequests(be.Source)
+		for _, q := range src.PlanPast(apps) {
+			jobs = append(jobs, &pastJob{q: q, src: be.Source, reports: reports, base: base, backend: be.Name})
 		}
 	}
 	res.hours = make([][24][2]int32, len(res.names))
 	return jobs, win, res
 }
 
-// boundQuery is a planned query and the index in pastResult.names of the
-// first app it was planned over.
-type boundQuery struct {
-	*pastQuery
-	base int
-}
-
 // pastJob is what is left to ask of one planned query: its probe until it
 // answered, then the 24h counters' runs and the minute counts' ranges not
 // answered yet.
 type pastJob struct {
-	boundQuery
+	q   PastQuery
+	src Source // that asks q
+	// reports: src reports its requests, which the backfill counts;
+	// otherwise it counts questions.
+	reports bool
+	base    int // the index in pastResult.names of the first app q was planned over
 	backend string
 	probed  bool
-	hourRs  []hourRun
-	countRs []v1.Range
+	hourRs  []PastRange
+	countRs []PastRange
 }
 
 // advance asks what is left of job j: where its data begins, then the 24h
@@ -178,9 +174,9 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 	if !j.probed {
 		var first time.Time
 		var found bool
-		probe := v1.Range{Start: win.spans[0][0], End: win.end, Step: backfillProbe}
-		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) (err error) {
-			first, found, err = j.probe(ctx, probe, &res.queries)
+		probe := PastRange{Start: win.spans[0][0], End: win.end, Step: backfillProbe}
+		err := m.tryPast(ctx, j, res, func(ctx context.Context) (err error) {
+			first, found, err = j.q.Probe(ctx, probe)
 			return err
 		})
 		if err != nil {
@@ -194,7 +190,7 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 		// saw it.
 		start := later(win.spans[0][0], first.Add(-backfillProbe))
 		j.hourRs = hourRuns(win, start)
-		steps := max(60, backfillPoints/max(1, j.series))
+		steps := j.q.MaxSteps()
 		for _, sp := range win.spans {
 			j.countRs = append(j.countRs, chunks(later(sp[0], start), sp[1], backfillStep, steps)...)
 		}
@@ -202,11 +198,11 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 	var adds []pastAdd
 	for len(j.hourRs) > 0 {
 		hr := j.hourRs[0]
-		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) error {
+		err := m.tryPast(ctx, j, res, func(ctx context.Context) error {
 			adds = adds[:0]
-			return j.hours(ctx, hr.r, hr.window, &res.queries, func(app int, ts int64, up, down int) {
-				if h := ts/3600 - res.firstHour; h >= 0 && h < 24 {
-					adds = append(adds, pastAdd{k: j.base + app, h: int(h), up: int32(up), down: int32(down)})
+			return j.q.Hours(ctx, hr, func(c PastCount) {
+				if h := c.At.Unix()/3600 - res.firstHour; h >= 0 && h < 24 && c.App >= 0 {
+					adds = append(adds, pastAdd{k: j.base + c.App, h: int(h), up: int32(c.Up), down: int32(c.Down)})
 				}
 			})
 		})
@@ -217,12 +213,12 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 		j.hourRs = j.hourRs[1:]
 	}
 	for len(j.countRs) > 0 {
-		err := m.tryPast(ctx, j.backend, res, func(ctx context.Context) error {
+		err := m.tryPast(ctx, j, res, func(ctx context.Context) error {
 			adds = adds[:0]
-			return j.counts(ctx, j.countRs[0], &res.queries, func(ts int64, up, down int) {
-				min := ts / 60
+			return j.q.Counts(ctx, j.countRs[0], func(c PastCount) {
+				min := c.At.Unix() / 60
 				if k := min - res.first; win.want[min] && k >= 0 && k < int64(len(res.minutes)) {
-					adds = append(adds, pastAdd{k: int(k), h: -1, up: int32(up), down: int32(down)})
+					adds = append(adds, pastAdd{k: int(k), h: -1, up: int32(c.Up), down: int32(c.Down)})
 				}
 			})
 		})
@@ -235,23 +231,16 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 	return nil
 }
 
-// hourRun is one question of the 24h counters: at each step of r, the
-// minutes of the window that ends there.
-type hourRun struct {
-	r      v1.Range
-	window time.Duration
-}
-
-// hourRuns splits the unobserved minutes of the day window from start on
+// hourRuns, the questions of the 24h counters, split the unobserved minutes of the day window from start on
 // into runs of consecutive minutes within one clock hour, each evaluated
 // half a minute after its last minute (see promql.Query.UpString), and
 // asks runs of the same length an hour apart in one range query: a
 // fresh instance asks the 23 whole hours in one and the current hour in
 // another.
-func hourRuns(win pastWindow, start time.Time) []hourRun {
+func hourRuns(win pastWindow, start time.Time) []PastRange {
 	from := max(start.Unix()/60, win.firstHour*60)
 	last := win.end.Unix() / 60
-	var out []hourRun
+	var out []PastRange
 	for h := win.firstHour; h*60 < last; h++ {
 		run := int64(-1)
 		stop := min((h+1)*60, last)
@@ -267,10 +256,10 @@ func hourRuns(win pastWindow, start time.Time) []hourRun {
 			}
 			at := time.Unix(m*60-30, 0)
 			window := time.Duration(m-run) * time.Minute
-			if n := len(out); n > 0 && out[n-1].window == window && out[n-1].r.End.Add(time.Hour).Equal(at) {
-				out[n-1].r.End = at
+			if n := len(out); n > 0 && out[n-1].Window == window && out[n-1].End.Add(time.Hour).Equal(at) {
+				out[n-1].End = at
 			} else {
-				out = append(out, hourRun{r: v1.Range{Start: at, End: at, Step: time.Hour}, window: window})
+				out = append(out, PastRange{Start: at, End: at, Step: time.Hour, Window: window})
 			}
 			run = -1
 		}
@@ -388,6 +377,37 @@ func gaps(seen map[int64]bool, from, to time.Time, cadence int64) (want map[int6
 		run = -1
 	}
 	return want, spans
+}
+
+// chunks splits [start, end) into ranges of at most steps steps (capped at
+// maxPastSteps). Each range's End is its last step (a range includes both
+// ends).
+func chunks(start, end time.Time, step time.Duration, steps int) []PastRange {
+	steps = min(steps, maxPastSteps)
+	span := time.Duration(steps) * step
+	var out []PastRange
+	for from := start; from.Before(end); from = from.Add(span) {
+		to := timeMin(end, from.Add(span)).Add(-step)
+		if to.Before(from) {
+			break
+		}
+		out = append(out, PastRange{Start: from, End: to, Step: step})
+	}
+	return out
+}
+
+func timeMin(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// sameSource reports whether a and b are the same source; sources of
+// types that cannot be compared never are.
+func sameSource(a, b Source) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }
 
 func later(a, b time.Time) time.Time {

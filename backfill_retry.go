@@ -1,6 +1,8 @@
 package availmon
 
 import (
+	"github.com/availmon/availmon/internal/errtext"
+
 	"context"
 	"errors"
 	"fmt"
@@ -64,18 +66,31 @@ func (m *Monitor) rebindPast(jobs []*pastJob) []*pastJob {
 	m.cycleMu.Unlock()
 	return slices.DeleteFunc(jobs, func(j *pastJob) bool {
 		bi, ok := p.backendIndex(j.backend)
-		var src *PrometheusSource
-		if ok {
-			src, ok = p.backends[bi].Source.(*PrometheusSource)
+		if ok && m.rebind(j, p.backends[bi].Source) {
+			return false
 		}
-		if !ok {
-			m.bfm.pending.WithLabelValues(j.backend).Dec()
-			m.conds.end(backfillKey(j.backend))
-			return true
-		}
-		j.src = src
-		return false
+		m.bfm.pending.WithLabelValues(j.backend).Dec()
+		m.conds.end(backfillKey(j.backend))
+		return true
 	})
+}
+
+// rebind points j at src, its backend's source now, and reports whether
+// src can ask it: the source that planned it, or one that adopts it.
+func (m *Monitor) rebind(j *pastJob, src Source) bool {
+	if sameSource(src, j.src) {
+		return true
+	}
+	a, ok := src.(PastAdopter)
+	if !ok {
+		return false
+	}
+	q, ok := a.AdoptPast(j.q)
+	if !ok {
+		return false
+	}
+	j.q, j.src, j.reports = q, src, reportsRequests(src)
+	return true
 }
 
 // pastRound asks what is left of each job, in order. A backend whose query
@@ -103,7 +118,7 @@ func (m *Monitor) pastRound(ctx context.Context, jobs []*pastJob, win pastWindow
 			m.bfm.failures.WithLabelValues(j.backend).Inc()
 			m.warnStarted(backfillKey(j.backend), m.clock.Now(),
 				"backfill queries to a backend fail; asking again with backoff until they answer",
-				"backend", j.backend, "err", truncateText(err.Error(), maxErrorText))
+				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
 		default:
 			m.bfm.pending.WithLabelValues(j.backend).Dec()
 		}
@@ -113,15 +128,22 @@ func (m *Monitor) pastRound(ctx context.Context, jobs []*pastJob, win pastWindow
 
 func backfillKey(backend string) string { return "backfill\x00" + backend }
 
-// tryPast runs ask, bounded by the backfill's query timeout, up to
-// backfillTries times while it fails, each time giving way to the cycles
-// (cyclegate.go). A query answered ends the backend's failing condition.
-func (m *Monitor) tryPast(ctx context.Context, backend string, res *pastResult, ask func(context.Context) error) error {
+// tryPast runs ask, a question of job j, bounded by the backfill's query
+// timeout, up to backfillTries times while it fails, each time giving way
+// to the cycles (cyclegate.go). A query answered ends the backend's
+// failing condition. It counts the requests sent in res.queries.
+func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask func(context.Context) error) error {
+	backend := j.backend
 	var err error
 	for range backfillTries {
 		err = m.cycles.run(ctx, func(ctx context.Context) error {
 			qctx, cancel := context.WithTimeout(ctx, m.backfillTimeout)
 			defer cancel()
+			if j.reports {
+				qctx = WithRequestObserver(qctx, func(time.Duration, error) { res.queries.Add(1) })
+			} else {
+				res.queries.Add(1)
+			}
 			err := ask(qctx)
 			if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
 				err = fmt.Errorf("backfill query timed out after %s: %w", formatDuration(m.backfillTimeout), err)

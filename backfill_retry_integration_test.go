@@ -15,6 +15,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/availmontest"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // A backfill whose range queries a proxy holds open (or refuses) times
@@ -123,7 +124,7 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{Name: "main", URL: url, RoundTripper: tr,
+	src, err := promsource.New(promsource.Options{Name: "main", URL: url, RoundTripper: tr,
 		QueryTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +136,8 @@ func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBac
 			{Name: "steady", Location: "Tel Aviv", Metric: `demo_up{app="steady"}`},
 			{Name: "flaky", Location: "Tel Aviv", Metric: `demo_up{app="flaky"}`},
 		},
-		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: availmon.PrometheusBatchSize}},
-		Interval:             time.Second,
+		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: promsource.BatchSize}},
+		Interval:             time.Second, // a cycle ending wakes the backfill to read the clock
 		Timeout:              time.Second,
 		Backfill:             true,
 		BackfillQueryTimeout: 300 * time.Millisecond,

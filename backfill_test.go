@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 )
 
 // Range queries stay under Prometheus's 11,000 points per series, and the
@@ -138,19 +137,19 @@ func TestHourRuns(t *testing.T) {
 	}
 	win := pastWindow{want: want, end: now.Truncate(time.Minute), firstHour: h0}
 	got := hourRuns(win, time.Unix(min(0, 0)*60-7200, 0))
-	exp := []hourRun{
-		{v1.Range{Start: at(1, 0), End: at(5, 0), Step: time.Hour}, time.Hour}, // hours 0..4
-		{v1.Range{Start: at(5, 10), End: at(5, 10), Step: time.Hour}, 10 * time.Minute},
-		{v1.Range{Start: at(6, 0), End: at(6, 0), Step: time.Hour}, 20 * time.Minute}, // 5:40..5:59
-		{v1.Range{Start: at(7, 0), End: at(23, 0), Step: time.Hour}, time.Hour},       // hours 6..22
-		{v1.Range{Start: at(23, 20), End: at(23, 20), Step: time.Hour}, 20 * time.Minute},
+	exp := []PastRange{
+		{Start: at(1, 0), End: at(5, 0), Step: time.Hour, Window: time.Hour}, // hours 0..4
+		{Start: at(5, 10), End: at(5, 10), Step: time.Hour, Window: 10 * time.Minute},
+		{Start: at(6, 0), End: at(6, 0), Step: time.Hour, Window: 20 * time.Minute}, // 5:40..5:59
+		{Start: at(7, 0), End: at(23, 0), Step: time.Hour, Window: time.Hour},       // hours 6..22
+		{Start: at(23, 20), End: at(23, 20), Step: time.Hour, Window: 20 * time.Minute},
 	}
-	if diff := cmp.Diff(exp, got, cmp.AllowUnexported(hourRun{})); diff != "" {
+	if diff := cmp.Diff(exp, got); diff != "" {
 		t.Errorf("hour runs (-want +got):\n%s", diff)
 	}
 	// Data that begins at 10:30 is asked from then on only.
 	got = hourRuns(win, time.Unix(min(10, 30)*60, 0))
-	if len(got) != 3 || !got[0].r.Start.Equal(at(11, 0)) || got[0].window != 30*time.Minute {
+	if len(got) != 3 || !got[0].Start.Equal(at(11, 0)) || got[0].Window != 30*time.Minute {
 		t.Errorf("from 10:30: %+v", got)
 	}
 }

@@ -15,14 +15,15 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
-// switchSource is a PrometheusSource whose cycles can be answered by a fast
+// switchSource is a promsource.Source whose cycles can be answered by a fast
 // fake instead, to fill 100 checks of history per app without 100 real
 // cycles; the backfill always asks the real server (the embedded source's
 // range queries).
 type switchSource struct {
-	*availmon.PrometheusSource
+	*promsource.Source
 	fake atomic.Bool
 }
 
@@ -34,7 +35,7 @@ func (s *switchSource) Check(ctx context.Context, apps []availmon.App) ([]availm
 		}
 		return out, nil
 	}
-	return s.PrometheusSource.Check(ctx, apps)
+	return s.Source.Check(ctx, apps)
 }
 
 // rss is the process's resident set, from /proc/self/status.
@@ -82,7 +83,7 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	waitIdle(b, srv)
 
 	be, _ := promBackend(b, "main", srv)
-	src := &switchSource{PrometheusSource: be.Source.(*availmon.PrometheusSource)}
+	src := &switchSource{Source: be.Source.(*promsource.Source)}
 	be.Source = src
 	var log promtest.SyncBuffer
 	o := availmon.Options{Backends: []availmon.Backend{be}, Interval: time.Hour, Backfill: true,

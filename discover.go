@@ -1,7 +1,6 @@
 package availmon
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -21,8 +20,8 @@ import (
 type DiscoveryRule struct {
 	// Name identifies the rule in logs, metrics and errors.
 	Name string
-	// Backend names one of Options.Backends; its Source must be a
-	// *PrometheusSource (or another Source with an Instant method).
+	// Backend names one of Options.Backends; its Source must be an
+	// InstantQuerier, such as a promsource.Source.
 	Backend string
 	// Query is the PromQL expression whose series become apps.
 	Query string
@@ -118,8 +117,8 @@ func compileRules(rules []DiscoveryRule, p *plan) ([]*ruleState, []error) {
 			bad("%s: unknown backend %q", what, r.Backend)
 		}
 		if ok || r.Backend == "" && len(p.backends) == 1 {
-			if _, q := p.backends[bi].Source.(instantQuerier); !q {
-				bad("%s: backend %q cannot run queries (it is not a Prometheus backend)", what, rs.rule.Backend)
+			if _, q := p.backends[bi].Source.(InstantQuerier); !q {
+				bad("%s: backend %q cannot run queries (its source is not an InstantQuerier, as a promsource.Source is)", what, rs.rule.Backend)
 			}
 		}
 		rs.backend = bi
@@ -242,5 +241,3 @@ func carryRules(old, next []*ruleState, p *plan) {
 		}
 	}
 }
-
-var errNoSample = errors.New("no sample")

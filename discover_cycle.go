@@ -44,7 +44,7 @@ func (m *Monitor) queryRule(ctx context.Context, p *plan, rs *ruleState) (a rule
 		}
 		a.at = m.clock.Now()
 	}()
-	a.vec, a.rt, a.err = be.Source.(instantQuerier).Instant(ctx, rs.rule.Query)
+	a.vec, a.rt, a.err = be.Source.(InstantQuerier).Instant(ctx, rs.rule.Query)
 	return a
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon/internal/promanswer"
 )
 
 // ruleStats counts what one answer of a rule left out.
@@ -48,7 +50,7 @@ func (rs *ruleState) fold(vec model.Vector, rt time.Duration, err error, now tim
 			st.forgotten++
 			continue
 		}
-		f.result, f.at = Result{Status: StatusUnavailable, Err: errNoSample}, now
+		f.result, f.at = Result{Status: StatusUnavailable, Err: promanswer.ErrNoSample}, now
 	}
 	// Apps the rule holds keep their place; new names come in name order
 	// while there is room.
@@ -66,9 +68,29 @@ func (rs *ruleState) fold(vec model.Vector, rt time.Duration, err error, now tim
 		f.app = App{Name: name, Location: locations[g.loc].Name, Metric: g.metric.String(), Backend: rs.rule.Backend,
 			Labels: seriesLabels(g.metric)}
 		f.loc, f.locValue, f.lastSeen = g.loc, g.locValue, now
-		f.result, f.at = result(g.samples, nil, rt), now
+		f.result, f.at = ruledResult(g.samples, rt), now
 	}
 	return st
+}
+
+// ruledResult applies the rules of App.Metric to the samples of one
+// discovered app: no sample is unavailable; up only if every sample is
+// non-zero and not NaN; a zero makes it down.
+func ruledResult(samples model.Vector, roundTrip time.Duration) Result {
+	var s promanswer.Summary
+	s.AddVector(samples)
+	r := Result{ResponseTime: roundTrip}
+	switch s.Verdict() {
+	case promanswer.NoSample:
+		r.Status, r.Err = StatusUnavailable, promanswer.ErrNoSample
+	case promanswer.Down:
+		r.Status = StatusDown
+	case promanswer.NaN:
+		r.Status, r.Err = StatusUnavailable, promanswer.ErrNaNSample
+	default:
+		r.Status = StatusUp
+	}
+	return r
 }
 
 // group sorts an answer's series by the app name they make.

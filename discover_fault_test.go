@@ -9,6 +9,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // wireDiscoveryStatus is /api/status's discovery member.
@@ -49,7 +50,7 @@ func TestDiscoveryQueryFault(t *testing.T) {
 		t.Run(fault.String(), func(t *testing.T) {
 			rm := rig.monitor(monitorSetup{
 				apps:      goodApps(1),
-				source:    availmon.PrometheusOptions{QueryTimeout: 500 * time.Millisecond},
+				source:    promsource.Options{QueryTimeout: 500 * time.Millisecond},
 				locations: []availmon.Location{{Name: "Tel Aviv", Match: []string{"demo"}}},
 				discover: []availmon.DiscoveryRule{{Name: "demo-apps", Query: ruleQuery, AppName: "svc-{{ .app }}",
 					LocationLabel: "job"}},

@@ -21,6 +21,15 @@
 // determined and is never counted as down. Readers never wait for a check
 // cycle: each cycle publishes an immutable snapshot that handlers read.
 //
+// A Source needs only Check. The Prometheus source (package promsource) and
+// the HTTP prober (package httpprobe) are Sources like any other: what they
+// can do besides, batching their own calls, telling the past for the
+// backfill, answering the queries of discovery rules, reporting each of
+// their requests and refusing bad apps at New, any Source gets by
+// implementing the interfaces of the same names (BatchPlanner, PastSource,
+// InstantQuerier, RequestReporter, AppValidator). An app carries what its
+// source needs in App.Settings.
+//
 // The set of apps can change while the monitor runs: Reconfigure swaps in a
 // new set between two cycles (apps keep their state by name), and
 // Options.Discover makes apps of the series of PromQL queries, one query per

@@ -1,11 +1,13 @@
 package availmon
 
-import "errors"
+import (
+	"errors"
 
-// maxErrorText bounds every error text availmon keeps per app (and logs
-// from a backend): a backend's message can be as long as the query it
-// quotes, and it is kept in every history entry.
-const maxErrorText = 512
+	"github.com/availmon/availmon/internal/errtext"
+)
+
+// maxErrorText bounds every error text availmon keeps per app.
+const maxErrorText = errtext.Max
 
 // boundError returns err, or when its text is longer than maxErrorText an
 // error whose text is cut to that length.
@@ -13,24 +15,8 @@ func boundError(err error) error {
 	if err == nil || len(err.Error()) <= maxErrorText {
 		return err
 	}
-	return errors.New(truncateText(err.Error(), maxErrorText))
+	return errors.New(errtext.Truncate(err.Error(), maxErrorText))
 }
-
-// truncateText cuts s to at most n bytes on a UTF-8 boundary, marking the
-// cut with "…".
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	cut := n - len(mark)
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // textInterner keeps one copy of each error text of a cycle. A failing
 // backend gives thousands of apps the same error, each made afresh by its

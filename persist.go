@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
-
-	"github.com/availmon/availmon/hmac"
 )
 
 // DefaultSaveInterval is how often a Monitor with a Store saves its state
@@ -15,15 +13,6 @@ const DefaultSaveInterval = time.Minute
 // saveTimeout bounds one Save, so that a hung disk cannot hold up Run's
 // return forever.
 const saveTimeout = 30 * time.Second
-
-// replayKeeper is an Authenticator whose replay cache can outlive a restart;
-// *hmac.Verifier is one.
-type replayKeeper interface {
-	ReplayEntries() []hmac.ReplayEntry
-	RestoreReplay([]hmac.ReplayEntry) int
-}
-
-var _ replayKeeper = (*hmac.Verifier)(nil)
 
 // restore loads the saved state into a Monitor that has not run yet. A
 // store that fails, or holds something unreadable, is logged and the
@@ -80,7 +69,7 @@ func (m *Monitor) apply(s *savedState) int {
 	if s.interval != nil {
 		m.restoreInterval(*s.interval)
 	}
-	if k, ok := m.auth.(replayKeeper); ok && len(s.replay) > 0 {
+	if k, ok := m.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
 		n := k.RestoreReplay(s.replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}

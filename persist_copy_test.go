@@ -40,7 +40,7 @@ func (m *Monitor) copyState() *savedState {
 		s.ledger = l
 	}
 	m.cycleMu.Unlock()
-	if k, ok := m.auth.(replayKeeper); ok {
+	if k, ok := m.auth.(ReplayKeeper); ok {
 		s.replay = k.ReplayEntries()
 	}
 	return s

@@ -3,6 +3,7 @@ package availmon
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -102,13 +103,8 @@ func buildPlan(opts *Options) (*plan, []error) {
 			bad("app %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", a.Name)
 		}
 		p.appIndex[a.Name] = i
-		if a.HTTP != nil {
-			if err := a.HTTP.Validate(); err != nil {
-				bad("app %q: http: %w", a.Name, err)
-			}
-			if a.Metric == "" {
-				p.apps[i].Metric = a.HTTP.describe()
-			}
+		if s, ok := a.Settings.(fmt.Stringer); ok && a.Metric == "" {
+			p.apps[i].Metric = s.String()
 		}
 		li, ok := p.locIndex[a.Location]
 		if !ok {
@@ -140,7 +136,10 @@ func buildPlan(opts *Options) (*plan, []error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	p.batches, p.appBatch = planBatches(p.apps[:p.nListed], p.backendOf[:p.nListed], p.backends)
+	p.batches, p.appBatch, errs = planBatches(p.apps[:p.nListed], p.backendOf[:p.nListed], p.backends)
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	if p.ctl, errs = newControls(p, opts); len(errs) > 0 {
 		return nil, errs
 	}
@@ -159,16 +158,21 @@ func (p *plan) backendIndex(name string) (int, bool) {
 
 // planBatches groups app indexes by backend, in order, into chunks of at most
 // the backend's batch size, unless the backend's source groups them itself
-// (batchPlanner).
-func planBatches(apps []App, backendOf []int, backends []Backend) (batches [][]int, appBatch []int) {
+// (BatchPlanner).
+func planBatches(apps []App, backendOf []int, backends []Backend) (batches [][]int, appBatch []int, errs []error) {
 	per := make([][]int, len(backends))
 	for i, b := range backendOf {
 		per[b] = append(per[b], i)
 	}
 	appBatch = make([]int, len(backendOf))
 	for b, idx := range per {
-		if bp, ok := backends[b].Source.(batchPlanner); ok && len(idx) > 0 {
-			for _, batch := range planSourceBatches(bp, apps, idx, backends[b].BatchSize) {
+		if bp, ok := backends[b].Source.(BatchPlanner); ok && len(idx) > 0 {
+			planned, err := planSourceBatches(bp, apps, idx, backends[b].BatchSize)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("backend %q: %w", backends[b].Name, err))
+				continue
+			}
+			for _, batch := range planned {
 				for _, i := range batch {
 					appBatch[i] = len(batches)
 				}
@@ -186,5 +190,36 @@ func planBatches(apps []App, backendOf []int, backends []Backend) (batches [][]i
 			idx = idx[n:]
 		}
 	}
-	return batches, appBatch
+	return batches, appBatch, errs
+}
+
+// planSourceBatches asks bp to batch the apps at idx, and returns the
+// batches as indexes into apps. A partition that leaves an app out, or
+// puts one in two batches, is refused: the cycles would check it never,
+// or twice.
+func planSourceBatches(bp BatchPlanner, apps []App, idx []int, maxBatch int) ([][]int, error) {
+	sub := make([]App, len(idx))
+	for k, i := range idx {
+		sub[k] = apps[i]
+	}
+	seen := make([]bool, len(idx))
+	var out [][]int
+	for _, b := range bp.PlanBatches(sub, maxBatch) {
+		if len(b) == 0 {
+			continue
+		}
+		batch := make([]int, len(b))
+		for k, j := range b {
+			if j < 0 || j >= len(idx) || seen[j] {
+				return nil, fmt.Errorf("PlanBatches returned app index %d twice or out of [0, %d)", j, len(idx))
+			}
+			seen[j] = true
+			batch[k] = idx[j]
+		}
+		out = append(out, batch)
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return nil, fmt.Errorf("PlanBatches left out app %q", sub[i].Name)
+	}
+	return out, nil
 }

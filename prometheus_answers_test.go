@@ -10,6 +10,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // Answers in shapes a sound Prometheus does not send, or broken, give the
@@ -25,8 +26,8 @@ func TestPrometheusOddAnswers(t *testing.T) {
 		{Name: "x3", Metric: `demo_up{app="x3"}`},
 	}
 	var srcLog promtest.SyncBuffer
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize,
-		source: availmon.PrometheusOptions{Logger: slog.New(slog.NewTextHandler(&srcLog, nil))}})
+	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize,
+		source: promsource.Options{Logger: slog.New(slog.NewTextHandler(&srcLog, nil))}})
 	series := func(sample string) string {
 		return `{"metric":{"__name__":"demo_up","app":"x1"},` + sample + `},{"metric":{"app":"x2"},"value":[1700000000.5,"0"]}`
 	}
@@ -92,7 +93,7 @@ func TestPrometheusOddAnswers(t *testing.T) {
 	}
 	// Discovery's queries, decoded by client_golang in full, refuse a
 	// null sample too.
-	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{Name: "main", URL: rig.proxy.URL()})
+	src, err := promsource.New(promsource.Options{Name: "main", URL: rig.proxy.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // These tests put a promtest.FaultProxy between availmon and a real
@@ -40,7 +41,7 @@ func newFaultRig(t *testing.T) *faultRig {
 type monitorSetup struct {
 	apps      []availmon.App
 	batchSize int
-	source    availmon.PrometheusOptions // Name and URL are filled in
+	source    promsource.Options // Name and URL are filled in
 	timeout   time.Duration
 	locations []availmon.Location // default: Tel Aviv, where every app is
 	discover  []availmon.DiscoveryRule
@@ -74,7 +75,7 @@ func (r *faultRig) monitor(s monitorSetup) *rigMonitor {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	r.t.Cleanup(tr.CloseIdleConnections)
 	o.RoundTripper = tr
-	src, err := availmon.NewPrometheusSource(o)
+	src, err := promsource.New(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestPrometheusBadExpressionByBackendKind(t *testing.T) {
 	} {
 		t.Run(fault.String(), func(t *testing.T) {
 			apps := append(goodApps(20), availmon.App{Name: "bad", Metric: `demo_up{` + marker + `}`})
-			rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize})
+			rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize})
 			rig.proxy.Inject(promtest.Rule{Fault: fault, Match: promtest.QueryContains(marker)})
 			defer rig.proxy.Clear()
 			want := allStates(apps, "up")
@@ -302,8 +303,8 @@ func TestPrometheusSoloVerdictExpires(t *testing.T) {
 		availmon.App{Name: "scalar", Metric: `1`})
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.Execution("storage is down for this series"), Match: promtest.QueryContains(marker)})
 	defer rig.proxy.Clear()
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize,
-		source: availmon.PrometheusOptions{Clock: clock}})
+	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize,
+		source: promsource.Options{Clock: clock}})
 	want := allStates(apps, "up")
 	want["failing"] = "unavailable"
 	// Run's first cycle found the failing expression by halving the batch.
@@ -339,8 +340,8 @@ func TestPrometheusAnswerBounded(t *testing.T) {
 	rig := newFaultRig(t)
 	apps := goodApps(10)
 	const limit = 4 << 20
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize,
-		source: availmon.PrometheusOptions{MaxResponseBytes: limit}})
+	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize,
+		source: promsource.Options{MaxResponseBytes: limit}})
 
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(100 << 20)})
 	before := rig.proxy.BytesSent()
@@ -359,7 +360,7 @@ func TestPrometheusAnswerBounded(t *testing.T) {
 	rm.checkErrors("huge answer")
 
 	const timeout = time.Second
-	rmt := rig.monitor(monitorSetup{apps: goodApps(3), batchSize: availmon.PrometheusBatchSize, timeout: timeout})
+	rmt := rig.monitor(monitorSetup{apps: goodApps(3), batchSize: promsource.BatchSize, timeout: timeout})
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.Trickle(100 * time.Millisecond)})
 	start := time.Now()
 	rmt.cycle()
@@ -418,7 +419,7 @@ func TestPrometheusEveryRequestObserved(t *testing.T) {
 	t.Parallel()
 	rig := newFaultRig(t)
 	apps := append(goodApps(20), availmon.App{Name: "bad", Metric: `demo_up{bad="yes"}`})
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize})
+	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize})
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.BadData(`invalid parameter "query": parse error`),
 		Match: promtest.QueryContains(`bad="yes"`)})
 	check := func(step string, wantFailedAll bool) {
@@ -442,8 +443,8 @@ func TestPrometheusEveryRequestObserved(t *testing.T) {
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.Status(http.StatusServiceUnavailable)})
 	check("every request 503", true)
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(20 << 20)})
-	rmSmall := rig.monitor(monitorSetup{apps: goodApps(2), batchSize: availmon.PrometheusBatchSize,
-		source: availmon.PrometheusOptions{MaxResponseBytes: 1 << 20}})
+	rmSmall := rig.monitor(monitorSetup{apps: goodApps(2), batchSize: promsource.BatchSize,
+		source: promsource.Options{MaxResponseBytes: 1 << 20}})
 	obs0, fail0 := scrapeCounts(t, rmSmall.reg, "main")
 	n := rmSmall.cycle()
 	obs1, fail1 := scrapeCounts(t, rmSmall.reg, "main")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // These tests run availmon against a real Prometheus (internal/promtest);
@@ -45,13 +46,13 @@ func promBackend(t testing.TB, name string, srv *promtest.Server) (availmon.Back
 	t.Cleanup(ct.next.(*http.Transport).CloseIdleConnections)
 	// The tests check answers, not speed: a query may wait long on a
 	// machine loaded with other tests.
-	src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+	src, err := promsource.New(promsource.Options{
 		Name: name, URL: srv.URL(), RoundTripper: ct, QueryTimeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: availmon.PrometheusBatchSize}, ct
+	return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}, ct
 }
 
 // apiClient reads a Monitor's API over real HTTP.
@@ -622,7 +623,7 @@ func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
 	exp.Set("a", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
 	backend, ct := promBackend(t, "main", prom)
-	apps := make([]availmon.App, availmon.PrometheusBatchSize)
+	apps := make([]availmon.App, promsource.BatchSize)
 	want := make(map[string]string, len(apps))
 	for i := range apps {
 		apps[i] = availmon.App{Name: fmtApp(i), Location: "Tel Aviv", Metric: `demo_up{app="a"}`}
@@ -665,13 +666,13 @@ func TestPrometheusBackendHangs(t *testing.T) {
 	// other tests cannot make it time out too.
 	const queryTimeout = time.Second
 	backend := func(name string, srv *promtest.Server, timeout time.Duration) availmon.Backend {
-		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+		src, err := promsource.New(promsource.Options{
 			Name: name, URL: srv.URL(), QueryTimeout: timeout,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: availmon.PrometheusBatchSize}
+		return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}
 	}
 	m := newMonitor(t, availmon.Options{
 		Locations: twoLocations,

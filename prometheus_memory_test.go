@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // A 100 MB answer costs availmon about its response limit in memory, not
@@ -17,8 +17,8 @@ import (
 func TestPrometheusHugeAnswerMemory(t *testing.T) {
 	rig := newFaultRig(t)
 	const limit = 4 << 20
-	rm := rig.monitor(monitorSetup{apps: goodApps(10), batchSize: availmon.PrometheusBatchSize,
-		source: availmon.PrometheusOptions{MaxResponseBytes: limit}})
+	rm := rig.monitor(monitorSetup{apps: goodApps(10), batchSize: promsource.BatchSize,
+		source: promsource.Options{MaxResponseBytes: limit}})
 	rig.proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(100 << 20)})
 	var before, after runtime.MemStats
 	runtime.GC()

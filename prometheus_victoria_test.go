@@ -8,6 +8,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
+	"github.com/availmon/availmon/promsource"
 )
 
 // A real VictoriaMetrics refuses an expression it cannot evaluate with
@@ -29,7 +30,7 @@ func TestVictoriaMetricsBadExpression(t *testing.T) {
 	// expression), long enough for its message to pass 512 bytes.
 	apps := append(goodApps(20), availmon.App{Name: "bad",
 		Metric: `label_replace(demo_up{app="a"} + ` + strings.Repeat("0*", 200) + `0, "x", "$1", "app", "(")`})
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: availmon.PrometheusBatchSize})
+	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize})
 	want := allStates(apps, "up")
 	want["bad"] = "unavailable"
 	// Run's first cycle found the bad expression; many more cycles show

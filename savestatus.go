@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/promexport"
 )
 
@@ -27,7 +28,7 @@ func (r *saveRecord) done(at time.Time, err error) {
 		r.lastSuccess, r.lastErr, r.consecutive = at, "", 0
 		return
 	}
-	r.lastErr = truncateText(err.Error(), maxErrorText)
+	r.lastErr = errtext.Truncate(err.Error(), maxErrorText)
 	r.consecutive++
 	r.failures++
 }

@@ -42,7 +42,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	e.liveLedger(m.ledger)
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
-	if k, ok := m.auth.(replayKeeper); ok {
+	if k, ok := m.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
 	}
 	e.replay(replay)

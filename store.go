@@ -7,8 +7,8 @@ import (
 
 // Store keeps what a Monitor knows across restarts: the status history, the
 // 24h counters, each app's recent checks and last state, the interval set
-// through the API and the Authenticator's replay cache (when it is an
-// *hmac.Verifier). The data is opaque to the store; it is keyed inside by app
+// through the API and the Authenticator's replay cache (when it is a
+// ReplayKeeper, as *hmac.Verifier is). The data is opaque to the store; it is keyed inside by app
 // and location name, so a configuration that changed between two runs keeps
 // what belongs to every app and location still there and drops the rest.
 //

@@ -21,6 +21,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/httpprobe"
 )
 
 // Config is a configuration file, parsed and checked. Its zero-valued
@@ -68,10 +69,10 @@ type Prometheus struct {
 	URL              string
 	HTTPClientConfig promconfig.HTTPClientConfig
 	// MaxResponseBytes is max_response_bytes: the most read of one answer
-	// (availmon.PrometheusOptions.MaxResponseBytes); 0 means the default.
+	// (promsource.Options.MaxResponseBytes); 0 means the default.
 	MaxResponseBytes int64
 	// MaxQueryLength is max_query_length: the longest query sent
-	// (availmon.PrometheusOptions.MaxQueryLength); 0 means the default.
+	// (promsource.Options.MaxQueryLength); 0 means the default.
 	MaxQueryLength int
 }
 
@@ -84,7 +85,7 @@ type App struct {
 	// Prometheus names the app's backend; it is filled in when the file
 	// leaves it out and there is only one.
 	Prometheus string
-	HTTP       *availmon.HTTPProbe
+	HTTP       *httpprobe.Probe
 	// Labels, FailThreshold and SuccessThreshold: see availmon.App.
 	Labels                          map[string]string
 	FailThreshold, SuccessThreshold int
@@ -629,12 +630,12 @@ var (
 	statusClass = regexp.MustCompile(`^[1-5][xX][xX]$`)
 )
 
-func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duration) *availmon.HTTPProbe {
+func (p *parser) checkHTTP(path, app string, raw *fileHTTP, timeout time.Duration) *httpprobe.Probe {
 	if raw == nil {
 		p.badAt(path, "app %q: http needs at least a url", app)
 		return nil
 	}
-	c := &availmon.HTTPProbe{
+	c := &httpprobe.Probe{
 		URL:           raw.URL,
 		Method:        strings.ToUpper(cmp.Or(raw.Method, DefaultMethod)),
 		ExpectStatus:  raw.ExpectStatus,

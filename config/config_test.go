@@ -14,6 +14,8 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/promsource"
 )
 
 const testSecret = "0123456789abcdef0123456789abcdef" // 32 bytes
@@ -41,7 +43,7 @@ func TestLoadGood(t *testing.T) {
 	secured.BasicAuth = &promconfig.BasicAuth{Username: "availmon", Password: "p#ss: $word"}
 	secured.TLSConfig.InsecureSkipVerify = true
 	secured.SetDirectory("testdata")
-	homepage := &availmon.HTTPProbe{
+	homepage := &httpprobe.Probe{
 		URL:           "https://example.com/healthz",
 		Method:        "HEAD",
 		ExpectStatus:  []string{"200", "3xx"},
@@ -51,7 +53,7 @@ func TestLoadGood(t *testing.T) {
 		Headers:       map[string]string{"Authorization": "Bearer t0k3n"},
 	}
 	// Defaults: GET, 2xx, scrape_timeout.
-	landing := &availmon.HTTPProbe{URL: "http://127.0.0.1:8081/", Method: "GET", ExpectStatus: []string{"2xx"}, Timeout: 15 * time.Second}
+	landing := &httpprobe.Probe{URL: "http://127.0.0.1:8081/", Method: "GET", ExpectStatus: []string{"2xx"}, Timeout: 15 * time.Second}
 	want := &Config{
 		Interval:    time.Minute,
 		Timeout:     15 * time.Second,
@@ -93,16 +95,16 @@ func TestLoadGood(t *testing.T) {
 		LogLevel:    slog.LevelDebug,
 		Locations:   want.Locations,
 		Backends: []availmon.Backend{
-			{Name: "main", URL: "http://127.0.0.1:9090", BatchSize: availmon.PrometheusBatchSize},
-			{Name: "secured", URL: "https://prom.example.com:9090", BatchSize: availmon.PrometheusBatchSize},
+			{Name: "main", URL: "http://127.0.0.1:9090", BatchSize: promsource.BatchSize},
+			{Name: "secured", URL: "https://prom.example.com:9090", BatchSize: promsource.BatchSize},
 			{Name: "http", BatchSize: 1},
 		},
 		Apps: []availmon.App{
 			{Name: "checkout", Location: "Tel Aviv", Metric: `up{job="checkout"}`, Backend: "main",
 				ResponseTimeMetric: `probe_duration_seconds{job="checkout"}`},
 			{Name: "search", Location: "London", Metric: `sum(up{job="search", cost="$5"}) > bool 0`, Backend: "secured"},
-			{Name: "homepage", Location: "London", Backend: "http", HTTP: homepage},
-			{Name: "landing", Location: "London", Backend: "http", HTTP: landing},
+			{Name: "homepage", Location: "London", Backend: "http", Settings: homepage},
+			{Name: "landing", Location: "London", Backend: "http", Settings: landing},
 		},
 		ProtectReads: true,
 		Retention:    availmon.DefaultRetention,
@@ -113,9 +115,9 @@ func TestLoadGood(t *testing.T) {
 	for _, b := range opts.Backends {
 		var ok bool
 		if b.Name == "http" {
-			_, ok = b.Source.(*availmon.HTTPSource)
+			_, ok = b.Source.(*httpprobe.Source)
 		} else {
-			_, ok = b.Source.(*availmon.PrometheusSource)
+			_, ok = b.Source.(*promsource.Source)
 		}
 		if !ok {
 			t.Errorf("backend %q: Source is %T", b.Name, b.Source)

@@ -11,7 +11,7 @@ import (
 
 // Options builds the availmon.Options the configuration describes: a
 // Prometheus source per backend, and a backend named "http" with an
-// HTTPSource for the apps that have an http: probe; an *hmac.Verifier as
+// httpprobe.Source for the apps that have an http: probe; an *hmac.Verifier as
 // the Authenticator when authentication.hmac is enabled. logger is given to
 // the options and to every source; nil discards. The caller adds what the
 // file does not say: Version, Registerer, Gatherer, Clock.

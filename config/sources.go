@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/promsource"
 )
 
 // backends builds the source of every backend the file names: one per
@@ -13,7 +15,7 @@ import (
 func (c *Config) backends(logger *slog.Logger) ([]availmon.Backend, error) {
 	var out []availmon.Backend
 	for _, b := range c.Prometheus {
-		src, err := availmon.NewPrometheusSource(availmon.PrometheusOptions{
+		src, err := promsource.New(promsource.Options{
 			Name:             b.Name,
 			URL:              b.URL,
 			HTTPClientConfig: b.HTTPClientConfig,
@@ -29,7 +31,7 @@ func (c *Config) backends(logger *slog.Logger) ([]availmon.Backend, error) {
 			Name:      b.Name,
 			URL:       b.URL,
 			Source:    src,
-			BatchSize: availmon.PrometheusBatchSize,
+			BatchSize: promsource.BatchSize,
 		})
 	}
 	for _, a := range c.Apps {
@@ -39,7 +41,7 @@ func (c *Config) backends(logger *slog.Logger) ([]availmon.Backend, error) {
 		// One source for every probe: it shares one keep-alive transport,
 		// and with a batch size of 1 each probe is a Check call of its own,
 		// so the monitor's MaxParallel bounds probes and queries together.
-		src, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{MaxParallel: c.MaxParallel, Logger: logger})
+		src, err := httpprobe.New(httpprobe.Options{MaxParallel: c.MaxParallel, Logger: logger})
 		if err != nil {
 			return nil, fmt.Errorf("http probes: %w", err)
 		}
@@ -63,7 +65,7 @@ func (a App) monitorApp() availmon.App {
 	}
 	if a.HTTP != nil {
 		probe := *a.HTTP
-		app.HTTP, app.Backend = &probe, httpBackendName
+		app.Settings, app.Backend = &probe, httpBackendName
 	}
 	return app
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/httpprobe"
 	"github.com/availmon/availmon/web"
 )
 
@@ -173,7 +174,7 @@ func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec, configure 
 		target: &probeTarget{codes: map[string]int{}}, probes: map[string]string{}}
 	target := httptest.NewServer(f.target)
 	t.Cleanup(target.Close)
-	httpSrc, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{})
+	httpSrc, err := httpprobe.New(httpprobe.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec, configure 
 			path := fmt.Sprintf("/probe/%d", i)
 			f.probes[a.name] = path
 			f.target.codes[path] = probeCode(a.status)
-			app.Backend, app.HTTP = "http", &availmon.HTTPProbe{URL: target.URL + path}
+			app.Backend, app.Settings = "http", &httpprobe.Probe{URL: target.URL + path}
 		} else {
 			f.src.status[a.name] = a.status
 		}

@@ -1,8 +1,9 @@
-package availmon
+package promsource
 
 import (
 	"context"
 	"math"
+	"net/http"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -39,11 +41,12 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 		})
 	srv := promtest.Start(t, promtest.Past(past))
 	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(len(series)))
-	src, err := NewPrometheusSource(PrometheusOptions{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute})
+	sent := &requestCounter{next: http.DefaultTransport}
+	src, err := New(Options{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute, RoundTripper: sent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps := []App{
+	apps := []availmon.App{
 		{Name: "a", Metric: `demo_up{app="a"}`},
 		{Name: "b", Metric: `demo_up{app="b"}`},
 		{Name: "c", Metric: `demo_up{app="c"}`},
@@ -53,12 +56,14 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 		{Name: "f", Metric: `demo_up{app="f"}`},
 		{Name: "s", Metric: `scalar(demo_up{app="a"}) * 2`},
 	}
-	plan := src.pastPlan(apps)
+	var plan []*pastQuery
+	for _, q := range src.PlanPast(apps) {
+		plan = append(plan, q.(*pastQuery))
+	}
 	if len(plan) < 2 {
 		t.Fatalf("%d planned queries; the two apps of one expression must be asked apart", len(plan))
 	}
 	ctx := context.Background()
-	var sent atomic.Int64
 
 	// The states per minute, as the app's own expression says.
 	type key struct {
@@ -91,7 +96,7 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	// that of d.
 	single := map[string]bool{}
 	for _, pq := range plan {
-		first, found, err := pq.probe(ctx, v1.Range{Start: from.Add(-2 * time.Hour), End: to, Step: time.Hour}, &sent)
+		first, found, err := pq.Probe(ctx, availmon.PastRange{Start: from.Add(-2 * time.Hour), End: to, Step: time.Hour})
 		if err != nil || !found {
 			t.Fatalf("probe: %v %v %v", first, found, err)
 		}
@@ -141,8 +146,8 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 		gotH := map[hourKey][2]int{}
 		at := r.to.Add(-30 * time.Second)
 		for _, pq := range plan {
-			err := pq.hours(ctx, v1.Range{Start: at, End: at, Step: time.Hour}, r.to.Sub(r.from), &sent, func(app int, ts int64, up, down int) {
-				gotH[hourKey{app, ts}] = [2]int{up, down}
+			err := pq.Hours(ctx, availmon.PastRange{Start: at, End: at, Step: time.Hour, Window: r.to.Sub(r.from)}, func(c availmon.PastCount) {
+				gotH[hourKey{c.App, c.At.Unix()}] = [2]int{c.Up, c.Down}
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -155,8 +160,8 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	// All six hours in one range query of step 1h.
 	gotH := map[hourKey][2]int{}
 	for _, pq := range plan {
-		r := v1.Range{Start: base.Add(time.Hour - 30*time.Second), End: hour.Add(-30 * time.Second), Step: time.Hour}
-		if err := pq.hours(ctx, r, time.Hour, &sent, func(app int, ts int64, up, down int) { gotH[hourKey{app, ts}] = [2]int{up, down} }); err != nil {
+		r := availmon.PastRange{Start: base.Add(time.Hour - 30*time.Second), End: hour.Add(-30 * time.Second), Step: time.Hour, Window: time.Hour}
+		if err := pq.Hours(ctx, r, func(c availmon.PastCount) { gotH[hourKey{c.App, c.At.Unix()}] = [2]int{c.Up, c.Down} }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -186,9 +191,9 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	}
 	gotC := map[int64][2]int{}
 	for _, pq := range plan {
-		err := pq.counts(ctx, v1.Range{Start: from, End: to.Add(-time.Minute), Step: time.Minute}, &sent, func(ts int64, up, down int) {
-			c := gotC[ts]
-			gotC[ts] = [2]int{c[0] + up, c[1] + down}
+		err := pq.Counts(ctx, availmon.PastRange{Start: from, End: to.Add(-time.Minute), Step: time.Minute}, func(n availmon.PastCount) {
+			c := gotC[n.At.Unix()]
+			gotC[n.At.Unix()] = [2]int{c[0] + n.Up, c[1] + n.Down}
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +202,18 @@ func TestBackfillServerCountsEqualMinutes(t *testing.T) {
 	if diff := cmp.Diff(wantC, gotC); diff != "" {
 		t.Errorf("minute counts (-minutes +server):\n%s", diff)
 	}
-	if sent.Load() == 0 {
+	if sent.n.Load() == 0 {
 		t.Error("no request counted")
 	}
+}
+
+// requestCounter counts the requests a source sends.
+type requestCounter struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
 }

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -6,30 +6,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promql"
 )
 
 // New refuses the apps of a Prometheus backend whose expressions the
 // parser refuses, every one of them at once, with the parser's position.
 func TestNewRefusesBadPromQL(t *testing.T) {
-	src, err := NewPrometheusSource(PrometheusOptions{Name: "main", URL: "http://127.0.0.1:1"})
+	src, err := New(Options{Name: "main", URL: "http://127.0.0.1:1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := &HTTPProbe{URL: "http://127.0.0.1:1/", Method: "GET", ExpectStatus: []string{"2xx"}}
-	_, err = New(Options{
-		Locations: []Location{{Name: "here"}},
-		Apps: []App{
+	probe := struct{ URL string }{"http://127.0.0.1:1/"}
+	_, err = availmon.New(availmon.Options{
+		Locations: []availmon.Location{{Name: "here"}},
+		Apps: []availmon.App{
 			{Name: "good", Location: "here", Backend: "main", Metric: `sum by (app) (rate(x{app="a"}[5m])) # comment`},
 			{Name: "unclosed", Location: "here", Backend: "main", Metric: `up{job="a"`},
 			{Name: "range", Location: "here", Backend: "main", Metric: `up[5m]`},
 			{Name: "bad-rt", Location: "here", Backend: "main", Metric: `up`, ResponseTimeMetric: "sum(\n  up) + \"x\""},
 			{Name: "empty", Location: "here", Backend: "main", Metric: ``},
-			{Name: "probe", Location: "here", Backend: "probes", HTTP: probe},
+			{Name: "probe", Location: "here", Backend: "probes", Settings: probe},
 		},
-		Backends: []Backend{
-			{Name: "main", Source: src, BatchSize: PrometheusBatchSize},
-			{Name: "probes", Source: SourceFunc(func(ctx context.Context, a App) Result { return Result{} })},
+		Backends: []availmon.Backend{
+			{Name: "main", Source: src, BatchSize: BatchSize},
+			{Name: "probes", Source: availmon.SourceFunc(func(ctx context.Context, a availmon.App) availmon.Result { return availmon.Result{} })},
 		},
 	})
 	if err == nil {

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ type routedAnswer struct {
 // askRouted runs q and routes its answer's series; buf is reused for
 // them, and body for the answer's bytes (nothing decoded refers to them).
 // Errors are those of query.
-func (s *PrometheusSource) askRouted(ctx context.Context, q *promql.Query, buf []promanswer.Series, body []byte) (routedAnswer, error) {
+func (s *Source) askRouted(ctx context.Context, q *promql.Query, buf []promanswer.Series, body []byte) (routedAnswer, error) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
@@ -92,7 +92,7 @@ func queryForm(ctx context.Context, query string, ts time.Time) url.Values {
 // post sends form to the query endpoint as client_golang's DoGetFallback
 // does: POSTed, and again as a GET when the server (or a proxy) refuses
 // the POST with 403, 405 or 501.
-func (s *PrometheusSource) post(ctx context.Context, form url.Values, into []byte) (*http.Response, []byte, error) {
+func (s *Source) post(ctx context.Context, form url.Values, into []byte) (*http.Response, []byte, error) {
 	u := s.client.URL(queryEndpoint, nil)
 	encoded := form.Encode()
 	req, err := http.NewRequest(http.MethodPost, u.String(), strings.NewReader(encoded))
@@ -121,7 +121,7 @@ func (s *PrometheusSource) post(ctx context.Context, form url.Values, into []byt
 // was allocated about twice over, garbage that a lower GOGC pays for. It
 // reads into into instead when that has the room, so that the queries of
 // one call share a buffer.
-func (s *PrometheusSource) do(ctx context.Context, req *http.Request, into []byte) (*http.Response, []byte, error) {
+func (s *Source) do(ctx context.Context, req *http.Request, into []byte) (*http.Response, []byte, error) {
 	res, err := s.http.Do(req.WithContext(ctx))
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +145,7 @@ func (s *PrometheusSource) do(ctx context.Context, req *http.Request, into []byt
 // noteAnswer keeps answerSize near the largest recent answer: it follows
 // a larger one at once and shrinks by an eighth per smaller one, so that a
 // backend whose answers shrank stops getting buffers sized for the old.
-func (s *PrometheusSource) noteAnswer(n int) {
+func (s *Source) noteAnswer(n int) {
 	old := s.answerSize.Load()
 	next := max(int64(n), old-old/8)
 	s.answerSize.CompareAndSwap(old, next) // a lost race only costs a grow
@@ -154,7 +154,7 @@ func (s *PrometheusSource) noteAnswer(n int) {
 // queryEndpoint is the instant query API, relative to the source's URL.
 const queryEndpoint = "/api/v1/query"
 
-func (s *PrometheusSource) warn(warnings []string) {
+func (s *Source) warn(warnings []string) {
 	if len(warnings) > 0 {
 		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", warnings)
 	}

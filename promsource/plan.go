@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -9,71 +9,30 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promanswer"
 	"github.com/availmon/availmon/internal/promql"
 )
 
-// DefaultMaxQueryLength is the longest query a PrometheusSource sends
-// unless PrometheusOptions.MaxQueryLength says otherwise: 32 KiB holds a
+// DefaultMaxQueryLength is the longest query a Source sends
+// unless Options.MaxQueryLength says otherwise: 32 KiB holds a
 // fused selector of about 3,000 app names. Queries are POSTed, so the URL
 // limits of servers and proxies do not apply; VictoriaMetrics refuses
 // queries over its -search.maxQueryLen (16 KiB by default), so give such a
 // backend 16384 or raise its limit.
 const DefaultMaxQueryLength = 32 << 10
 
-// appValidator is implemented by sources that can tell a bad app apart
-// before any check, so that New refuses it with the other problems of the
-// options rather than reporting it as unavailable forever.
-type appValidator interface {
-	validateApp(App) error
-}
-
-// batchPlanner is implemented by sources that choose which apps share a
-// Check call. A PrometheusSource puts the apps of one fused selector
-// together, so that one call is one query whatever their number.
-type batchPlanner interface {
-	// planBatches partitions apps (their indexes) into batches of at
-	// most maxTerms combined expressions each.
-	planBatches(apps []App, maxTerms int) [][]int
-}
-
 var (
-	_ appValidator = (*PrometheusSource)(nil)
-	_ batchPlanner = (*PrometheusSource)(nil)
+	_ availmon.AppValidator = (*Source)(nil)
+	_ availmon.BatchPlanner = (*Source)(nil)
 )
 
-func validateApp(s Source, a App) error {
-	v, ok := s.(appValidator)
-	if !ok {
-		return nil
-	}
-	return v.validateApp(a)
-}
-
-// planSourceBatches asks bp to batch the apps at idx, and returns the
-// batches as indexes into apps.
-func planSourceBatches(bp batchPlanner, apps []App, idx []int, maxTerms int) [][]int {
-	sub := make([]App, len(idx))
-	for k, i := range idx {
-		sub[k] = apps[i]
-	}
-	var out [][]int
-	for _, b := range bp.planBatches(sub, maxTerms) {
-		batch := make([]int, len(b))
-		for k, j := range b {
-			batch[k] = idx[j]
-		}
-		out = append(out, batch)
-	}
-	return out
-}
-
-// validateApp parses the app's expressions with Prometheus's parser: a
+// ValidateApp parses the app's expressions with Prometheus's parser: a
 // typo, a range vector or a string is refused at New, with the parser's
 // line:column and message.
-func (s *PrometheusSource) validateApp(a App) error {
-	if a.HTTP != nil {
-		return nil
+func (s *Source) ValidateApp(a availmon.App) error {
+	if a.Settings != nil {
+		return fmt.Errorf("a Prometheus backend's app takes no Settings (%T): give it a backend of the source they are for", a.Settings)
 	}
 	if _, err := s.exprs.get(a.Metric); err != nil {
 		return fmt.Errorf("metric: %w", err)
@@ -86,9 +45,9 @@ func (s *PrometheusSource) validateApp(a App) error {
 	return nil
 }
 
-// planBatches gives each planned query's apps their own Check call: the
+// PlanBatches gives each planned query's apps their own Check call: the
 // apps of a fused selector together, the others by maxTerms.
-func (s *PrometheusSource) planBatches(apps []App, maxTerms int) [][]int {
+func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 	items := make([]*promql.Expr, len(apps))
 	var bad []int
 	for i, a := range apps {
@@ -265,7 +224,7 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 		return cp.queries
 	}
 	c.mu.Unlock()
-	qs := promql.Plan(items, maxLen, PrometheusBatchSize)
+	qs := promql.Plan(items, maxLen, BatchSize)
 	c.mu.Lock()
 	if len(c.plans) >= maxCachedPlans {
 		clear(c.plans)
@@ -287,7 +246,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 		a := c.apps[i]
 		e, err := c.s.exprs.get(a.Metric)
 		if err != nil {
-			c.out[i] = Result{Status: StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
+			c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
 			continue
 		}
 		items[2*i] = e
@@ -297,7 +256,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			}
 		}
 	}
-	r := &plannedRun{c: c, sums: make([]sampleSummary, len(items)),
+	r := &plannedRun{c: c, sums: make([]promanswer.Summary, len(items)),
 		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items)),
 		// Most answers hold about a series per app: one buffer, sized
 		// once, for every query of the call.
@@ -315,7 +274,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			fallback = append(fallback, i)
 			continue
 		}
-		c.out[i] = r.sums[2*i].result(&r.sums[2*i+1], r.rt[2*i])
+		c.out[i] = ruled(&r.sums[2*i], &r.sums[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
 }
@@ -323,7 +282,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 // plannedRun is what the queries of one planned call found, per item.
 type plannedRun struct {
 	c       *checkRun
-	sums    []sampleSummary
+	sums    []promanswer.Summary
 	rt      []time.Duration // round trip of the query that answered the item
 	refused []bool          // the item's expression was refused on its own
 	buf     []promanswer.Series
@@ -371,7 +330,7 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	}
 	for _, s := range ans.series {
 		for _, it := range q.Routed(s.Route) {
-			r.sums[it].add(s.Value)
+			r.sums[it].Add(s.Value)
 		}
 	}
 	for _, it := range q.Items() {

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"cmp"
@@ -7,26 +7,21 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promql"
 )
 
-// pastSource is a Source that can tell what its apps' states were in the
-// past: the backfill asks it for the buckets a monitor did not observe.
-// *PrometheusSource is one; HTTP probes cannot look back.
-type pastSource interface {
-	// pastPlan plans the backfill's queries for apps.
-	pastPlan(apps []App) []*pastQuery
-}
+var (
+	_ availmon.PastSource  = (*Source)(nil)
+	_ availmon.PastAdopter = (*Source)(nil)
+)
 
-var _ pastSource = (*PrometheusSource)(nil)
-
-// v1.API answers range queries; a PrometheusSource's api is one.
+// v1.API answers range queries; a Source's api is one.
 var _ rangeQuerier = v1.API(nil)
 
 // rangeQuerier is the range call of the v1 API.
@@ -39,9 +34,9 @@ type rangeQuerier interface {
 // its items is one distinct expression, asked by weight apps each, so that
 // what the server counts per series counts weight apps.
 type pastQuery struct {
-	src    *PrometheusSource
+	src    *Source
 	q      *promql.Query
-	apps   [][]int // per item of q: the apps (indexes into pastPlan's apps) asking it
+	apps   [][]int // per item of q: the apps (indexes into PlanPast's apps) asking it
 	weight int
 	series int // items of q
 	// single[k]: term k of q had one series per app at every step of
@@ -50,21 +45,44 @@ type pastQuery struct {
 	single []bool
 }
 
+// The backfill asks for minute counts in queries of at most pastPoints
+// points (series times steps): a query of 3,000 fused series over a day
+// (1,440 steps) is well inside Prometheus's 2m query timeout on a loaded
+// machine; a query of a few series asks up to maxStepsPerQuery steps (7
+// days).
+const pastPoints = 4_500_000
+
+// Prometheus refuses a range query of more than 11,000 points per series.
+const maxStepsPerQuery = 10_000
+
+// MaxSteps bounds a Counts question to pastPoints points.
+func (pq *pastQuery) MaxSteps() int {
+	return min(maxStepsPerQuery, max(60, pastPoints/max(1, pq.series)))
+}
+
+// AdoptPast asks q, planned by another Source, through s.
+func (s *Source) AdoptPast(q availmon.PastQuery) (availmon.PastQuery, bool) {
+	pq, ok := q.(*pastQuery)
+	if !ok {
+		return nil, false
+	}
+	next := *pq
+	next.src = s
+	return &next, true
+}
+
 // pastMaxLen leaves room, below the source's longest query, for what the
 // backfill wraps around a planned query (min by, subqueries).
-func (s *PrometheusSource) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
+func (s *Source) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
 
-// pastPlan plans apps' expressions as the cycles do, after grouping the
+// PlanPast plans apps' expressions as the cycles do, after grouping the
 // distinct expressions by how many apps ask each: a query then holds
 // expressions of one weight only.
-func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
+func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 	byKey := make(map[string][]int)
 	exprs := make(map[string]*promql.Expr)
 	var keys []string
 	for i, a := range apps {
-		if a.HTTP != nil {
-			continue
-		}
 		e, err := s.exprs.get(a.Metric)
 		if err != nil {
 			continue
@@ -78,7 +96,7 @@ func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
 	}
 	// Stable order: by weight, then by first app.
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(len(byKey[a]), len(byKey[b])) })
-	var out []*pastQuery
+	var out []availmon.PastQuery
 	for start := 0; start < len(keys); {
 		w := len(byKey[keys[start]])
 		end := start
@@ -90,7 +108,7 @@ func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
 		for j, k := range keys[start:end] {
 			items[j], owners[j] = exprs[k], byKey[k]
 		}
-		for _, q := range promql.Plan(items, s.pastMaxLen(), PrometheusBatchSize) {
+		for _, q := range promql.Plan(items, s.pastMaxLen(), BatchSize) {
 			out = append(out, &pastQuery{src: s, q: q, apps: owners, weight: w, series: len(q.Items())})
 		}
 		start = end
@@ -98,7 +116,7 @@ func (s *PrometheusSource) pastPlan(apps []App) []*pastQuery {
 	return out
 }
 
-func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
+func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
 	rq, ok := s.api.(rangeQuerier)
 	if !ok {
 		return nil, errors.New("backend cannot answer range queries")
@@ -123,13 +141,13 @@ func (s *PrometheusSource) queryRange(ctx context.Context, q string, r v1.Range)
 	return mat, nil
 }
 
-// probe returns the first step of r at which any of the query's apps has
+// Probe returns the first step of r at which any of the query's apps has
 // a sample (false when none has one), and decides whether the minute
 // counts must group series by app: only where some app has more than one
 // series at one of r's steps. r's step is coarse: the probe is cheap.
-func (pq *pastQuery) probe(ctx context.Context, r v1.Range, sent *atomic.Int64) (first time.Time, found bool, err error) {
+func (pq *pastQuery) Probe(ctx context.Context, r availmon.PastRange) (first time.Time, found bool, err error) {
 	pq.single = nil
-	mat, err := pq.queryRange(ctx, sent, pq.q.ProbeString(), r)
+	mat, err := pq.src.queryRange(ctx, pq.q.ProbeString(), v1Range(r))
 	if err != nil {
 		// A refused probe is not an answer: the queries that follow
 		// find the refused expressions and group everything.
@@ -176,12 +194,11 @@ func (pq *pastQuery) probe(ctx context.Context, r v1.Range, sent *atomic.Int64) 
 	return first, !first.IsZero(), nil
 }
 
-// counts hands add, per step of r (unix seconds), how many of the query's
-// apps were up and down: counted on the server, two series whatever the
-// number of apps.
-func (pq *pastQuery) counts(ctx context.Context, r v1.Range, sent *atomic.Int64, add func(ts int64, up, down int)) error {
+// Counts hands add, per step of r, how many of the query's apps were up
+// and down: counted on the server, two series whatever the number of apps.
+func (pq *pastQuery) Counts(ctx context.Context, r availmon.PastRange, add func(availmon.PastCount)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
-		mat, err := pq.queryRange(ctx, sent, q.CountsString(pq.singleFor(q)), r)
+		mat, err := pq.src.queryRange(ctx, q.CountsString(pq.singleFor(q)), v1Range(r))
 		if err != nil {
 			return err
 		}
@@ -199,7 +216,7 @@ func (pq *pastQuery) counts(ctx context.Context, r v1.Range, sent *atomic.Int64,
 		for ts, n := range present {
 			d := min(down[ts], n)
 			if n > 0 {
-				add(ts, (n-d)*pq.weight, d*pq.weight)
+				add(availmon.PastCount{App: -1, At: time.Unix(ts, 0), Up: (n - d) * pq.weight, Down: d * pq.weight})
 			}
 		}
 		return nil
@@ -215,17 +232,17 @@ func (pq *pastQuery) singleFor(q *promql.Query) []bool {
 	return pq.single
 }
 
-// hours hands add, per app of the query and per step of r, the minutes up
+// Hours hands add, per app of the query and per step of r, the minutes up
 // and down in the window that ends at the step: r's steps must be half a
 // minute after a whole minute (see promql.Query.HoursString). Two
 // queries: the minutes with a sample, and those down.
-func (pq *pastQuery) hours(ctx context.Context, r v1.Range, window time.Duration, sent *atomic.Int64, add func(app int, ts int64, up, down int)) error {
+func (pq *pastQuery) Hours(ctx context.Context, r availmon.PastRange, add func(availmon.PastCount)) error {
 	return pq.ask(ctx, pq.q, func(q *promql.Query) error {
-		present, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, false), r)
+		present, err := pq.src.queryRange(ctx, q.HoursString(r.Window, time.Minute, false), v1Range(r))
 		if err != nil {
 			return err
 		}
-		down, err := pq.queryRange(ctx, sent, q.HoursString(window, backfillStep, true), r)
+		down, err := pq.src.queryRange(ctx, q.HoursString(r.Window, time.Minute, true), v1Range(r))
 		if err != nil {
 			return err
 		}
@@ -247,7 +264,7 @@ func (pq *pastQuery) hours(ctx context.Context, r v1.Range, window time.Duration
 					ts, n := p.Timestamp.Unix(), int(p.Value)
 					d := min(downs[key{item, ts}], n)
 					for _, app := range pq.apps[item] {
-						add(app, ts, n-d, d)
+						add(availmon.PastCount{App: app, At: time.Unix(ts, 0), Up: n - d, Down: d})
 					}
 				}
 			}
@@ -256,10 +273,8 @@ func (pq *pastQuery) hours(ctx context.Context, r v1.Range, window time.Duration
 	})
 }
 
-// queryRange sends one range query and counts it in sent.
-func (pq *pastQuery) queryRange(ctx context.Context, sent *atomic.Int64, q string, r v1.Range) (model.Matrix, error) {
-	sent.Add(1)
-	return pq.src.queryRange(ctx, q, r)
+func v1Range(r availmon.PastRange) v1.Range {
+	return v1.Range{Start: r.Start, End: r.End, Step: r.Step}
 }
 
 // ask runs one question of q; when the server refuses the expression, it
@@ -282,31 +297,4 @@ func (pq *pastQuery) ask(ctx context.Context, q *promql.Query, one func(*promql.
 		}
 	}
 	return nil
-}
-
-// Prometheus refuses a range query of more than 11,000 points per series.
-const maxStepsPerQuery = 10_000
-
-// chunks splits [start, end) into ranges of at most steps steps (capped at
-// maxStepsPerQuery). Each range's End is its last step (a range query
-// includes both ends).
-func chunks(start, end time.Time, step time.Duration, steps int) []v1.Range {
-	steps = min(steps, maxStepsPerQuery)
-	span := time.Duration(steps) * step
-	var out []v1.Range
-	for from := start; from.Before(end); from = from.Add(span) {
-		to := timeMin(end, from.Add(span)).Add(-step)
-		if to.Before(from) {
-			break
-		}
-		out = append(out, v1.Range{Start: from, End: to, Step: step})
-	}
-	return out
-}
-
-func timeMin(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

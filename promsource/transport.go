@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -7,40 +7,23 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/availmon/availmon"
 )
 
-// DefaultMaxResponseBytes is PrometheusOptions.MaxResponseBytes when it is
-// zero. A batch of PrometheusBatchSize apps whose expressions each return a
+// DefaultMaxResponseBytes is Options.MaxResponseBytes when it is
+// zero. A batch of BatchSize apps whose expressions each return a
 // few dozen series answers well under 4 MiB; past this something is wrong
 // (an expression matching every series, a misbehaving proxy), and reading on
 // would cost the monitor its memory.
 const DefaultMaxResponseBytes = 16 << 20
 
-// requestObserver is told of each HTTP request a Source made for one
-// Check: how long it took (to the end of its body) and whether it failed.
-type requestObserver func(d time.Duration, err error)
-
-type requestObserverKey struct{}
-
-// withRequestObserver returns ctx carrying obs, for the Source's transport.
-func withRequestObserver(ctx context.Context, obs requestObserver) context.Context {
-	return context.WithValue(ctx, requestObserverKey{}, obs)
-}
-
-func requestObserverFrom(ctx context.Context) requestObserver {
-	obs, _ := ctx.Value(requestObserverKey{}).(requestObserver)
-	return obs
-}
-
-// requestObserving is implemented by Sources that report every request
-// they make through the context's requestObserver; the Monitor then does
-// not count their Check calls as requests itself.
-type requestObserving interface {
-	observesRequests()
-}
+// ReportsRequests is true: every request goes through backendTransport,
+// which reports it with availmon.ReportRequest.
+func (s *Source) ReportsRequests() bool { return true }
 
 // backendTransport bounds what is read of each answer and reports every
-// request to the observer in its context.
+// request to the monitor whose context it carries.
 type backendTransport struct {
 	next     http.RoundTripper
 	maxBytes int64
@@ -48,29 +31,25 @@ type backendTransport struct {
 
 func (t *backendTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	start := time.Now()
-	obs := requestObserverFrom(r.Context())
+	ctx := r.Context()
 	res, err := t.next.RoundTrip(r)
 	if err != nil {
-		if obs != nil {
-			obs(time.Since(start), err)
-		}
+		availmon.ReportRequest(ctx, time.Since(start), err)
 		return nil, err
 	}
 	if res.ContentLength > t.maxBytes {
 		// Said up front: no need to read the first maxBytes to know.
 		res.Body.Close()
 		err := tooLarge(t.maxBytes)
-		if obs != nil {
-			obs(time.Since(start), err)
-		}
+		availmon.ReportRequest(ctx, time.Since(start), err)
 		return nil, err
 	}
 	var failed error
 	if res.StatusCode/100 != 2 {
 		failed = fmt.Errorf("HTTP status %s", res.Status)
 	}
-	res.Body = &boundedBody{rc: res.Body, ctx: r.Context(), left: t.maxBytes, limit: t.maxBytes,
-		start: start, obs: obs, failed: failed}
+	res.Body = &boundedBody{rc: res.Body, ctx: ctx, left: t.maxBytes, limit: t.maxBytes,
+		start: start, failed: failed}
 	return res, nil
 }
 
@@ -82,7 +61,6 @@ type boundedBody struct {
 	left   int64
 	limit  int64
 	start  time.Time
-	obs    requestObserver
 	failed error // set when the status already says the request failed
 
 	once sync.Once
@@ -135,9 +113,5 @@ func (b *boundedBody) Close() error {
 }
 
 func (b *boundedBody) done(err error) {
-	b.once.Do(func() {
-		if b.obs != nil {
-			b.obs(time.Since(b.start), err)
-		}
-	})
+	b.once.Do(func() { availmon.ReportRequest(b.ctx, time.Since(b.start), err) })
 }

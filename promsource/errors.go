@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"errors"
@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/errtext"
 )
 
 // What a failed query means. Servers that speak the Prometheus query API
@@ -63,7 +66,7 @@ func classify(err error) errClass {
 func isExpressionError(err error) bool { return classify(err) != classBackend }
 
 // ErrResponseTooLarge is the error of a query whose answer is longer than
-// PrometheusOptions.MaxResponseBytes.
+// Options.MaxResponseBytes.
 var ErrResponseTooLarge = errors.New("answer too large")
 
 // queryError is the error of a query that fails the whole batch. Apps see
@@ -77,6 +80,8 @@ type queryError struct {
 	err     error
 	detail  string
 }
+
+var _ availmon.DetailedError = (*queryError)(nil)
 
 func newQueryError(backend, what, query string, err error) *queryError {
 	return &queryError{backend: backend, what: what, err: err, detail: redactQuery(err.Error(), query)}
@@ -108,7 +113,7 @@ func redactQuery(msg, query string) string {
 		msg = strings.ReplaceAll(msg, fmt.Sprintf("%q", query), "<query>")
 		msg = strings.ReplaceAll(msg, query, "<query>")
 	}
-	return truncateText(msg, maxErrorText)
+	return errtext.Truncate(msg, errtext.Max)
 }
 
 // redactURL strips the query string from a *url.Error's URL: a request

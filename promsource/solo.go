@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"sync"

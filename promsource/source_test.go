@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/errtext"
 )
 
 func vec(values ...float64) model.Vector {
@@ -31,24 +33,24 @@ func TestPrometheusResult(t *testing.T) {
 		name       string
 		samples    model.Vector
 		rtSamples  model.Vector
-		wantStatus Status
+		wantStatus availmon.Status
 		wantRT     time.Duration
 		wantErr    string
 	}{
-		{name: "no sample", wantStatus: StatusUnavailable, wantRT: rt, wantErr: "no sample"},
-		{name: "one up", samples: vec(1), wantStatus: StatusUp, wantRT: rt},
-		{name: "non-zero is up", samples: vec(0.25), wantStatus: StatusUp, wantRT: rt},
-		{name: "negative non-zero is up", samples: vec(-1), wantStatus: StatusUp, wantRT: rt},
-		{name: "zero is down", samples: vec(0), wantStatus: StatusDown, wantRT: rt},
-		{name: "all up", samples: vec(1, 1, 2), wantStatus: StatusUp, wantRT: rt},
-		{name: "one down of several", samples: vec(1, 0, 1), wantStatus: StatusDown, wantRT: rt},
-		{name: "NaN", samples: vec(math.NaN()), wantStatus: StatusUnavailable, wantRT: rt, wantErr: "sample is NaN"},
-		{name: "NaN and up", samples: vec(1, math.NaN()), wantStatus: StatusUnavailable, wantRT: rt, wantErr: "sample is NaN"},
-		{name: "NaN and down", samples: vec(math.NaN(), 0), wantStatus: StatusDown, wantRT: rt},
-		{name: "response time metric", samples: vec(1), rtSamples: vec(0.5), wantStatus: StatusUp, wantRT: 500 * time.Millisecond},
-		{name: "slowest series wins", samples: vec(1), rtSamples: vec(0.1, 2, math.NaN()), wantStatus: StatusUp, wantRT: 2 * time.Second},
-		{name: "NaN response time falls back", samples: vec(1), rtSamples: vec(math.NaN()), wantStatus: StatusUp, wantRT: rt},
-		{name: "negative response time falls back", samples: vec(1), rtSamples: vec(-3), wantStatus: StatusUp, wantRT: rt},
+		{name: "no sample", wantStatus: availmon.StatusUnavailable, wantRT: rt, wantErr: "no sample"},
+		{name: "one up", samples: vec(1), wantStatus: availmon.StatusUp, wantRT: rt},
+		{name: "non-zero is up", samples: vec(0.25), wantStatus: availmon.StatusUp, wantRT: rt},
+		{name: "negative non-zero is up", samples: vec(-1), wantStatus: availmon.StatusUp, wantRT: rt},
+		{name: "zero is down", samples: vec(0), wantStatus: availmon.StatusDown, wantRT: rt},
+		{name: "all up", samples: vec(1, 1, 2), wantStatus: availmon.StatusUp, wantRT: rt},
+		{name: "one down of several", samples: vec(1, 0, 1), wantStatus: availmon.StatusDown, wantRT: rt},
+		{name: "NaN", samples: vec(math.NaN()), wantStatus: availmon.StatusUnavailable, wantRT: rt, wantErr: "sample is NaN"},
+		{name: "NaN and up", samples: vec(1, math.NaN()), wantStatus: availmon.StatusUnavailable, wantRT: rt, wantErr: "sample is NaN"},
+		{name: "NaN and down", samples: vec(math.NaN(), 0), wantStatus: availmon.StatusDown, wantRT: rt},
+		{name: "response time metric", samples: vec(1), rtSamples: vec(0.5), wantStatus: availmon.StatusUp, wantRT: 500 * time.Millisecond},
+		{name: "slowest series wins", samples: vec(1), rtSamples: vec(0.1, 2, math.NaN()), wantStatus: availmon.StatusUp, wantRT: 2 * time.Second},
+		{name: "NaN response time falls back", samples: vec(1), rtSamples: vec(math.NaN()), wantStatus: availmon.StatusUp, wantRT: rt},
+		{name: "negative response time falls back", samples: vec(1), rtSamples: vec(-3), wantStatus: availmon.StatusUp, wantRT: rt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,8 +127,8 @@ func TestQueryErrorHidesServerMessage(t *testing.T) {
 	if e.Error() != want {
 		t.Errorf("Error() = %q, want %q", e.Error(), want)
 	}
-	if d := e.Detail(); strings.Contains(d, "label_replace") || len(d) > maxErrorText || !strings.Contains(d, "query=<query>") {
-		t.Errorf("Detail() = %q (%d bytes), want the message without the query, at most %d bytes", d, len(d), maxErrorText)
+	if d := e.Detail(); strings.Contains(d, "label_replace") || len(d) > errtext.Max || !strings.Contains(d, "query=<query>") {
+		t.Errorf("Detail() = %q (%d bytes), want the message without the query, at most %d bytes", d, len(d), errtext.Max)
 	}
 	if !errors.Is(e, server) {
 		t.Error("errors.Is does not find the server's error")
@@ -141,32 +143,6 @@ func TestQueryErrorHidesServerMessage(t *testing.T) {
 	e = newQueryError("main", "a query", query, fmt.Errorf("prometheus main: %w", ue))
 	if got := e.Error(); got != `prometheus main: Get "http://prom:9090/api/v1/query": connection refused` {
 		t.Errorf("url error: Error() = %q", got)
-	}
-}
-
-func TestTruncateText(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"abcdefghijkl", 10, "abcdefg…"},
-		// Never cut inside a character: "é" is two bytes.
-		{"ééééééé", 10, "ééé…"},
-		{"aéééééé", 10, "aééé…"},
-	} {
-		got := truncateText(tt.in, tt.n)
-		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
-			t.Errorf("truncateText(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-	if err := boundError(errors.New(strings.Repeat("x", 5000))); len(err.Error()) > maxErrorText {
-		t.Errorf("boundError kept %d bytes", len(err.Error()))
-	}
-	if err := boundError(nil); err != nil {
-		t.Errorf("boundError(nil) = %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package availmon_test
+package httpprobe_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/httpprobe"
 )
 
 // bodyServer answers 200 at once and then never ends its body: at
@@ -68,24 +69,24 @@ type leaving struct {
 // connection may be reused, and is then cut off.
 func TestHTTPProbeBodyNotEndingInTime(t *testing.T) {
 	srv, gone := bodyServer(t)
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{MaxBodyBytes: 64 << 10})
+	src := newHTTPSource(t, httpprobe.Options{MaxBodyBytes: 64 << 10})
 	tests := []struct {
 		name   string
-		probe  availmon.HTTPProbe
+		probe  httpprobe.Probe
 		status availmon.Status
 		errHas string
 	}{
-		{"trickle", availmon.HTTPProbe{URL: srv.URL + "/trickle"}, availmon.StatusUp, ""},
-		{"endless", availmon.HTTPProbe{URL: srv.URL + "/stream"}, availmon.StatusUp, ""},
-		{"trickle, text found", availmon.HTTPProbe{URL: srv.URL + "/trickle", BodyContains: "ok"}, availmon.StatusUp, ""},
-		{"endless, text found", availmon.HTTPProbe{URL: srv.URL + "/stream", BodyContains: "ok"}, availmon.StatusUp, ""},
-		{"trickle, text not found in time", availmon.HTTPProbe{URL: srv.URL + "/trickle", BodyContains: "never"},
+		{"trickle", httpprobe.Probe{URL: srv.URL + "/trickle"}, availmon.StatusUp, ""},
+		{"endless", httpprobe.Probe{URL: srv.URL + "/stream"}, availmon.StatusUp, ""},
+		{"trickle, text found", httpprobe.Probe{URL: srv.URL + "/trickle", BodyContains: "ok"}, availmon.StatusUp, ""},
+		{"endless, text found", httpprobe.Probe{URL: srv.URL + "/stream", BodyContains: "ok"}, availmon.StatusUp, ""},
+		{"trickle, text not found in time", httpprobe.Probe{URL: srv.URL + "/trickle", BodyContains: "never"},
 			availmon.StatusUnavailable, "timed out reading the body"},
-		{"endless, text not in the first 64 KiB", availmon.HTTPProbe{URL: srv.URL + "/stream", BodyContains: "never"},
+		{"endless, text not in the first 64 KiB", httpprobe.Probe{URL: srv.URL + "/stream", BodyContains: "never"},
 			availmon.StatusDown, `(first 65536 bytes read) does not contain "never"`},
-		{"trickle, wrong status", availmon.HTTPProbe{URL: srv.URL + "/trickle", ExpectStatus: []string{"204"}},
+		{"trickle, wrong status", httpprobe.Probe{URL: srv.URL + "/trickle", ExpectStatus: []string{"204"}},
 			availmon.StatusDown, "answered 200 OK, expected 204"},
-		{"no headers", availmon.HTTPProbe{URL: srv.URL + "/silent"},
+		{"no headers", httpprobe.Probe{URL: srv.URL + "/silent"},
 			availmon.StatusUnavailable, "timed out waiting for the response headers: the check must complete within its timeout 1s"},
 	}
 	for _, tt := range tests {
@@ -130,13 +131,13 @@ func TestHTTPProbeBodyNotEndingInTime(t *testing.T) {
 // cycle deadline"), and an error says which part did not arrive.
 func TestHTTPProbeCycleDeadline(t *testing.T) {
 	srv, _ := bodyServer(t)
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{})
+	src := newHTTPSource(t, httpprobe.Options{})
 	m, err := availmon.New(availmon.Options{
 		Locations: []availmon.Location{{Name: "Here"}},
 		Apps: []availmon.App{
-			{Name: "trickle", Location: "Here", HTTP: &availmon.HTTPProbe{URL: srv.URL + "/trickle"}},
-			{Name: "needle", Location: "Here", HTTP: &availmon.HTTPProbe{URL: srv.URL + "/trickle", BodyContains: "never"}},
-			{Name: "silent", Location: "Here", HTTP: &availmon.HTTPProbe{URL: srv.URL + "/silent"}},
+			{Name: "trickle", Location: "Here", Settings: &httpprobe.Probe{URL: srv.URL + "/trickle"}},
+			{Name: "needle", Location: "Here", Settings: &httpprobe.Probe{URL: srv.URL + "/trickle", BodyContains: "never"}},
+			{Name: "silent", Location: "Here", Settings: &httpprobe.Probe{URL: srv.URL + "/silent"}},
 		},
 		Backends: []availmon.Backend{{Name: "http", Source: src, BatchSize: 1}},
 		Interval: 2 * time.Second,

@@ -1,4 +1,4 @@
-package availmon_test
+package httpprobe_test
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/httpprobe"
 )
 
-func probeOne(t *testing.T, src *availmon.HTTPSource, p availmon.HTTPProbe) availmon.Result {
+func probeOne(t *testing.T, src *httpprobe.Source, p httpprobe.Probe) availmon.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := src.Check(ctx, []availmon.App{{Name: "a", HTTP: &p}})
+	res, err := src.Check(ctx, []availmon.App{{Name: "a", Settings: &p}})
 	if err != nil {
 		t.Fatalf("Check returned an error of its own: %v", err)
 	}
@@ -29,9 +30,9 @@ func probeOne(t *testing.T, src *availmon.HTTPSource, p availmon.HTTPProbe) avai
 	return res[0]
 }
 
-func newHTTPSource(t *testing.T, o availmon.HTTPSourceOptions) *availmon.HTTPSource {
+func newHTTPSource(t *testing.T, o httpprobe.Options) *httpprobe.Source {
 	t.Helper()
-	src, err := availmon.NewHTTPSource(o)
+	src, err := httpprobe.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,27 +60,27 @@ func TestHTTPSourceStates(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{MaxRedirects: 3})
+	src := newHTTPSource(t, httpprobe.Options{MaxRedirects: 3})
 
 	tests := []struct {
 		name    string
-		probe   availmon.HTTPProbe
+		probe   httpprobe.Probe
 		want    availmon.Status
 		errHas  string
 		wantErr bool
 	}{
-		{name: "200 is up", probe: availmon.HTTPProbe{URL: srv.URL + "/ok"}, want: availmon.StatusUp},
-		{name: "503 is down", probe: availmon.HTTPProbe{URL: srv.URL + "/fail"}, want: availmon.StatusDown, errHas: "503", wantErr: true},
-		{name: "503 expected", probe: availmon.HTTPProbe{URL: srv.URL + "/fail", ExpectStatus: []string{"503"}}, want: availmon.StatusUp},
-		{name: "404 is down", probe: availmon.HTTPProbe{URL: srv.URL + "/nothing"}, want: availmon.StatusDown, errHas: "404", wantErr: true},
-		{name: "redirect followed to 200", probe: availmon.HTTPProbe{URL: srv.URL + "/moved"}, want: availmon.StatusUp},
-		{name: "expected 3xx checks the redirect itself", probe: availmon.HTTPProbe{URL: srv.URL + "/moved", ExpectStatus: []string{"3xx"}}, want: availmon.StatusUp},
-		{name: "expected 302 code", probe: availmon.HTTPProbe{URL: srv.URL + "/moved", ExpectStatus: []string{"302"}}, want: availmon.StatusUp},
-		{name: "expected 301 but got 302", probe: availmon.HTTPProbe{URL: srv.URL + "/moved", ExpectStatus: []string{"301"}}, want: availmon.StatusDown, errHas: "302", wantErr: true},
-		{name: "redirect loop stops and is down", probe: availmon.HTTPProbe{URL: srv.URL + "/loop"}, want: availmon.StatusDown, errHas: "302", wantErr: true},
-		{name: "body matches", probe: availmon.HTTPProbe{URL: srv.URL + "/ok", BodyContains: "good"}, want: availmon.StatusUp},
-		{name: "body mismatch", probe: availmon.HTTPProbe{URL: srv.URL + "/ok", BodyContains: "bad"}, want: availmon.StatusDown, errHas: `does not contain "bad"`, wantErr: true},
-		{name: "method and headers", probe: availmon.HTTPProbe{URL: srv.URL + "/created", Method: "POST", Headers: map[string]string{"X-Probe": "yes"}, ExpectStatus: []string{"201"}}, want: availmon.StatusUp},
+		{name: "200 is up", probe: httpprobe.Probe{URL: srv.URL + "/ok"}, want: availmon.StatusUp},
+		{name: "503 is down", probe: httpprobe.Probe{URL: srv.URL + "/fail"}, want: availmon.StatusDown, errHas: "503", wantErr: true},
+		{name: "503 expected", probe: httpprobe.Probe{URL: srv.URL + "/fail", ExpectStatus: []string{"503"}}, want: availmon.StatusUp},
+		{name: "404 is down", probe: httpprobe.Probe{URL: srv.URL + "/nothing"}, want: availmon.StatusDown, errHas: "404", wantErr: true},
+		{name: "redirect followed to 200", probe: httpprobe.Probe{URL: srv.URL + "/moved"}, want: availmon.StatusUp},
+		{name: "expected 3xx checks the redirect itself", probe: httpprobe.Probe{URL: srv.URL + "/moved", ExpectStatus: []string{"3xx"}}, want: availmon.StatusUp},
+		{name: "expected 302 code", probe: httpprobe.Probe{URL: srv.URL + "/moved", ExpectStatus: []string{"302"}}, want: availmon.StatusUp},
+		{name: "expected 301 but got 302", probe: httpprobe.Probe{URL: srv.URL + "/moved", ExpectStatus: []string{"301"}}, want: availmon.StatusDown, errHas: "302", wantErr: true},
+		{name: "redirect loop stops and is down", probe: httpprobe.Probe{URL: srv.URL + "/loop"}, want: availmon.StatusDown, errHas: "302", wantErr: true},
+		{name: "body matches", probe: httpprobe.Probe{URL: srv.URL + "/ok", BodyContains: "good"}, want: availmon.StatusUp},
+		{name: "body mismatch", probe: httpprobe.Probe{URL: srv.URL + "/ok", BodyContains: "bad"}, want: availmon.StatusDown, errHas: `does not contain "bad"`, wantErr: true},
+		{name: "method and headers", probe: httpprobe.Probe{URL: srv.URL + "/created", Method: "POST", Headers: map[string]string{"X-Probe": "yes"}, ExpectStatus: []string{"201"}}, want: availmon.StatusUp},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,15 +120,15 @@ func TestHTTPSourceNoAnswerIsUnavailable(t *testing.T) {
 	defer slow.Close()
 	defer close(release)
 
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{})
+	src := newHTTPSource(t, httpprobe.Options{})
 	for _, tt := range []struct {
 		name   string
-		probe  availmon.HTTPProbe
+		probe  httpprobe.Probe
 		errHas string
 	}{
-		{"connection refused", availmon.HTTPProbe{URL: closed}, "refused"},
-		{"slow server past timeout", availmon.HTTPProbe{URL: slow.URL, Timeout: 100 * time.Millisecond}, "deadline exceeded"},
-		{"unresolvable host", availmon.HTTPProbe{URL: "http://availmon-test.invalid./"}, "availmon-test.invalid"},
+		{"connection refused", httpprobe.Probe{URL: closed}, "refused"},
+		{"slow server past timeout", httpprobe.Probe{URL: slow.URL, Timeout: 100 * time.Millisecond}, "deadline exceeded"},
+		{"unresolvable host", httpprobe.Probe{URL: "http://availmon-test.invalid./"}, "availmon-test.invalid"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := probeOne(t, src, tt.probe)
@@ -144,18 +145,18 @@ func TestHTTPSourceNoAnswerIsUnavailable(t *testing.T) {
 func TestHTTPSourceTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{})
+	src := newHTTPSource(t, httpprobe.Options{})
 
-	got := probeOne(t, src, availmon.HTTPProbe{URL: srv.URL})
+	got := probeOne(t, src, httpprobe.Probe{URL: srv.URL})
 	if got.Status != availmon.StatusUnavailable || got.Err == nil || !strings.Contains(got.Err.Error(), "certificate") {
 		t.Fatalf("self-signed without tls_skip_verify: got %s, %v; want unavailable with a certificate error", got.Status, got.Err)
 	}
-	got = probeOne(t, src, availmon.HTTPProbe{URL: srv.URL, TLSSkipVerify: true})
+	got = probeOne(t, src, httpprobe.Probe{URL: srv.URL, TLSSkipVerify: true})
 	if got.Status != availmon.StatusUp {
 		t.Fatalf("self-signed with tls_skip_verify: got %s, %v; want up", got.Status, got.Err)
 	}
 	// The skip must not leak into probes that did not ask for it.
-	got = probeOne(t, src, availmon.HTTPProbe{URL: srv.URL})
+	got = probeOne(t, src, httpprobe.Probe{URL: srv.URL})
 	if got.Status != availmon.StatusUnavailable {
 		t.Fatalf("after a skipping probe, a verifying probe got %s", got.Status)
 	}
@@ -175,9 +176,9 @@ func TestHTTPSourceHugeBodyNotReadWhole(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	src := newHTTPSource(t, availmon.HTTPSourceOptions{MaxBodyBytes: 64 << 10})
+	src := newHTTPSource(t, httpprobe.Options{MaxBodyBytes: 64 << 10})
 
-	got := probeOne(t, src, availmon.HTTPProbe{URL: srv.URL, BodyContains: "needle", Timeout: 5 * time.Second})
+	got := probeOne(t, src, httpprobe.Probe{URL: srv.URL, BodyContains: "needle", Timeout: 5 * time.Second})
 	if got.Status != availmon.StatusDown {
 		t.Fatalf("status = %s (%v), want down: the needle is not in the first 64 KiB", got.Status, got.Err)
 	}
@@ -193,32 +194,32 @@ func TestHTTPSourceHugeBodyNotReadWhole(t *testing.T) {
 
 func TestHTTPProbeValidate(t *testing.T) {
 	for _, tt := range []struct {
-		probe availmon.HTTPProbe
+		probe httpprobe.Probe
 		want  string
 	}{
-		{availmon.HTTPProbe{}, "url is empty"},
-		{availmon.HTTPProbe{URL: "ftp://x/"}, "scheme"},
-		{availmon.HTTPProbe{URL: "http:///path"}, "no host"},
-		{availmon.HTTPProbe{URL: "http://x/", Method: "GE T"}, "method"},
-		{availmon.HTTPProbe{URL: "http://x/", ExpectStatus: []string{"2x"}}, "expect_status"},
-		{availmon.HTTPProbe{URL: "http://x/", ExpectStatus: []string{"700"}}, "expect_status"},
-		{availmon.HTTPProbe{URL: "http://x/", Timeout: -time.Second}, "negative"},
-		{availmon.HTTPProbe{URL: "http://x/", Headers: map[string]string{"Bad Header": "v"}}, "header"},
+		{httpprobe.Probe{}, "url is empty"},
+		{httpprobe.Probe{URL: "ftp://x/"}, "scheme"},
+		{httpprobe.Probe{URL: "http:///path"}, "no host"},
+		{httpprobe.Probe{URL: "http://x/", Method: "GE T"}, "method"},
+		{httpprobe.Probe{URL: "http://x/", ExpectStatus: []string{"2x"}}, "expect_status"},
+		{httpprobe.Probe{URL: "http://x/", ExpectStatus: []string{"700"}}, "expect_status"},
+		{httpprobe.Probe{URL: "http://x/", Timeout: -time.Second}, "negative"},
+		{httpprobe.Probe{URL: "http://x/", Headers: map[string]string{"Bad Header": "v"}}, "header"},
 	} {
 		err := tt.probe.Validate()
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Validate(%+v) = %v, want an error mentioning %q", tt.probe, err, tt.want)
 		}
 	}
-	ok := availmon.HTTPProbe{URL: "https://example.test/healthz", Method: "head", ExpectStatus: []string{"2xx", "301"}}
+	ok := httpprobe.Probe{URL: "https://example.test/healthz", Method: "head", ExpectStatus: []string{"2xx", "301"}}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("Validate(good probe) = %v", err)
 	}
 	// New refuses an app whose probe is invalid, naming the app.
 	_, err := availmon.New(availmon.Options{
 		Locations: []availmon.Location{{Name: "here"}},
-		Apps:      []availmon.App{{Name: "web", Location: "here", HTTP: &availmon.HTTPProbe{URL: "nope"}}},
-		Source:    newHTTPSource(t, availmon.HTTPSourceOptions{}),
+		Apps:      []availmon.App{{Name: "web", Location: "here", Settings: &httpprobe.Probe{URL: "nope"}}},
+		Source:    newHTTPSource(t, httpprobe.Options{}),
 	})
 	if err == nil || !strings.Contains(err.Error(), `app "web": http:`) {
 		t.Errorf("New with a bad probe: %v", err)
@@ -240,7 +241,7 @@ func probeFarm(tb testing.TB, apps, parallel int) (*availmon.Monitor, *atomic.In
 	}
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	src, err := availmon.NewHTTPSource(availmon.HTTPSourceOptions{MaxParallel: parallel})
+	src, err := httpprobe.New(httpprobe.Options{MaxParallel: parallel})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func probeFarm(tb testing.TB, apps, parallel int) (*availmon.Monitor, *atomic.In
 	}
 	for i := range apps {
 		opts.Apps = append(opts.Apps, availmon.App{Name: fmt.Sprintf("app-%d", i), Location: "here",
-			HTTP: &availmon.HTTPProbe{URL: srv.URL + "/", BodyContains: "ok"}})
+			Settings: &httpprobe.Probe{URL: srv.URL + "/", BodyContains: "ok"}})
 	}
 	m, err := availmon.New(opts)
 	if err != nil {

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"cmp"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -17,15 +16,22 @@ import (
 	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/promanswer"
 )
 
-// PrometheusBatchSize is the batch size to give a Backend whose Source is a
-// PrometheusSource: 10,000 apps then cost 50 queries a cycle.
-const PrometheusBatchSize = 200
+// BatchSize is the batch size to give the availmon.Backend of a Source:
+// 10,000 apps then cost 50 queries a cycle.
+const BatchSize = 200
 
-// PrometheusOptions configures a PrometheusSource.
-type PrometheusOptions struct {
+var (
+	_ availmon.Source          = (*Source)(nil)
+	_ availmon.RequestReporter = (*Source)(nil)
+)
+
+// Options configures a Source.
+type Options struct {
 	// Name identifies the backend in logs and in its HTTP client.
 	Name string
 	// URL is the base URL of a server that speaks the Prometheus HTTP query
@@ -47,7 +53,7 @@ type PrometheusOptions struct {
 	Logger *slog.Logger
 	// Clock tells when verdicts on expressions expire; nil means the
 	// system clock.
-	Clock Clock
+	Clock availmon.Clock
 	// MaxQueryLength is the longest query sent, in bytes; zero means
 	// DefaultMaxQueryLength. Fused selectors are split to stay within it.
 	MaxQueryLength int
@@ -58,21 +64,21 @@ type promQuerier interface {
 	Query(ctx context.Context, query string, ts time.Time, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error)
 }
 
-// PrometheusSource reads availability with PromQL. An app is up when its
+// Source reads availability with PromQL. An app is up when its
 // Metric returns samples that are all non-zero (and not NaN), down when one
 // is 0, and unavailable when there is no sample, a NaN or an error. Apps of
 // one Check call are combined into a single query.
-type PrometheusSource struct {
+type Source struct {
 	name   string
 	api    promQuerier
-	client api.Client // the planned queries' HTTP part (promquery.go)
+	client api.Client // the planned queries' HTTP part (query.go)
 	http   *http.Client
 	// answerSize is about the size of the largest recent answer to a
-	// planned query, which the next one's buffer starts at (promquery.go).
+	// planned query, which the next one's buffer starts at (query.go).
 	answerSize atomic.Int64
 	timeout    time.Duration
 	log        *slog.Logger
-	clock      Clock
+	clock      availmon.Clock
 	solo       *soloVerdicts // expressions asked on their own for a while
 
 	exprs       exprCache
@@ -80,27 +86,27 @@ type PrometheusSource struct {
 	maxQueryLen int
 }
 
-// NewPrometheusSource returns a source that queries o.URL. It makes no
+// New returns a source that queries o.URL. It makes no
 // request until the first Check.
-func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
+func New(o Options) (*Source, error) {
 	if o.URL == "" {
-		return nil, errors.New("availmon: prometheus source needs a URL")
+		return nil, errors.New("promsource: a URL is needed")
 	}
 	if o.MaxResponseBytes < 0 {
-		return nil, fmt.Errorf("availmon: prometheus %q: MaxResponseBytes %d is negative", o.Name, o.MaxResponseBytes)
+		return nil, fmt.Errorf("promsource %q: MaxResponseBytes %d is negative", o.Name, o.MaxResponseBytes)
 	}
 	rt := o.RoundTripper
 	if rt == nil {
 		var err error
 		rt, err = config.NewRoundTripperFromConfig(o.HTTPClientConfig, "availmon_"+o.Name)
 		if err != nil {
-			return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
+			return nil, fmt.Errorf("promsource %q: %w", o.Name, err)
 		}
 	}
 	rt = &backendTransport{next: rt, maxBytes: cmp.Or(o.MaxResponseBytes, DefaultMaxResponseBytes)}
 	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: rt})
 	if err != nil {
-		return nil, fmt.Errorf("availmon: prometheus %q: %w", o.Name, err)
+		return nil, fmt.Errorf("promsource %q: %w", o.Name, err)
 	}
 	log := o.Logger
 	if log == nil {
@@ -111,16 +117,12 @@ func NewPrometheusSource(o PrometheusOptions) (*PrometheusSource, error) {
 		clock = systemClock{}
 	}
 	if o.MaxQueryLength < 0 {
-		return nil, fmt.Errorf("availmon: prometheus %q: max query length %d is negative", o.Name, o.MaxQueryLength)
+		return nil, fmt.Errorf("promsource %q: max query length %d is negative", o.Name, o.MaxQueryLength)
 	}
-	return &PrometheusSource{name: o.Name, api: v1.NewAPI(c), client: c, http: &http.Client{Transport: rt},
+	return &Source{name: o.Name, api: v1.NewAPI(c), client: c, http: &http.Client{Transport: rt},
 		timeout: o.QueryTimeout, log: log,
 		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
 }
-
-// observesRequests: every request goes through backendTransport, which
-// reports it to the Monitor.
-func (s *PrometheusSource) observesRequests() {}
 
 // Check evaluates the apps' expressions with as few queries as it can:
 // expressions that differ only in one label's value are fused into one
@@ -129,8 +131,8 @@ func (s *PrometheusSource) observesRequests() {}
 // as a whole, or answered a combined query with something other than an
 // instant vector: the batch's apps are then unavailable for this cycle,
 // and nothing is remembered against their expressions.
-func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, error) {
-	c := &checkRun{s: s, apps: apps, out: make([]Result, len(apps)), now: s.clock.Now()}
+func (s *Source) Check(ctx context.Context, apps []availmon.App) ([]availmon.Result, error) {
+	c := &checkRun{s: s, apps: apps, out: make([]availmon.Result, len(apps)), now: s.clock.Now()}
 	s.exprs.sweep()
 	var batch, solo []int
 	for i, a := range apps {
@@ -157,9 +159,9 @@ func (s *PrometheusSource) Check(ctx context.Context, apps []App) ([]Result, err
 
 // checkRun is one Check call.
 type checkRun struct {
-	s    *PrometheusSource
-	apps []App
-	out  []Result
+	s    *Source
+	apps []availmon.App
+	out  []availmon.Result
 	now  time.Time
 	// answered is set once a query of this call got an answer: the server
 	// works, so an error for an expression is that expression's.
@@ -201,14 +203,14 @@ func (c *checkRun) one(ctx context.Context, i int) error {
 			return newQueryError(c.s.name, "a query", a.Metric, err)
 		}
 		c.s.solo.mark(c.now, a.Metric)
-		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: redactURL(err)}
+		c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, ResponseTime: rt, Err: redactURL(err)}
 		return nil
 	}
 	c.answered = true
 	samples, err := samplesOf(v)
 	if err != nil {
 		c.s.solo.mark(c.now, a.Metric)
-		c.out[i] = Result{Status: StatusUnavailable, ResponseTime: rt, Err: err}
+		c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, ResponseTime: rt, Err: err}
 		return nil
 	}
 	var rtSamples model.Vector
@@ -223,7 +225,7 @@ func (c *checkRun) one(ctx context.Context, i int) error {
 			// again next cycle.
 			if c.s.solo.mark(c.now, a.ResponseTimeMetric) {
 				c.s.log.Warn("response_time_metric failed", "backend", c.s.name, "app", a.Name,
-					"err", truncateText(err.Error(), maxErrorText))
+					"err", errtext.Truncate(err.Error(), errtext.Max))
 			}
 		default:
 			if rtSamples, err = samplesOf(v); err != nil {
@@ -250,69 +252,40 @@ func samplesOf(v model.Value) (model.Vector, error) {
 
 // result applies the rulings to an expression's samples and its response
 // time expression's.
-func result(samples, rtSamples model.Vector, roundTrip time.Duration) Result {
-	var st, rt sampleSummary
-	st.addVector(samples)
-	rt.addVector(rtSamples)
-	return st.result(&rt, roundTrip)
+func result(samples, rtSamples model.Vector, roundTrip time.Duration) availmon.Result {
+	var st, rt promanswer.Summary
+	st.AddVector(samples)
+	rt.AddVector(rtSamples)
+	return ruled(&st, &rt, roundTrip)
 }
 
-// sampleSummary is what the rulings need of an expression's samples, in
-// any order: whether there is one, whether one is 0 or NaN, and the largest
-// other value. A cycle keeps one per expression, not the samples: 16 bytes,
-// two per app while a cycle of 50,000 apps runs.
-type sampleSummary struct {
-	worst               float64 // the largest value that is not NaN, when worstSet
-	any                 bool    // a sample was seen
-	zero, nan, worstSet bool
-}
-
-func (s *sampleSummary) add(f float64) {
-	s.any = true
-	switch {
-	case f == 0:
-		s.zero = true
-	case math.IsNaN(f):
-		s.nan = true
-		return
-	}
-	if !s.worstSet || f > s.worst {
-		s.worst, s.worstSet = f, true
-	}
-}
-
-func (s *sampleSummary) addVector(v model.Vector) {
-	for _, smp := range v {
-		s.add(float64(smp.Value))
-	}
-}
-
-// errNaNSample is the same every cycle, so made once (errNoSample too, in
-// discover.go).
-var errNaNSample = errors.New("sample is NaN")
-
-// result applies the rulings: no sample is unavailable; up only if every
+// ruled applies the rulings: no sample is unavailable; up only if every
 // sample is non-zero and not NaN; a zero makes it down. The slowest series
 // of the response time expression speaks for the app.
-func (s *sampleSummary) result(rt *sampleSummary, roundTrip time.Duration) Result {
-	r := Result{ResponseTime: roundTrip}
-	if rt.worstSet && !math.IsInf(rt.worst, -1) && rt.worst >= 0 {
-		r.ResponseTime = time.Duration(rt.worst * float64(time.Second))
+func ruled(st, rt *promanswer.Summary, roundTrip time.Duration) availmon.Result {
+	r := availmon.Result{ResponseTime: roundTrip}
+	if sec, ok := rt.Seconds(); ok {
+		r.ResponseTime = time.Duration(sec * float64(time.Second))
 	}
-	switch {
-	case !s.any:
-		r.Status, r.Err = StatusUnavailable, errNoSample
-	case s.zero:
-		r.Status = StatusDown
-	case s.nan:
-		r.Status, r.Err = StatusUnavailable, errNaNSample
+	switch st.Verdict() {
+	case promanswer.NoSample:
+		r.Status, r.Err = availmon.StatusUnavailable, promanswer.ErrNoSample
+	case promanswer.Down:
+		r.Status = availmon.StatusDown
+	case promanswer.NaN:
+		r.Status, r.Err = availmon.StatusUnavailable, promanswer.ErrNaNSample
 	default:
-		r.Status = StatusUp
+		r.Status = availmon.StatusUp
 	}
 	return r
 }
 
-func (s *PrometheusSource) query(ctx context.Context, q string) (model.Value, time.Duration, error) {
+// systemClock is the clock of a source given none.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (s *Source) query(ctx context.Context, q string) (model.Value, time.Duration, error) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)

@@ -1,4 +1,4 @@
-package availmon
+package promsource
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon"
 )
 
 // The transport stops reading at the limit, whether the answer says its
@@ -47,13 +49,13 @@ func TestBackendTransportLimit(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			src, err := NewPrometheusSource(PrometheusOptions{Name: "t", URL: srv.URL, MaxResponseBytes: limit})
+			src, err := New(Options{Name: "t", URL: srv.URL, MaxResponseBytes: limit})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var mu sync.Mutex
 			var observed []error
-			ctx := withRequestObserver(context.Background(), func(_ time.Duration, err error) {
+			ctx := availmon.WithRequestObserver(context.Background(), func(_ time.Duration, err error) {
 				mu.Lock()
 				observed = append(observed, err)
 				mu.Unlock()
