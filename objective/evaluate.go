@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/availmon/availmon/internal/inputerr"
 	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/timeline"
 )
@@ -241,7 +242,7 @@ func (o Objective) state(st Status, down, budget float64) State {
 
 func (o Objective) mustBeValid() {
 	if !validTarget(o.Target) || o.Window.validate() != nil {
-		panic("objective: Evaluate of an invalid objective " + quote(o.Name))
+		panic("objective: Evaluate of an invalid objective " + inputerr.Quote(o.Name))
 	}
 }
 

@@ -2,7 +2,8 @@ package period
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/availmon/availmon/internal/inputerr"
 )
 
 // The errors of Parse, ParseWindow, ParseStep and LoadLocation wrap one of
@@ -26,27 +27,7 @@ const (
 	zoneForms   = "use an IANA time zone name such as UTC, Europe/Berlin or America/New_York"
 )
 
-// inputError is the text of one refused input; Unwrap gives its sentinel,
-// so the sentinel's text does not repeat inside the message.
-type inputError struct {
-	kind error
-	msg  string
-}
-
-func (e *inputError) Error() string { return e.msg }
-func (e *inputError) Unwrap() error { return e.kind }
-
 // refuse builds the error "<what> "<text>": <reason>; <forms>".
 func refuse(kind error, what, text, reason, forms string) error {
-	return &inputError{kind: kind, msg: what + " " + quote(text) + ": " + reason + "; " + forms}
-}
-
-// quote quotes s for an error message, cut to a few dozen bytes: the
-// message goes back to the client, which needs no echo of a long input.
-func quote(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:max]) + "..."
+	return inputerr.Refuse(kind, what, text, reason, forms)
 }
