@@ -47,9 +47,15 @@ func (m *Monitor) logFailures(p *plan, out *cycleResult) {
 		}
 		m.warnStarted(backendKey(name), now, "backend check failed", attrs...)
 	}
+	m.conds.endUnless(backendKeyPrefix, func(name string) bool {
+		_, ok := p.backendIndex(name)
+		return ok
+	})
 }
 
-func backendKey(backend string) string { return "backend\x00" + backend }
+const backendKeyPrefix = "backend\x00"
+
+func backendKey(backend string) string { return backendKeyPrefix + backend }
 
 // observeRequests gives a Source that reports its own requests
 // (RequestReporter) the observer for backend b's scrape metrics, so that

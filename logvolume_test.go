@@ -180,3 +180,22 @@ func TestBackendDownLoggedAtStartAndEnd(t *testing.T) {
 		t.Errorf("%d warnings after a second failure, want 2", n)
 	}
 }
+
+// A failing backend that a reconfiguration removes is forgotten: one of the
+// same name added later and failing is logged again.
+func TestRemovedBackendFailingForgotten(t *testing.T) {
+	tm, logs := logMonitor(t, slog.LevelInfo)
+	tm.src.SetErr(errors.New("connection refused"))
+	tm.scrape(t)
+	for _, name := range []string{"other", "main"} {
+		o := reconfigured(tm)
+		o.Backends[0].Name = name
+		if _, err := tm.Reconfigure(o); err != nil {
+			t.Fatal(err)
+		}
+		tm.scrape(t)
+	}
+	if n := countLines(logs.String(), "backend check failed"); n != 3 {
+		t.Errorf("%d warnings for main, other, then main again, want 3:\n%s", n, logs.String())
+	}
+}
