@@ -25,19 +25,33 @@ const (
 	backfillProbe = time.Hour
 )
 
-// pastResult is what a backfill learned, applied in one go at its end: the
-// buckets it fills must not count as observed while it still runs. It is
-// flat (no per-minute or per-app maps): at 10,000 apps over 30 days the
-// backfill must not add much to the process's memory.
+// pastResult is what a backfill learned. What has answered is applied
+// after each round (applyPast), so that a backend that stays down holds
+// back only its own apps: the minute counts are cumulative and rewrite the
+// buckets this backfill wrote before, the 24h counters of a backend's apps
+// are added once all its queries have answered. It is flat (no per-minute
+// or per-app maps): at 10,000 apps over 30 days the backfill must not add
+// much to the process's memory.
 type pastResult struct {
 	asked     int        // apps asked about
 	first     int64      // unix minute of minutes[0]
 	minutes   [][2]int32 // per minute of the window: apps up, down
+	written   [][2]int32 // per minute: what the last apply wrote in its bucket; zero when none
 	firstHour int64      // unix hour of the day window's first hour
 	names     []string   // apps asked about, by their index in hours
 	hours     [][24][2]int32
+	parts     []pastPart
+	changed   bool         // answers merged since the last apply
+	filled    int          // minutes filled so far
 	queries   atomic.Int64 // requests sent
 	failed    atomic.Int64 // requests that failed twice
+}
+
+// pastPart is the apps of one backend in a pastResult: names[lo:hi].
+type pastPart struct {
+	backend string
+	lo, hi  int
+	applied bool // its 24h counters are added
 }
 
 // pastAdd is one step of one answer: the up and down count of minute k
@@ -50,6 +64,7 @@ type pastAdd struct {
 }
 
 func (res *pastResult) merge(adds []pastAdd) {
+	res.changed = res.changed || len(adds) > 0
 	for _, a := range adds {
 		c := &res.minutes[a.k]
 		if a.h >= 0 {
@@ -98,12 +113,27 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 		m.bfm.pending.WithLabelValues(j.backend).Inc()
 	}
 	if !m.askPast(ctx, jobs, win, res) {
-		m.log.Info("backfill stopped before its end; nothing of it applied")
+		m.log.Info("backfill stopped before its end; what had answered is applied", "minutes_filled", res.filled)
 		return
 	}
-	filled := m.applyPast(res, m.clock.Now())
-	m.log.Info("backfill done", "minutes_filled", filled, "apps", res.asked, "queries", res.queries.Load(),
+	m.log.Info("backfill done", "minutes_filled", res.filled, "apps", res.asked, "queries", res.queries.Load(),
 		"failed_queries", res.failed.Load(), "duration", time.Since(began).Round(time.Millisecond))
+}
+
+// applyAnswered applies what the backends have answered so far (left are
+// the jobs still to ask), and logs each backend whose part is done while
+// others are still asked: a backend that stays down does not hold back the
+// gaps of the others.
+func (m *Monitor) applyAnswered(res *pastResult, left []*pastJob) {
+	filled, done := m.applyPast(res, m.clock.Now(), left)
+	res.filled += filled
+	if len(left) == 0 {
+		return
+	}
+	for _, pt := range done {
+		m.log.Info("backfill of a backend done; others are still asked", "backend", pt.backend,
+			"apps", pt.hi-pt.lo, "minutes_filled", filled, "pending_queries", len(left))
+	}
 }
 
 // planBackfill finds the minutes of the history window nobody observed
@@ -123,7 +153,8 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 	if len(spans) == 0 {
 		return nil, win, nil
 	}
-	res := &pastResult{first: from.Unix() / 60, minutes: make([][2]int32, end.Sub(from)/time.Minute), firstHour: win.firstHour}
+	n := end.Sub(from) / time.Minute
+	res := &pastResult{first: from.Unix() / 60, minutes: make([][2]int32, n), written: make([][2]int32, n), firstHour: win.firstHour}
 	var jobs []*pastJob
 	for bi, be := range p.backends {
 		src, ok := be.Source.(PastSource)
@@ -141,6 +172,7 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 			res.names = append(res.names, a.Name)
 		}
 		res.asked += len(apps)
+		res.parts = append(res.parts, pastPart{backend: be.Name, lo: base, hi: len(res.names)})
 		reports := reportsRequests(be.Source)
 		for _, q := range src.PlanPast(apps) {
 			jobs = append(jobs, &pastJob{q: q, src: be.Source, reports: reports, base: base, backend: be.Name})
@@ -267,16 +299,43 @@ func hourRuns(win pastWindow, start time.Time) []PastRange {
 	return out
 }
 
-// applyPast fills the minute buckets nobody observed and adds the past
-// checks to the 24h counters, by app name, under the cycle lock, and
-// publishes a snapshot with them. It returns how many minutes it filled.
-func (m *Monitor) applyPast(res *pastResult, now time.Time) int {
+// applyPast fills the minute buckets nobody observed with what has
+// answered so far, and adds the past checks of the backends none of whose
+// jobs are left to the 24h counters, by app name, under the cycle lock,
+// and publishes a snapshot with them. Each backend's counters are added
+// once: it returns the parts it added (done) and how many minutes it
+// filled that no earlier apply had.
+func (m *Monitor) applyPast(res *pastResult, now time.Time, left []*pastJob) (filled int, done []pastPart) {
+	pending := make(map[string]bool)
+	for _, j := range left {
+		pending[j.backend] = true
+	}
+	for i := range res.parts {
+		if pt := &res.parts[i]; !pt.applied && !pending[pt.backend] {
+			pt.applied = true
+			done = append(done, *pt)
+		}
+	}
+	if !res.changed && len(done) == 0 {
+		return 0, nil
+	}
+	res.changed = false
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
-	filled := m.hist.fillPast(res.first, res.minutes, res.asked, now)
+	filled = m.hist.fillPast(res.first, res.minutes, res.written, res.asked, now)
+	for _, pt := range done {
+		m.addPastHours(res, pt)
+	}
+	m.publish(now, m.snap.Load().eventSeq)
+	return filled, done
+}
+
+// addPastHours adds the past checks of part pt's apps to the 24h counters
+// of the app, its location and the system.
+func (m *Monitor) addPastHours(res *pastResult, pt pastPart) {
 	p, st := m.plan, m.state
-	for k, name := range res.names {
-		i, ok := p.appIndex[name]
+	for k := pt.lo; k < pt.hi; k++ {
+		i, ok := p.appIndex[res.names[k]]
 		if !ok {
 			continue // removed while the backfill ran
 		}
@@ -290,8 +349,6 @@ func (m *Monitor) applyPast(res *pastResult, now time.Time) int {
 			st.sysDay.addHour(hour, c)
 		}
 	}
-	m.publish(now, m.snap.Load().eventSeq)
-	return filled
 }
 
 // addHour adds c to hour's slot; a slot that holds an older hour is
@@ -322,10 +379,12 @@ func (h *minuteHistory) seenSince(since time.Time) map[int64]bool {
 }
 
 // fillPast writes past minute counts (minutes[k] is of unix minute
-// first+k) into buckets that hold no observation of their minute; minutes
-// no app had a sample in stay empty. asked is how many apps the counts are
-// over.
-func (h *minuteHistory) fillPast(first int64, minutes [][2]int32, asked int, now time.Time) int {
+// first+k) into buckets that hold no observation of their minute, or that
+// hold what an earlier call wrote (written[k], which it updates): the
+// counts of a backfill grow as its backends answer. Minutes no app had a
+// sample in stay empty. asked is how many apps the counts are over. It
+// returns how many buckets it filled that no earlier call had.
+func (h *minuteHistory) fillPast(first int64, minutes, written [][2]int32, asked int, now time.Time) int {
 	cur := now.Unix() / 60
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -336,14 +395,28 @@ func (h *minuteHistory) fillPast(first int64, minutes [][2]int32, asked int, now
 			continue
 		}
 		b := &h.buckets[mod(min, historyMinutes)]
-		if b.seen && int64(b.minute) >= min {
+		w := written[k]
+		if c == w {
 			continue
 		}
-		*b = minuteBucket{minute: int32(min), up: uint32(c[0]), down: uint32(c[1]), lastUp: int32(c[0]),
-			lastDown: int32(c[1]), lastU: int32(max(0, asked-int(c[0])-int(c[1]))), seen: true}
-		filled++
+		ours := w != [2]int32{} && *b == pastBucket(min, w, asked)
+		if b.seen && int64(b.minute) >= min && !ours {
+			continue // observed
+		}
+		*b = pastBucket(min, c, asked)
+		written[k] = c
+		if !ours {
+			filled++
+		}
 	}
 	return filled
+}
+
+// pastBucket is the bucket of minute min that the backfill learned c (up,
+// down) of, over asked apps.
+func pastBucket(min int64, c [2]int32, asked int) minuteBucket {
+	return minuteBucket{minute: int32(min), up: uint32(c[0]), down: uint32(c[1]), lastUp: c[0],
+		lastDown: c[1], lastU: int32(max(0, asked-int(c[0])-int(c[1]))), seen: true}
 }
 
 // gaps returns the minutes of [from, to) that fall in a gap of the

@@ -69,17 +69,7 @@ func backfilledMonitor(t *testing.T, srv *promtest.Server) *apiClient {
 func TestBackfillFromPrometheus(t *testing.T) {
 	now := time.Now()
 	T := now.Truncate(time.Minute)
-	downFrom, downTo := T.Add(-3*time.Hour), T.Add(-2*time.Hour)
-	past := promtest.OpenMetrics("demo_up", []string{`app="steady"`, `app="flaky"`},
-		T.Add(-26*time.Hour), T.Add(15*time.Minute), time.Minute,
-		func(series string, at time.Time) float64 {
-			if series == `app="flaky"` && !at.Before(downFrom) && at.Before(downTo) {
-				return 0
-			}
-			return 1
-		})
-	srv := promtest.Start(t, promtest.Past(past))
-	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+	srv, downFrom, downTo := startDemoPast(t, T, 26*time.Hour)
 
 	first := backfilledMonitor(t, srv)
 	history := func(c *apiClient) []wirePoint {

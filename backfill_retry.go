@@ -39,11 +39,12 @@ func backfillBackoff(n int) time.Duration {
 }
 
 // askPast asks the jobs round after round until every one has answered,
-// waiting with backoff between rounds. It returns false when ctx ended
-// first.
+// waiting with backoff between rounds, and applies what has answered after
+// each round. It returns false when ctx ended first.
 func (m *Monitor) askPast(ctx context.Context, jobs []*pastJob, win pastWindow, res *pastResult) bool {
 	for round := 0; ; round++ {
 		jobs = m.pastRound(ctx, jobs, win, res)
+		m.applyAnswered(res, jobs)
 		if ctx.Err() != nil {
 			return false
 		}

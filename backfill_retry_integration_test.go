@@ -28,17 +28,7 @@ func TestBackfillRetriesUntilFilled(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	T := now.Truncate(time.Minute)
-	downFrom, downTo := T.Add(-3*time.Hour), T.Add(-2*time.Hour)
-	past := promtest.OpenMetrics("demo_up", []string{`app="steady"`, `app="flaky"`},
-		T.Add(-5*time.Hour), T.Add(15*time.Minute), time.Minute,
-		func(series string, at time.Time) float64 {
-			if series == `app="flaky"` && !at.Before(downFrom) && at.Before(downTo) {
-				return 0
-			}
-			return 1
-		})
-	srv := promtest.Start(t, promtest.Past(past))
-	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
+	srv, downFrom, downTo := startDemoPast(t, T, 5*time.Hour)
 	for _, fault := range []promtest.Fault{promtest.Hang(), promtest.Status(http.StatusServiceUnavailable)} {
 		t.Run(fault.String(), func(t *testing.T) {
 			proxy := promtest.NewFaultProxy(t, srv.URL())
@@ -110,6 +100,80 @@ func TestBackfillRetriesUntilFilled(t *testing.T) {
 	}
 }
 
+// One backend that stays down holds back only its own apps: the gaps of a
+// healthy backend on the same monitor are filled while the other's range
+// queries fail (flaky, on the healthy one, shows down from T-3h to T-2h),
+// and once the other answers its apps are added to the same minutes (one
+// of two apps down: 50%) and "backfill done" is logged.
+func TestBackfillOneBackendDown(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	srv, downFrom, downTo := startDemoPast(t, now.Truncate(time.Minute), 5*time.Hour)
+	proxy := promtest.NewFaultProxy(t, srv.URL())
+	proxy.Inject(promtest.Rule{Fault: promtest.Status(http.StatusServiceUnavailable), Range: true})
+	b := startBackfillFrom(t, now,
+		pastBackend{name: "healthy", url: srv.URL(), apps: []string{"flaky"}},
+		pastBackend{name: "down", url: proxy.URL(), apps: []string{"steady"}})
+
+	healthyDone := `msg="backfill of a backend done; others are still asked" backend=healthy apps=1 `
+	b.waitFor("the healthy backend's part applied", func() bool { return strings.Contains(b.logs(), healthyDone) })
+	b.checkOutage("the other down", downFrom, downTo, 0)
+	// Another round that fails changes nothing of it.
+	before := b.failures()
+	b.clock.Advance(availmon.BackfillRetryMax)
+	b.waitFor("another round that fails", func() bool { return b.failures() > before })
+	b.checkOutage("the other still down", downFrom, downTo, 0)
+	if strings.Contains(b.logs(), `msg="backfill done"`) {
+		t.Fatalf("backfill done while a backend's range queries fail:\n%s", b.logs())
+	}
+
+	proxy.Clear()
+	b.clock.Advance(availmon.BackfillRetryMax)
+	b.waitFor("backfill done", func() bool { return strings.Contains(b.logs(), `msg="backfill done"`) })
+	b.checkOutage("both answered", downFrom, downTo, 50)
+	if n := b.pending(); n != 0 {
+		t.Errorf("%v queries pending after backfill done", n)
+	}
+	if n := strings.Count(b.logs(), "backfill of a backend done"); n != 1 {
+		t.Errorf("%d lines for a backend's part done, want 1 (the healthy one's; the last is backfill done):\n%s", n, b.logs())
+	}
+	if testing.Verbose() {
+		t.Log(b.logs())
+	}
+}
+
+// checkOutage checks the 5-minute history buckets of the down period (want)
+// and of the hour before it (100).
+func (b *retryingBackfill) checkOutage(step string, downFrom, downTo time.Time, want float64) {
+	b.t.Helper()
+	var resp struct {
+		Data struct {
+			Points []wirePoint `json:"data_points"`
+		} `json:"data"`
+	}
+	b.api.get("/api/status/history?period=24h&resolution=5m", &resp)
+	checked := 0
+	for _, p := range resp.Data.Points {
+		end := p.Timestamp.Add(5 * time.Minute)
+		var w float64
+		switch {
+		case !p.Timestamp.Before(downFrom) && !end.After(downTo):
+			w = want
+		case !p.Timestamp.Before(downFrom.Add(-time.Hour)) && !end.After(downFrom):
+			w = 100
+		default:
+			continue
+		}
+		checked++
+		if p.Availability == nil || *p.Availability != w {
+			b.t.Errorf("%s: bucket %s: availability %v, want %v", step, p.Timestamp.Format(time.TimeOnly), fmtPtr(p.Availability), w)
+		}
+	}
+	if checked < 20 { // two hours but the buckets across their edges
+		b.t.Errorf("%s: %d buckets checked, want about 24 (two hours)", step, checked)
+	}
+}
+
 // retryingBackfill is a monitor backfilling through a proxy, with a fake
 // clock and a registry to read its metrics.
 type retryingBackfill struct {
@@ -121,22 +185,38 @@ type retryingBackfill struct {
 }
 
 func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBackfill {
+	return startBackfillFrom(t, now, pastBackend{name: "main", url: url, apps: []string{"steady", "flaky"}})
+}
+
+// pastBackend is a backend of a backfill test: its name, its URL and the
+// demo apps (demo_up{app=...}) it is asked about.
+type pastBackend struct {
+	name, url string
+	apps      []string
+}
+
+func startBackfillFrom(t *testing.T, now time.Time, backends ...pastBackend) *retryingBackfill {
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	src, err := promsource.New(promsource.Options{Name: "main", URL: url, RoundTripper: tr,
-		QueryTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+	var apps []availmon.App
+	var bes []availmon.Backend
+	for _, pb := range backends {
+		src, err := promsource.New(promsource.Options{Name: pb.name, URL: pb.url, RoundTripper: tr,
+			QueryTimeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bes = append(bes, availmon.Backend{Name: pb.name, URL: pb.url, Source: src, BatchSize: promsource.BatchSize})
+		for _, a := range pb.apps {
+			apps = append(apps, availmon.App{Name: a, Location: "Tel Aviv", Metric: `demo_up{app="` + a + `"}`, Backend: pb.name})
+		}
 	}
 	b := &retryingBackfill{t: t, clock: availmontest.NewClock(now), reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
 	m, err := availmon.New(availmon.Options{
-		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
-		Apps: []availmon.App{
-			{Name: "steady", Location: "Tel Aviv", Metric: `demo_up{app="steady"}`},
-			{Name: "flaky", Location: "Tel Aviv", Metric: `demo_up{app="flaky"}`},
-		},
-		Backends:             []availmon.Backend{{Name: "main", URL: url, Source: src, BatchSize: promsource.BatchSize}},
+		Locations:            []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
+		Apps:                 apps,
+		Backends:             bes,
 		Interval:             time.Second, // a cycle ending wakes the backfill to read the clock
 		Timeout:              time.Second,
 		Backfill:             true,

@@ -84,14 +84,15 @@ func TestApplyPast(t *testing.T) {
 	tm.scrape(t)
 	observed := t0.Add(30*time.Minute).Unix() / 60
 	first := observed - 60
-	res := &pastResult{asked: 3, first: first, minutes: make([][2]int32, 61), firstHour: t0.Unix()/3600 - 23,
-		names: []string{"checkout", "gone"}, hours: make([][24][2]int32, 2)}
+	res := &pastResult{asked: 3, first: first, minutes: make([][2]int32, 61), written: make([][2]int32, 61),
+		firstHour: t0.Unix()/3600 - 23, names: []string{"checkout", "gone"}, hours: make([][24][2]int32, 2),
+		parts: []pastPart{{backend: "main", lo: 0, hi: 2}}}
 	res.minutes[observed-first] = [2]int32{0, 3}   // observed: must stay as it was
 	res.minutes[observed-5-first] = [2]int32{2, 1} // a gap: filled
 	res.hours[0][23] = [2]int32{15, 5}             // t0's hour: 15 up, 5 down
 	res.hours[1][23] = [2]int32{15, 5}             // not configured any more: ignored
 	tm.clock.Set(t0.Add(31 * time.Minute))
-	if n := tm.applyPast(res, tm.clock.Now()); n != 1 {
+	if n, _ := tm.applyPast(res, tm.clock.Now(), nil); n != 1 {
 		t.Errorf("filled %d minutes, want 1", n)
 	}
 	points, _ := historyPoints(t, tm, "1h", "1m")
@@ -151,5 +152,86 @@ func TestHourRuns(t *testing.T) {
 	got = hourRuns(win, time.Unix(min(10, 30)*60, 0))
 	if len(got) != 3 || !got[0].Start.Equal(at(11, 0)) || got[0].Window != 30*time.Minute {
 		t.Errorf("from 10:30: %+v", got)
+	}
+}
+
+// What one backend answered is applied while another is still asked, and
+// the result once both have answered is that of one complete backfill: the
+// minute counts grow in the buckets the backfill wrote, and each backend's
+// 24h counters are added once.
+func TestApplyPastPerBackend(t *testing.T) {
+	gap := t0.Add(25 * time.Minute)
+	first := gap.Unix()/60 - 5
+	newRes := func() *pastResult {
+		return &pastResult{asked: 3, first: first, minutes: make([][2]int32, 10), written: make([][2]int32, 10),
+			firstHour: t0.Unix()/3600 - 23, names: []string{"checkout", "search", "billing"}, hours: make([][24][2]int32, 3),
+			parts: []pastPart{{backend: "main", lo: 0, hi: 2}, {backend: "other", lo: 2, hi: 3}}}
+	}
+	answerMain := func(res *pastResult) {
+		res.merge([]pastAdd{{k: 5, h: -1, up: 2}, {k: 0, h: 23, up: 10}, {k: 1, h: 23, up: 9, down: 1}})
+	}
+	answerOther := func(res *pastResult) {
+		res.merge([]pastAdd{{k: 5, h: -1, down: 1}, {k: 6, h: -1, down: 1}, {k: 2, h: 23, up: 5, down: 5}})
+	}
+	view := func(tm *testMonitor) (obj, obj) {
+		points, _ := historyPoints(t, tm, "1h", "1m")
+		byTime := obj{}
+		for _, p := range points {
+			byTime[p.(obj)["timestamp"].(string)] = p.(obj)["overall_availability"]
+		}
+		_, body := get(t, tm.h, "/api/metrics/summary")
+		uptime := obj{}
+		for _, a := range body["data"].(obj)["apps_summary"].(arr) {
+			uptime[a.(obj)["name"].(string)] = a.(obj)["uptime_24h"]
+		}
+		return byTime, uptime
+	}
+	at := t0.Add(31 * time.Minute)
+
+	// One complete backfill.
+	whole := newTestMonitor(t)
+	whole.clock.Set(at)
+	res := newRes()
+	answerMain(res)
+	answerOther(res)
+	if n, done := whole.applyPast(res, at, nil); n != 2 || len(done) != 2 {
+		t.Fatalf("complete backfill: filled %d minutes and %d backends, want 2 and 2", n, len(done))
+	}
+	wantHistory, wantUptime := view(whole)
+
+	// The same, "other" down at first.
+	tm := newTestMonitor(t)
+	tm.clock.Set(at)
+	res = newRes()
+	answerMain(res)
+	filled, done := tm.applyPast(res, at, []*pastJob{{backend: "other"}})
+	if filled != 1 || len(done) != 1 || done[0].backend != "main" {
+		t.Fatalf("main answered: filled %d minutes, done %v; want 1, main", filled, done)
+	}
+	history, uptime := view(tm)
+	if got := history[ts(gap)]; got != 100.0 {
+		t.Errorf("main answered: the gap minute %v, want 100 (main's two apps up)", got)
+	}
+	if uptime["checkout"] != 100.0 || uptime["search"] != 90.0 {
+		t.Errorf("main answered: uptime_24h %v, want checkout 100, search 90", uptime)
+	}
+	if uptime["billing"] != nil {
+		t.Errorf("main answered: billing's uptime_24h %v, want none yet", uptime["billing"])
+	}
+	// A round where nothing answered changes nothing.
+	if n, done := tm.applyPast(res, at, []*pastJob{{backend: "other"}}); n != 0 || done != nil {
+		t.Errorf("a round with no answer: filled %d, done %v", n, done)
+	}
+	answerOther(res)
+	filled, done = tm.applyPast(res, at, nil)
+	if filled != 1 || len(done) != 1 || done[0].backend != "other" {
+		t.Fatalf("other answered: filled %d minutes, done %v; want 1, other", filled, done)
+	}
+	history, uptime = view(tm)
+	if diff := cmp.Diff(wantHistory, history); diff != "" {
+		t.Errorf("history applied in two rounds unlike in one (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantUptime, uptime); diff != "" {
+		t.Errorf("uptime_24h applied in two rounds unlike in one (-want +got):\n%s", diff)
 	}
 }

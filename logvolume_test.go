@@ -130,3 +130,72 @@ func TestCancelledCycleIsNotABackendFailure(t *testing.T) {
 		t.Errorf("a cancelled cycle logged a failure:\n%s", out)
 	}
 }
+
+// A backend that stays down is logged when its checks start failing and
+// when they answer again, with how many cycles failed, not once a cycle;
+// meanwhile availmon_backend_connected is 0 and the scrape errors count.
+func TestBackendDownLoggedAtStartAndEnd(t *testing.T) {
+	tm, logs := logMonitor(t, slog.LevelInfo)
+	tm.scrape(t)
+	tm.src.SetErr(errors.New("connection refused"))
+	const down = 100
+	for range down {
+		tm.clock.Advance(5 * time.Second)
+		tm.scrape(t)
+	}
+	out := logs.String()
+	if n := countLines(out, "backend check failed"); n != 1 {
+		t.Errorf("%d warnings for %d failed cycles, want 1:\n%.2000s", n, down, out)
+	}
+	if !strings.Contains(out, `level=WARN msg="backend check failed" backend=`) || !strings.Contains(out, "connection refused") {
+		t.Errorf("the warning does not say which backend and why:\n%.2000s", out)
+	}
+	metrics := metricsText(t, tm.h)
+	if !strings.Contains(metrics, `availmon_backend_connected{backend="main"} 0`) {
+		t.Errorf("availmon_backend_connected not 0 while the backend is down:\n%s", metrics)
+	}
+	if !strings.Contains(metrics, `availmon_scrape_errors_total{target="main"} 100`) {
+		t.Errorf("the scrape errors do not count the failed cycles:\n%s", metrics)
+	}
+	if n := countLines(out, "backend answering again"); n != 0 {
+		t.Errorf("the backend logged as answering while down:\n%.2000s", out)
+	}
+	tm.src.SetErr(nil)
+	for range 3 {
+		tm.clock.Advance(5 * time.Second)
+		tm.scrape(t)
+	}
+	out = logs.String()
+	want := `level=INFO msg="backend answering again" backend=main failed_cycles=100 lasted=8m20s`
+	if n := strings.Count(out, want); n != 1 {
+		t.Errorf("%d lines %q, want 1:\n%.3000s", n, want, out)
+	}
+	if n := countLines(out, "backend check failed"); n != 1 {
+		t.Errorf("%d warnings after the backend came back, want 1", n)
+	}
+	// Failing again is a new condition: logged again.
+	tm.src.SetErr(errors.New("connection refused"))
+	tm.scrape(t)
+	if n := countLines(logs.String(), "backend check failed"); n != 2 {
+		t.Errorf("%d warnings after a second failure, want 2", n)
+	}
+}
+
+// A failing backend that a reconfiguration removes is forgotten: one of the
+// same name added later and failing is logged again.
+func TestRemovedBackendFailingForgotten(t *testing.T) {
+	tm, logs := logMonitor(t, slog.LevelInfo)
+	tm.src.SetErr(errors.New("connection refused"))
+	tm.scrape(t)
+	for _, name := range []string{"other", "main"} {
+		o := reconfigured(tm)
+		o.Backends[0].Name = name
+		if _, err := tm.Reconfigure(o); err != nil {
+			t.Fatal(err)
+		}
+		tm.scrape(t)
+	}
+	if n := countLines(logs.String(), "backend check failed"); n != 3 {
+		t.Errorf("%d warnings for main, other, then main again, want 3:\n%s", n, logs.String())
+	}
+}

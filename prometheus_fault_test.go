@@ -3,6 +3,8 @@ package availmon_test
 import (
 	"log/slog"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,8 +155,9 @@ func allStates(apps []availmon.App, status string) map[string]string {
 // more: during it the apps are unavailable, the backend is not connected
 // and a cycle costs at most two requests per batch (the combined query and
 // a trivial one to tell a server failure from a bad expression); the
-// backend is logged once per cycle, not once per batch; afterwards each
-// cycle is back to one query per batch and every app is up.
+// backend is logged when its failures start and when it answers again
+// (with the count of failed cycles), not once per cycle or batch;
+// afterwards each cycle is back to one query per batch and every app is up.
 func TestPrometheusTransientFault(t *testing.T) {
 	t.Parallel()
 	rig := newFaultRig(t)
@@ -222,9 +225,16 @@ func TestPrometheusTransientFault(t *testing.T) {
 					t.Errorf("cycle %d after the fault: status %s, connectivity %s", cycle, st.SystemStatus, st.PrometheusConnectivity)
 				}
 			}
-			logged := strings.Count(rm.log.String(), "backend check failed")
-			if logged < faulted || logged > faulted+straddled {
-				t.Errorf("%d faulted cycles logged %d failures, want one a cycle:\n%s", faulted, logged, rm.log.String())
+			logs := rm.log.String()
+			if logged := strings.Count(logs, "backend check failed"); logged != 1 {
+				t.Errorf("%d faulted cycles logged %d failures, want one when they started:\n%s", faulted, logged, logs)
+			}
+			m := regexp.MustCompile(`msg="backend answering again" backend=main failed_cycles=(\d+) `).FindAllStringSubmatch(logs, -1)
+			if len(m) != 1 {
+				t.Fatalf("%d lines for the backend answering again, want one:\n%s", len(m), logs)
+			}
+			if n, _ := strconv.Atoi(m[0][1]); n < faulted || n > faulted+straddled {
+				t.Errorf("backend answering again after failed_cycles=%d, want the %d faulted cycles (+%d straddling the end)", n, faulted, straddled)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -69,6 +70,19 @@ func (l *repeatLog) end(key string) (run repeatRun, ok bool) {
 	}
 	delete(l.on, key)
 	return *r, true
+}
+
+// endUnless ends, without a word, the conditions whose key starts with
+// prefix and whose rest keep refuses (a backend a reconfiguration
+// removed), so that one of the same name added later starts afresh.
+func (l *repeatLog) endUnless(prefix string, keep func(rest string) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k := range l.on {
+		if rest, ok := strings.CutPrefix(k, prefix); ok && !keep(rest) {
+			delete(l.on, k)
+		}
+	}
 }
 
 // expire ends the conditions whose window has passed at now, so that the

@@ -347,9 +347,6 @@ func (m *Monitor) noteBackends(p *plan, out *cycleResult, end time.Time, evs []E
 		if st.backendSeen[b] && was == now {
 			continue
 		}
-		if st.backendSeen[b] && now {
-			m.log.Info("backend answering again", "backend", be.Name)
-		}
 		st.backendSeen[b] = true
 		name := "backend_connected"
 		if !now {
