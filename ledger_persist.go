@@ -16,15 +16,6 @@ import (
 // emptyLedger is the section of a ledger with no record.
 var emptyLedger = ledger.New(ledger.Options{}).AppendBinary(nil)
 
-// ledgerSection writes a copy's ledger section (its bytes as decoded).
-func (e *encoder) ledgerSection(raw []byte) {
-	if raw == nil {
-		raw = emptyLedger
-	}
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(raw)))
-	e.b = append(e.b, raw...)
-}
-
 // liveLedger writes the running monitor's ledger, under cycleMu.
 func (e *encoder) liveLedger(l *ledger.Ledger) {
 	at := len(e.b)

@@ -10,8 +10,9 @@ import (
 	"github.com/availmon/availmon/hmac"
 )
 
-// savedState is what a Store keeps, everything keyed by name. It is built
-// from a copy taken between cycles (copyState) and encoded outside any lock.
+// savedState is what a Store keeps, as decoded, everything keyed by name.
+// A running monitor encodes its live state without building one
+// (encodeLive, statesave.go).
 type savedState struct {
 	savedAt  time.Time
 	interval *intervalSetting // nil: never set at run time
@@ -49,33 +50,6 @@ const stateEncoding = 5
 
 func readsEncoding(v uint64) bool { return v >= 2 && v <= stateEncoding }
 
-// encodeState writes s compactly: varints, times as deltas. A running
-// monitor encodes its live state the same way without taking a copy first
-// (encodeLive, statesave.go); the encoder's parts below are shared so that
-// the two cannot drift apart.
-func encodeState(s *savedState) []byte {
-	var e encoder
-	e.header(s.savedAt, s.interval)
-	e.uvarint(uint64(len(s.minutes)))
-	for i := range s.minutes {
-		e.minute(&s.minutes[i])
-	}
-	e.day(&s.sysDay)
-	e.uvarint(uint64(len(s.locs)))
-	for i := range s.locs {
-		e.str(s.locs[i].name)
-		e.day(&s.locs[i].day)
-	}
-	e.uvarint(uint64(len(s.apps)))
-	for i := range s.apps {
-		e.app(&s.apps[i])
-	}
-	e.ledgerSection(s.ledger)
-	e.replay(s.replay)
-	e.maintenance(&s.maint)
-	return e.b
-}
-
 // encoder appends the encoding to b. What it keeps besides is what a part
 // is encoded relative to (the previous minute, hour or check) and an app's
 // table of error texts, reused from one app to the next.
@@ -84,9 +58,8 @@ type encoder struct {
 
 	prevMinute, prevHour  int64
 	prevMillis, prevDelta int64
-	texts                 []string          // the app's error texts, in the order of first use
-	slotRef               []uint64          // live: history error number - 1 -> 1 + index in texts
-	textRef               map[string]uint64 // a copy's: text -> 1 + index in texts
+	texts                 []string // the app's error texts, in the order of first use
+	slotRef               []uint64 // live: history error number - 1 -> 1 + index in texts
 }
 
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -133,32 +106,6 @@ func (e *encoder) day(w *dayWindow) {
 			e.hour(w[i].hour, c)
 		}
 	}
-}
-
-// app encodes a copy's app as appHistory.encode does the live one.
-func (e *encoder) app(a *savedApp) {
-	e.str(a.name)
-	e.str(a.location)
-	e.beginChecks(len(a.history), 0)
-	if e.textRef == nil {
-		e.textRef = make(map[string]uint64)
-	}
-	clear(e.textRef)
-	for i := range a.history {
-		c := &a.history[i]
-		var ref uint64
-		if c.err != "" {
-			if ref = e.textRef[c.err]; ref == 0 {
-				e.texts = append(e.texts, c.err)
-				ref = uint64(len(e.texts))
-				e.textRef[c.err] = ref
-			}
-		}
-		e.check(checkMillis(c.at), checkMicros(c.rt), c.status, ref)
-	}
-	e.appState(&a.state)
-	e.errTexts()
-	e.day(&a.day)
 }
 
 func (e *encoder) replay(rs []hmac.ReplayEntry) {

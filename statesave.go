@@ -8,10 +8,9 @@ import "github.com/availmon/availmon/hmac"
 // doubling, every save interval: the largest burst of live heap of the
 // binary, which the garbage collector's heap goal would double again.
 
-// encodeLive returns the state a save writes, the bytes encodeState gives
-// for a copy of it, encoded into a buffer of capacity hint (the size of the
-// last save, so that it does not grow by doubling). It holds cycleMu while
-// it encodes, so the state is the one between two cycles: a save that
+// encodeLive returns the state a save writes, encoded into a buffer of
+// capacity hint (the size of the last save, so that it does not grow by
+// doubling). It holds cycleMu while it encodes, so the state is the one between two cycles: a save that
 // falls due during a cycle waits for its end. Requests never take
 // cycleMu: they only wait on one app's history lock for the microseconds
 // its checks take to encode.
@@ -51,8 +50,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	return e.b
 }
 
-// encodeSeen encodes the buckets that hold an observation, in slot order,
-// as encodeState does the copy seen returns.
+// encodeSeen encodes the buckets that hold an observation, in slot order.
 func (h *minuteHistory) encodeSeen(e *encoder) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()

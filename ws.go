@@ -433,7 +433,3 @@ func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel conte
 		}
 	}
 }
-
-// wsClients reports the connected clients and how many were closed for
-// being too slow.
-func (m *Monitor) wsClients() (clients, slow int) { return m.ws.counts() }
