@@ -10,7 +10,7 @@ import (
 // snapshot is everything the read endpoints show that only changes once a
 // cycle. It is immutable once published; the JSON the endpoints send is
 // encoded from it at most once, on first use, so a request costs a copy
-// rather than an encoding of every app (encoded.go).
+// rather than an encoding of every app (bodies.go).
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*appHistory
@@ -39,7 +39,7 @@ type snapshot struct {
 	summaryJSON lazyBody
 	historyAns  historyCache
 	metrics     metricsCache
-	ctl         ctlCache // the operators' controls' views, controlsnap.go
+	ctl         ctlCache // the operators' controls' views, bodies.go
 	hints       *bodyHints
 }
 
