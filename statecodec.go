@@ -44,7 +44,7 @@ type savedApp struct {
 // any other: a file of a newer availmon is set aside, never misread.
 // Encoding 3 added the maintenance windows of the API at the end; encoding
 // 4 writes checks as compactly as the history holds them, each app's error
-// texts once (statecodec4.go); encoding 5 the ledger of availability over
+// texts once (statecodec_checks.go); encoding 5 the ledger of availability over
 // time after the apps (ledger_persist.go).
 const stateEncoding = 5
 

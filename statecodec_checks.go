@@ -10,8 +10,8 @@ import (
 // (history.go): a check's time to the millisecond, its response time to the
 // microsecond, and its error text as a number in a table of the app's
 // distinct texts, written once after its checks. A check with no error then
-// takes 5 bytes (it took 14 and more), and an app failing every check with
-// the same text writes the text once instead of a hundred times.
+// takes 5 bytes, and an app failing every check with the same text writes
+// the text once instead of a hundred times.
 //
 // An app is: its name and location; the number of its checks and each
 // check as
