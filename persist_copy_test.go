@@ -7,7 +7,7 @@ import (
 )
 
 // A plain copy of the state, encoded afterwards: the simplest way to save,
-// plainly right, and so the reference the live encoding (statesave.go)
+// plainly right, and so the reference the live encoding (persist.go)
 // must match byte for byte.
 
 // copyState takes what a save writes. It holds cycleMu, so the copy is of
@@ -78,7 +78,7 @@ func keptState(a appState) appState {
 
 // encodeState writes s compactly: varints, times as deltas. A running
 // monitor encodes its live state the same way without taking a copy first
-// (encodeLive, statesave.go); the encoder's parts below are shared so that
+// (encodeLive, persist.go); the encoder's parts below are shared so that
 // the two cannot drift apart.
 func encodeState(s *savedState) []byte {
 	var e encoder
