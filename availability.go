@@ -374,7 +374,7 @@ type Monitor struct {
 	hist      *minuteHistory
 	events    *eventLog
 	exp       *promexport.Exporter
-	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
+	live      *liveFamilies // what /metrics gathers per scrape (metrics.go)
 	running   atomic.Bool
 	stopping  atomic.Bool
 	runFrom   atomic.Uint64             // event sequence number when Run last started

@@ -306,7 +306,7 @@ func qNonZero(params string) bool {
 // bodyHints are the sizes of the last large answers, to size the next.
 type bodyHints struct {
 	apps, summary atomic.Int64
-	metrics       atomic.Int64 // the snapshot part of /metrics (metricsserve.go)
+	metrics       atomic.Int64 // the snapshot part of /metrics (metrics.go)
 }
 
 // streamJSON writes a value as encoding/json would, but its large lists an
