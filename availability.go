@@ -182,7 +182,7 @@ type Options struct {
 	// FailThreshold is how many consecutive down (or unavailable) checks
 	// it takes for an app to be shown down (or unavailable);
 	// SuccessThreshold how many consecutive up checks to be shown up.
-	// Default 1 each: every check is accepted. See damping.go.
+	// Default 1 each: every check is accepted. See state.go.
 	FailThreshold, SuccessThreshold int
 	// ExportLabels lists the app label keys that availmon_up carries
 	// besides app and location; other labels are not exported, so that
@@ -361,7 +361,7 @@ type Monitor struct {
 	cycleMu   sync.Mutex          // one cycle (or reconfiguration) at a time
 	plan      *plan               // under cycleMu; readers use the snapshot's plan
 	rules     []*ruleState        // under cycleMu
-	awaiting  map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
+	awaiting  map[string]savedApp // under cycleMu: saved discovered apps (discover.go)
 	disc      discoveryMetrics
 	ctlOpts   controlOptions
 	maint     *maintenance

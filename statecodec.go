@@ -45,7 +45,7 @@ type savedApp struct {
 // Encoding 3 added the maintenance windows of the API at the end; encoding
 // 4 writes checks as compactly as the history holds them, each app's error
 // texts once (statecodec_checks.go); encoding 5 the ledger of availability over
-// time after the apps (ledger_persist.go).
+// time after the apps (ledger.go).
 const stateEncoding = 5
 
 func readsEncoding(v uint64) bool { return v >= 2 && v <= stateEncoding }
