@@ -268,7 +268,7 @@ type DiscoveryResult struct {
 // `availmon -check-config -online` prints it.
 func (m *Monitor) CheckDiscovery(ctx context.Context) []DiscoveryResult {
 	m.cycleMu.Lock()
-	p, rules := m.plan, m.rules
+	p, rules := m.plan, m.disc.rules
 	m.cycleMu.Unlock()
 	out := make([]DiscoveryResult, len(rules))
 	var wg sync.WaitGroup
@@ -358,35 +358,35 @@ func (h discoveryHealth) json() *discoveryStatusJSON {
 // awaitDiscovery keeps a saved app that the plan does not list, when
 // discovery rules may find it again. It runs in New.
 func (m *Monitor) awaitDiscovery(a savedApp) {
-	if len(m.rules) == 0 {
+	if len(m.disc.rules) == 0 {
 		return
 	}
-	if m.awaiting == nil {
-		m.awaiting = make(map[string]savedApp)
+	if m.disc.awaiting == nil {
+		m.disc.awaiting = make(map[string]savedApp)
 	}
-	m.awaiting[a.name] = a
+	m.disc.awaiting[a.name] = a
 }
 
 // resumeDiscovered gives the apps just added to plan p the state saved for
 // them, if any. It runs under cycleMu, after carryState.
 func (m *Monitor) resumeDiscovered(p *plan, added []string) {
-	if len(m.awaiting) == 0 {
+	if len(m.disc.awaiting) == 0 {
 		return
 	}
 	st := m.state
 	for _, name := range added {
-		a, ok := m.awaiting[name]
+		a, ok := m.disc.awaiting[name]
 		if !ok {
 			continue
 		}
-		delete(m.awaiting, name)
+		delete(m.disc.awaiting, name)
 		i := p.appIndex[name]
 		st.apps[i] = a.state
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		for _, e := range a.history[max(0, len(a.history)-m.historySize):] {
-			st.history[i].add(e, m.historySize)
+		for _, e := range a.history[max(0, len(a.history)-m.cfg.historySize):] {
+			st.history[i].add(e, m.cfg.historySize)
 		}
 		st.appDay[i].set(&a.day)
 	}
@@ -395,7 +395,7 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 // stopAwaiting drops the saved apps no rule found once every rule has
 // answered: they are gone.
 func (m *Monitor) stopAwaiting(answers []ruleAnswer) {
-	if len(m.awaiting) == 0 {
+	if len(m.disc.awaiting) == 0 {
 		return
 	}
 	for _, a := range answers {
@@ -403,8 +403,8 @@ func (m *Monitor) stopAwaiting(answers []ruleAnswer) {
 			return
 		}
 	}
-	if n := len(m.awaiting); n > 0 {
+	if n := len(m.disc.awaiting); n > 0 {
 		m.log.Info("discovery: saved apps no rule found after the restart were dropped", "apps", n)
 	}
-	m.awaiting = nil
+	m.disc.awaiting = nil
 }

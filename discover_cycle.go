@@ -65,18 +65,18 @@ func (m *Monitor) foldRules(p *plan, rules []*ruleState, answers []ruleAnswer, o
 		name := rs.rule.Name
 		rs.noteAnswer(a.err, a.at)
 		if a.err != nil {
-			m.disc.failing.WithLabelValues(name).Set(1)
+			m.disc.metrics.failing.WithLabelValues(name).Set(1)
 			m.warnStarted(ruleKey(name, "failed"), a.at, "discovery query failed; its apps are unavailable until it answers",
 				"rule", name, "backend", rs.rule.Backend, "apps", len(rs.apps), "err", rs.failing)
 			continue
 		}
 		out.answered[rs.backend] = true
-		m.disc.failing.WithLabelValues(name).Set(0)
+		m.disc.metrics.failing.WithLabelValues(name).Set(0)
 		m.infoEnded(ruleKey(name, "failed"), a.at, "discovery query answering again", "failed_cycles", "rule", name)
-		m.disc.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
-		m.disc.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
-		m.disc.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
-		m.disc.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
+		m.disc.metrics.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
+		m.disc.metrics.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
+		m.disc.metrics.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
+		m.disc.metrics.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
 		m.ruleCondition(rs, "unmapped_location", st.unmapped, a.at,
 			"discovery: series whose location label maps to no location are skipped",
 			"label", rs.rule.LocationLabel, "series", st.unmapped, "values", st.unmappedValues)
@@ -117,11 +117,11 @@ func (m *Monitor) endRuleConditions(rule string) {
 // they found when that set changed, and fills out with their results. It
 // returns the plan the cycle commits. It runs under cycleMu.
 func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult) *plan {
-	m.foldRules(p, m.rules, answers, out)
-	found := m.discovered(p, m.rules)
+	m.foldRules(p, m.disc.rules, answers, out)
+	found := m.discovered(p, m.disc.rules)
 	defer m.stopAwaiting(answers)
 	if !sameDiscovered(p, found) {
-		np := m.withDiscovered(p, found, m.rules)
+		np := m.withDiscovered(p, found, m.disc.rules)
 		m.applyPlan(np, false)
 		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
 		p = np
@@ -158,7 +158,7 @@ func (m *Monitor) discovered(p *plan, rules []*ruleState) []*foundApp {
 			taken[name] = fmt.Sprintf("rule %q", rs.rule.Name)
 			out = append(out, f)
 		}
-		m.disc.skipped.WithLabelValues(rs.rule.Name, "duplicate").Set(float64(dups))
+		m.disc.metrics.skipped.WithLabelValues(rs.rule.Name, "duplicate").Set(float64(dups))
 	}
 	return out
 }

@@ -337,7 +337,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 			e := &buf[i]
 			ev = e.event()
 			shutdown := ev.Type == EventSystem && ev.Name == eventShutdown
-			if shutdown && from+uint64(i) < m.runFrom.Load() {
+			if shutdown && from+uint64(i) < m.run.from.Load() {
 				// The end of an earlier Run: Run has started again since,
 				// and the snapshot this subscriber started from postdates it.
 				continue

@@ -47,11 +47,11 @@ func (m *Monitor) Handler() http.Handler {
 	// unless AllowUnauthenticatedWrites); reads under /api only with
 	// ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
-	if m.reload != nil {
+	if m.api.reload != nil {
 		r.With(m.requireAuth).Post("/-/reload", m.postReload)
 	}
 	reads := chi.Router(r)
-	if m.protectReads {
+	if m.api.protectReads {
 		reads = r.With(m.requireAuth)
 	}
 	for _, rt := range m.readRoutes() {
@@ -100,7 +100,7 @@ func (m *Monitor) now() jsonTime { return jsonTime(m.clock.Now()) }
 func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 	now := m.clock.Now()
 	out := healthJSON{Status: "healthy", Timestamp: jsonTime(now),
-		Uptime: formatUptime(now.Sub(m.started)), Version: m.version}
+		Uptime: formatUptime(now.Sub(m.run.started)), Version: m.cfg.version}
 	status := http.StatusOK
 	if m.stalled() {
 		out.Status, status = "unhealthy", http.StatusServiceUnavailable
@@ -186,14 +186,14 @@ func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
 		Data: configJSON{
 			ScrapeInterval: iv.text,
 			ScrapeTimeout:  formatDuration(m.cycleTimeout(iv.d)),
-			LogLevel:       strings.ToLower(m.logLevel.String()),
+			LogLevel:       strings.ToLower(m.cfg.logLevel.String()),
 			TotalApps:      len(p.apps),
 			TotalLocations: len(p.locations),
-			Version:        m.version,
-			Uptime:         formatUptime(now.Sub(m.started)),
+			Version:        m.cfg.version,
+			Uptime:         formatUptime(now.Sub(m.run.started)),
 			PrometheusURLs: urls,
-			HistorySize:    m.historySize,
-			MaxParallel:    m.maxParallel,
+			HistorySize:    m.cfg.historySize,
+			MaxParallel:    m.cfg.maxParallel,
 		},
 		Meta: metaJSON{Timestamp: jsonTime(now)},
 	})

@@ -21,9 +21,9 @@ import (
 
 // initLedger makes the ledger of New's plan p.
 func (m *Monitor) initLedger(opts *Options, p *plan) {
-	m.timeZone = cmp.Or(opts.TimeZone, time.UTC)
+	m.cfg.timeZone = cmp.Or(opts.TimeZone, time.UTC)
 	m.ledger = ledger.New(ledger.Options{Retention: opts.Retention})
-	m.ledger.SetLayout(m.started, layoutOf(p), m.ledgerWindows(p))
+	m.ledger.SetLayout(m.run.started, layoutOf(p), m.ledgerWindows(p))
 }
 
 // layoutOf is the fleet of plan p as the ledger keeps it.

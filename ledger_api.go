@@ -110,7 +110,7 @@ func (m *Monitor) parseAvailQuery(raw string, s *snapshot) (*availQuery, error) 
 	if err != nil {
 		return nil, validationError("invalid query string", err.Error(), availAccepted)
 	}
-	aq := &availQuery{location: -1, loc: m.timeZone}
+	aq := &availQuery{location: -1, loc: m.cfg.timeZone}
 	vals := make(map[string]string)
 	for _, k := range []string{"window", "period", "by", "step", "tz", "location", "status"} {
 		if vals[k], err = single(q, k); err != nil {

@@ -32,11 +32,11 @@ func (m *Monitor) initMetrics(o *Options) error {
 	}
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
-	own.MustRegister(m.disc.collectors()...)
+	own.MustRegister(m.disc.metrics.collectors()...)
 	own.MustRegister(m.bfm.collectors()...)
 	var saves prometheus.Collector
-	if m.store != nil {
-		saves = promexport.SaveCollector(m.saves.promStatus)
+	if m.persist.store != nil {
+		saves = promexport.SaveCollector(m.persist.saves.promStatus)
 		own.MustRegister(saves)
 	}
 	m.live = &liveFamilies{g: liveGatherer(own, o.Gatherer)}
@@ -44,7 +44,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 	if o.Registerer == nil {
 		return nil
 	}
-	cs := append([]prometheus.Collector{m.exp}, m.disc.collectors()...)
+	cs := append([]prometheus.Collector{m.exp}, m.disc.metrics.collectors()...)
 	cs = append(cs, m.bfm.collectors()...)
 	if saves != nil {
 		cs = append(cs, saves)

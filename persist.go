@@ -24,7 +24,7 @@ const saveTimeout = 30 * time.Second
 // monitor starts afresh: a monitor never refuses to start for its memory.
 func (m *Monitor) restore(ctx context.Context) {
 	var s *savedState
-	err := m.store.Load(ctx, func(data []byte) error {
+	err := m.persist.store.Load(ctx, func(data []byte) error {
 		var err error
 		s, err = decodeState(data)
 		return err
@@ -41,7 +41,7 @@ func (m *Monitor) restore(ctx context.Context) {
 	// A saved app the plan does not list waits for a discovery rule to
 	// find it: it is not dropped yet (stopAwaiting logs those that go).
 	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept,
-		"apps_awaiting_discovery", len(m.awaiting), "apps_dropped", len(s.apps)-kept-len(m.awaiting))
+		"apps_awaiting_discovery", len(m.disc.awaiting), "apps_dropped", len(s.apps)-kept-len(m.disc.awaiting))
 }
 
 // apply folds s into the fresh state, by name, and returns how many apps of
@@ -68,13 +68,13 @@ func (m *Monitor) apply(s *savedState) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].restore(a.history, m.historySize)
+		st.history[i].restore(a.history, m.cfg.historySize)
 		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
 		m.restoreInterval(*s.interval)
 	}
-	if k, ok := m.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
+	if k, ok := m.api.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
 		n := k.RestoreReplay(s.replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
@@ -104,8 +104,8 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
-	err := m.store.Save(ctx, data)
-	m.saves.done(at, err)
+	err := m.persist.store.Save(ctx, data)
+	m.persist.saves.done(at, err)
 	if err != nil {
 		m.log.Warn("cannot save the state", "err", err)
 		return err
@@ -136,15 +136,15 @@ type saver struct {
 // startSaving starts the saver when there is a store, saving every save
 // interval; nil otherwise (its methods then do nothing).
 func (m *Monitor) startSaving(ctx context.Context) *saver {
-	if m.store == nil {
+	if m.persist.store == nil {
 		return nil
 	}
 	// On the monitor's timers, so that a test clock drives the saves too.
 	// The timer is set again as soon as it fires, before the save, so the
 	// schedule keeps its interval whatever a save takes; one that falls
 	// due during a save waits for it, as a ticker's tick would.
-	t := m.timers.NewTimer(m.saveInterval)
-	return m.startSaver(ctx, t.C(), func() { t.Reset(m.saveInterval) }, func() { t.Stop() })
+	t := m.timers.NewTimer(m.persist.interval)
+	return m.startSaver(ctx, t.C(), func() { t.Reset(m.persist.interval) }, func() { t.Stop() })
 }
 
 // startSaver starts a saver that saves whenever due delivers, calling next
@@ -267,7 +267,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	e.liveLedger(m.ledger)
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
-	if k, ok := m.auth.(ReplayKeeper); ok {
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
 	}
 	e.replay(replay)
@@ -372,10 +372,10 @@ type storageJSON struct {
 
 // storageStatus is the storage member of /api/status; nil without a Store.
 func (m *Monitor) storageStatus() *storageJSON {
-	if m.store == nil {
+	if m.persist.store == nil {
 		return nil
 	}
-	r := &m.saves
+	r := &m.persist.saves
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := &storageJSON{LastSave: jsonTime(r.lastSuccess), ConsecutiveFailures: r.consecutive}

@@ -30,7 +30,7 @@ func (m *Monitor) copyState() *savedState {
 		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
 	}
 	// One allocation for every app's checks: a copy, not 10,000 of them.
-	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
+	arena := make([]checkEntry, 0, len(m.plan.apps)*m.cfg.historySize)
 	for i, a := range m.plan.apps {
 		from := len(arena)
 		arena = st.history[i].appendTo(arena)
@@ -41,7 +41,7 @@ func (m *Monitor) copyState() *savedState {
 		s.ledger = l
 	}
 	m.cycleMu.Unlock()
-	if k, ok := m.auth.(ReplayKeeper); ok {
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		s.replay = k.ReplayEntries()
 	}
 	return s

@@ -68,18 +68,18 @@ func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	defer m.cycleMu.Unlock()
 	m.ctlOpts.failThreshold, m.ctlOpts.successThreshold = opts.FailThreshold, opts.SuccessThreshold
 	m.maint.setConfig(windows, m.clock.Now())
-	carryRules(m.rules, rules, p)
+	carryRules(m.disc.rules, rules, p)
 	kept := make(map[string]bool, len(rules))
 	for _, rs := range rules {
 		kept[rs.rule.Name] = true
 	}
-	for _, rs := range m.rules {
+	for _, rs := range m.disc.rules {
 		if !kept[rs.rule.Name] {
-			m.disc.forget(rs.rule.Name)
+			m.disc.metrics.forget(rs.rule.Name)
 			m.endRuleConditions(rs.rule.Name)
 		}
 	}
-	m.rules = rules
+	m.disc.rules = rules
 	if len(rules) > 0 {
 		p = m.withDiscovered(p, m.discovered(p, rules), rules)
 	}
@@ -289,7 +289,7 @@ func (m *Monitor) postReload(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, validationError("POST /-/reload takes no body"))
 		return
 	}
-	ch, err := m.reload(r.Context())
+	ch, err := m.api.reload(r.Context())
 	if err != nil {
 		m.writeError(w, r, validationError("the configuration was not reloaded; nothing changed", problems(err)...))
 		return

@@ -716,7 +716,7 @@ func TestWSAfterRestart(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- tm.Run(ctx) }()
-		waitFor(t, "Run to start", func() bool { return tm.running.Load() })
+		waitFor(t, "Run to start", func() bool { return tm.run.running.Load() })
 		if run == 1 {
 			c = dialWS(t, srv, "/api/ws?apps=checkout", nil)
 			readMsg(t, c) // the current state
