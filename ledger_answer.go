@@ -12,7 +12,8 @@ import (
 
 // The answer of /api/availability is written by hand, a row at a time,
 // rather than through encoding/json: at 10,000 apps it is a few megabytes
-// of numbers, and reflection over a struct per row took most of its time.
+// of numbers, and reflection over a struct per row would take most of its
+// time.
 
 // availabilityAnswer makes the answer to q from the snapshot's Book.
 func (s *snapshot) availabilityAnswer(q *availQuery) availAnswer {
