@@ -2,15 +2,10 @@ package availmon
 
 import (
 	"bytes"
-	"compress/flate"
-	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
-	"hash/crc64"
-	"io"
+	"github.com/availmon/availmon/internal/cachedbody"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,143 +16,21 @@ import (
 // every request until the next cycle publishes a new snapshot, so reads
 // cost a copy and never wait on the cycle.
 
-// encodedBody is one answer's fixed part, encoded once per snapshot: the
-// bytes, a checksum of them, and (made on first use) their gzip
-// compression. The envelope's meta is a short tail appended at write time,
-// so a request costs a copy of ready bytes, whichever encoding the client
-// asked for.
-type encodedBody struct {
-	head []byte // the answer up to where the tail goes
-	sum  uint64 // CRC-64 of head, continued over the tail for the ETag
-
-	gzOnce sync.Once
-	gz     gzipHead
-}
-
-// newEncodedBody holds head, which must not change afterwards.
-func newEncodedBody(head []byte) *encodedBody {
-	return &encodedBody{head: head, sum: crc64.Checksum(head, crc64Table)}
-}
-
-// etag is the strong validator of the answer made of the body and tail:
-// the tail is the same for every request of a snapshot (its meta is as of
-// the snapshot), so equal tags mean equal bytes (RFC 9110, 8.8.3). The
-// gzip answer is another representation and gets its own tag.
-func (b *encodedBody) etag(tail []byte, gzipped bool) string {
-	var buf [48]byte
-	out := append(buf[:0], '"')
-	out = strconv.AppendUint(out, crc64.Update(b.sum, crc64Table, tail), 36)
-	out = append(out, '-')
-	out = strconv.AppendUint(out, uint64(len(b.head)+len(tail)), 36)
-	if gzipped {
-		out = append(out, "-gzip"...)
-	}
-	return string(append(out, '"'))
-}
-
-var crc64Table = crc64.MakeTable(crc64.ECMA)
-
-// minGzipBytes is the size under which compressing is not worth a
-// Content-Encoding: the header costs about what it saves.
-const minGzipBytes = 1024
-
-// gzipped returns the gzip start of the body, compressed on first use; ok is
-// false when the body is too small to be worth compressing.
-func (b *encodedBody) gzipped() (g *gzipHead, ok bool) {
-	if len(b.head) < minGzipBytes {
-		return nil, false
-	}
-	b.gzOnce.Do(func() { b.gz = newGzipHead(b.head) })
-	return &b.gz, true
-}
-
-// gzipHead is the start of a gzip member: its header and a deflate stream
-// of head that ends on a byte boundary and is not final, so that more
-// deflate blocks can follow it. writeTo appends a tail as stored blocks and
-// closes the member, which costs a checksum of the tail only.
-type gzipHead struct {
-	start []byte
-	crc   uint32 // CRC-32 of the uncompressed head
-	n     int    // length of the uncompressed head
-}
-
-// gzipHeader is a gzip member header: deflate, no name, no time, unknown OS.
-var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
-
-func newGzipHead(head []byte) gzipHead {
-	var buf bytes.Buffer
-	buf.Grow(len(head)/8 + 64)
-	buf.Write(gzipHeader)
-	// The default level: this runs once per snapshot, and a poller on a
-	// slow link gains from every byte saved.
-	fw, err := flate.NewWriter(&buf, flate.DefaultCompression)
-	if err != nil {
-		panic("availmon: flate: " + err.Error()) // only for a bad level
-	}
-	fw.Write(head) //nolint:errcheck // a bytes.Buffer does not fail
-	// A sync flush ends the data on a byte boundary without a final block.
-	fw.Flush() //nolint:errcheck
-	return gzipHead{start: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(head), n: len(head)}
-}
-
-// size is the length of the member writeTo writes for a tail of n bytes.
-func (g *gzipHead) size(n int) int {
-	blocks := n/maxStored + 1
-	return len(g.start) + n + 5*blocks + 8
-}
-
-// maxStored is the most a stored deflate block holds.
-const maxStored = 65535
-
-// writeTo writes the member: the compressed head, tail in stored blocks
-// (the last one final), and the trailer with the checksum and length of
-// head and tail together.
-func (g *gzipHead) writeTo(w io.Writer, tail []byte) error {
-	if _, err := w.Write(g.start); err != nil {
-		return err
-	}
-	var hdr [5]byte
-	for rest := tail; ; {
-		n := min(len(rest), maxStored)
-		hdr[0] = 0 // BFINAL 0, BTYPE 00 (stored); we are on a byte boundary
-		if n == len(rest) {
-			hdr[0] = 1
-		}
-		binary.LittleEndian.PutUint16(hdr[1:], uint16(n))
-		binary.LittleEndian.PutUint16(hdr[3:], ^uint16(n))
-		if _, err := w.Write(hdr[:]); err != nil {
-			return err
-		}
-		if _, err := w.Write(rest[:n]); err != nil {
-			return err
-		}
-		rest = rest[n:]
-		if len(rest) == 0 {
-			break
-		}
-	}
-	var trailer [8]byte
-	binary.LittleEndian.PutUint32(trailer[:], crc32.Update(g.crc, crc32.IEEETable, tail))
-	binary.LittleEndian.PutUint32(trailer[4:], uint32(g.n+len(tail)))
-	_, err := w.Write(trailer[:])
-	return err
-}
-
 // lazyBody is an envelope's fixed part, encoded on first use from what v
 // returns.
 type lazyBody struct {
 	once sync.Once
-	b    *encodedBody
+	b    *cachedbody.Body
 }
 
-func (l *lazyBody) get(v func() any) *encodedBody {
-	l.once.Do(func() { l.b = newEncodedBody(envelopeHead(v())) })
+func (l *lazyBody) get(v func() any) *cachedbody.Body {
+	l.once.Do(func() { l.b = cachedbody.New(envelopeHead(v())) })
 	return l.b
 }
 
 // getLarge is get for the large answers, encoded by largeEnvelopeHead.
-func (l *lazyBody) getLarge(hint *atomic.Int64, v func() any) *encodedBody {
-	l.once.Do(func() { l.b = newEncodedBody(largeEnvelopeHead(v(), hint)) })
+func (l *lazyBody) getLarge(hint *atomic.Int64, v func() any) *cachedbody.Body {
+	l.once.Do(func() { l.b = cachedbody.New(largeEnvelopeHead(v(), hint)) })
 	return l.b
 }
 
@@ -200,7 +73,7 @@ func envelopeHead(v any) []byte {
 // strong ETag covers it. A client that already has the answer gets 304 Not
 // Modified, and one that accepts gzip gets the compressed bytes made once
 // per body.
-func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *encodedBody, meta any) {
+func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, meta any) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf) // only a meta member: never large
@@ -213,9 +86,9 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *encode
 	}
 	buf.WriteString("}\n")
 	tail := buf.Bytes()
-	g, gz := b.gzipped()
-	gz = gz && acceptsGzip(r.Header.Values("Accept-Encoding"))
-	etag := b.etag(tail, gz)
+	g, gz := b.Gzipped()
+	gz = gz && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding"))
+	etag := b.ETag(tail, gz)
 	h := w.Header()
 	h.Set("ETag", etag)
 	// The answer depends on Accept-Encoding; caches must key on it.
@@ -224,75 +97,23 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *encode
 	// If-None-Match worth sending.
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if etagMatch(r.Header.Values("If-None-Match"), etag) {
+	if cachedbody.ETagMatch(r.Header.Values("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	if gz {
 		h.Set("Content-Encoding", "gzip")
-		h.Set("Content-Length", strconv.Itoa(g.size(len(tail))))
+		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
 		w.WriteHeader(http.StatusOK)
-		g.writeTo(w, tail) //nolint:errcheck // the client went away; nothing to do
+		g.WriteTo(w, tail) //nolint:errcheck // the client went away; nothing to do
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(b.head)+len(tail)))
+	h.Set("Content-Length", strconv.Itoa(len(b.Head())+len(tail)))
 	w.WriteHeader(http.StatusOK)
 	// Errors are ignored: the client went away.
-	w.Write(b.head) //nolint:errcheck
-	w.Write(tail)   //nolint:errcheck
-}
-
-// etagMatch is If-None-Match's weak comparison (RFC 9110, 13.1.2): any
-// listed tag, or "*", whose opaque part equals etag's.
-func etagMatch(headers []string, etag string) bool {
-	want := strings.TrimPrefix(etag, "W/")
-	for _, h := range headers {
-		for t := range strings.SplitSeq(h, ",") {
-			t = strings.TrimSpace(t)
-			if t == "*" || strings.TrimPrefix(t, "W/") == want {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// acceptsGzip tells whether Accept-Encoding allows gzip: named with a
-// non-zero q, or matched by "*" when not named.
-func acceptsGzip(headers []string) bool {
-	named, star := false, false
-	for _, h := range headers {
-		for part := range strings.SplitSeq(h, ",") {
-			coding, params, _ := strings.Cut(part, ";")
-			coding = strings.ToLower(strings.TrimSpace(coding))
-			if coding != "gzip" && coding != "x-gzip" && coding != "*" {
-				continue
-			}
-			ok := qNonZero(params)
-			if coding == "*" {
-				star = ok
-				continue
-			}
-			if ok {
-				return true
-			}
-			named = true
-		}
-	}
-	return !named && star
-}
-
-// qNonZero reads a coding's parameters ("q=0.5"): a q of zero refuses it.
-func qNonZero(params string) bool {
-	for p := range strings.SplitSeq(params, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return err == nil && q > 0
-		}
-	}
-	return true
+	w.Write(b.Head()) //nolint:errcheck
+	w.Write(tail)     //nolint:errcheck
 }
 
 // The largest answers (/api/apps, /api/metrics/summary) are megabytes at
@@ -445,7 +266,7 @@ type historyAnswer struct {
 	minute int64     // unix minute the answer was made for
 	made   time.Time // when: the answer's meta.timestamp
 	count  int       // data points
-	body   *encodedBody
+	body   *cachedbody.Body
 }
 
 // get returns the answer for period and res at now, made from h when the
@@ -467,7 +288,7 @@ func (c *historyCache) get(h *minuteHistory, now time.Time, period, res string, 
 			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
 	}
 	a := historyAnswer{minute: minute, made: now, count: len(out),
-		body: newEncodedBody(envelopeHead(statusHistoryJSON{Period: period, Resolution: res, DataPoints: out}))}
+		body: cachedbody.New(envelopeHead(statusHistoryJSON{Period: period, Resolution: res, DataPoints: out}))}
 	if c.answers == nil {
 		c.answers = make(map[historyKey]historyAnswer)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -45,7 +46,7 @@ func (s *snapshot) availabilityAnswer(q *availQuery) availAnswer {
 		buf = q.appendRow(buf, b, i, lq)
 	}
 	buf = append(buf, "]}"...)
-	return availAnswer{body: newEncodedBody(trimmed(buf)), count: len(rows)}
+	return availAnswer{body: cachedbody.New(trimmed(buf)), count: len(rows)}
 }
 
 // rows are the book indexes of the answer's rows, in the book's order.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/period"
 )
@@ -55,7 +56,7 @@ type availCache struct {
 }
 
 type availAnswer struct {
-	body  *encodedBody
+	body  *cachedbody.Body
 	count int
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/promexport"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
@@ -154,12 +155,12 @@ func (p slogPrinter) Println(v ...any) { p.m.log.Debug("serving /metrics", "err"
 // kept, since the gathered families take several times their memory.
 type metricsCache struct {
 	mu       sync.Mutex
-	byFormat map[expfmt.Format]*encodedBody
+	byFormat map[expfmt.Format]*cachedbody.Body
 }
 
 // metricsBody is the snapshot's families in format, gathered and encoded on
 // first use (a scraper keeps to one format: in practice once per snapshot).
-func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *atomic.Int64) (*encodedBody, error) {
+func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *atomic.Int64) (*cachedbody.Body, error) {
 	c := &s.metrics
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -171,7 +172,7 @@ func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *
 		return nil, err
 	}
 	if c.byFormat == nil {
-		c.byFormat = make(map[expfmt.Format]*encodedBody)
+		c.byFormat = make(map[expfmt.Format]*cachedbody.Body)
 	}
 	c.byFormat[f] = b
 	return b, nil
@@ -181,7 +182,7 @@ func (s *snapshot) metricsBody(exp *promexport.Exporter, f expfmt.Format, last *
 // previous snapshot's encoding, which the buffer starts at: grown by
 // doubling from nothing, the half-megabyte encoding of 10,000 apps
 // allocated twice its size, and a copy to trim it.
-func encodeMetrics(exp *promexport.Exporter, p *promexport.Snapshot, f expfmt.Format, last *atomic.Int64) (*encodedBody, error) {
+func encodeMetrics(exp *promexport.Exporter, p *promexport.Snapshot, f expfmt.Format, last *atomic.Int64) (*cachedbody.Body, error) {
 	var buf bytes.Buffer
 	n := int(last.Load())
 	buf.Grow(n + n/32 + 512)
@@ -190,7 +191,7 @@ func encodeMetrics(exp *promexport.Exporter, p *promexport.Snapshot, f expfmt.Fo
 		return nil, err
 	}
 	last.Store(int64(buf.Len()))
-	return newEncodedBody(trimmed(buf.Bytes())), nil // it may have grown after all: keep only the answer
+	return cachedbody.New(trimmed(buf.Bytes())), nil // it may have grown after all: keep only the answer
 }
 
 // liveGatherer gathers the monitor's live families and extra's, leaving
@@ -246,16 +247,16 @@ func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", string(format))
 	h.Set("Vary", "Accept, Accept-Encoding")
-	if g, ok := body.gzipped(); ok && acceptsGzip(r.Header.Values("Accept-Encoding")) {
+	if g, ok := body.Gzipped(); ok && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		h.Set("Content-Length", strconv.Itoa(g.size(len(tail))))
+		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
 		w.WriteHeader(http.StatusOK)
-		m.metricsWritten(g.writeTo(w, tail))
+		m.metricsWritten(g.WriteTo(w, tail))
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body.head)+len(tail)))
+	h.Set("Content-Length", strconv.Itoa(len(body.Head())+len(tail)))
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(body.head); err != nil {
+	if _, err := w.Write(body.Head()); err != nil {
 		m.metricsWritten(err)
 		return
 	}
