@@ -180,7 +180,7 @@ func TestMetricsBodyNotObjectsPerApp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return len(body.head)
+			return len(body.Head())
 		}
 		n := encode() // sizes the next buffer
 		var before, after runtime.MemStats

@@ -19,16 +19,16 @@ var errNoAuthentication = errors.New("no authentication is configured")
 // with ProtectReads, which needs an Authenticator, so what it refuses then
 // are writes.
 func (m *Monitor) requireAuth(next http.Handler) http.Handler {
-	if m.auth == nil && m.openWrites {
+	if m.api.auth == nil && m.api.openWrites {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if m.auth == nil {
+		if m.api.auth == nil {
 			m.logRefusal(w, r, errNoAuthentication)
 			m.writeError(w, r, noAuthError())
 			return
 		}
-		if err := m.auth.Verify(r); err != nil {
+		if err := m.api.auth.Verify(r); err != nil {
 			m.logRefusal(w, r, err)
 			m.writeError(w, r, authError(err, m.clock.Now()))
 			return
@@ -46,7 +46,7 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 // logRefusal logs a refused request, rate-limited so that a flood of them
 // cannot fill the log.
 func (m *Monitor) logRefusal(w http.ResponseWriter, r *http.Request, err error) {
-	logIt, ended := m.refusals.note("", m.clock.Now())
+	logIt, ended := m.api.refusals.note("", m.clock.Now())
 	m.logUnloggedRefusals(ended)
 	if logIt {
 		m.log.Info("request refused", "method", r.Method, "path", clientPath(r),

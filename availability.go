@@ -182,7 +182,7 @@ type Options struct {
 	// FailThreshold is how many consecutive down (or unavailable) checks
 	// it takes for an app to be shown down (or unavailable);
 	// SuccessThreshold how many consecutive up checks to be shown up.
-	// Default 1 each: every check is accepted. See damping.go.
+	// Default 1 each: every check is accepted. See state.go.
 	FailThreshold, SuccessThreshold int
 	// ExportLabels lists the app label keys that availmon_up carries
 	// besides app and location; other labels are not exported, so that
@@ -324,29 +324,19 @@ const (
 // and serve its API with Handler; change the set with Reconfigure. All
 // methods are safe for concurrent use.
 type Monitor struct {
-	timeout         time.Duration // zero: follow the interval
-	maxParallel     int
-	historySize     int
-	auth            Authenticator
-	openWrites      bool // AllowUnauthenticatedWrites
-	reload          ReloadFunc
-	ws              wsHub
-	wsMaxClients    int
-	wsPingInterval  time.Duration
-	wsWriteTimeout  time.Duration
-	wsOrigins       []string
-	refusals        repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
-	conds           repeatLog // conditions the cycles and the backfill see recur
-	protectReads    bool
-	version         string
-	logLevel        slog.Level
-	log             *slog.Logger
-	clock           Clock
-	timers          TimerClock // schedules the cycles, the saves and the backfill's retries
-	started         time.Time
-	store           Store
-	saveInterval    time.Duration
-	saves           saveRecord
+	cfg     settings
+	api     apiSettings
+	ws      wsHub
+	persist persistence
+	disc    discovery
+	run     runState
+
+	conds    repeatLog // conditions the cycles and the backfill see recur
+	log      *slog.Logger
+	clock    Clock
+	timers   TimerClock // schedules the cycles, the saves and the backfill's retries
+	interval atomic.Pointer[intervalSetting]
+
 	backfill        bool
 	backfillTimeout time.Duration
 	bfm             backfillMetrics
@@ -355,32 +345,65 @@ type Monitor struct {
 	// cycles tells the backfill when cycles run, so that it gives way.
 	cycles *cycleGate
 
-	interval        atomic.Pointer[intervalSetting]
-	intervalChanged chan struct{} // wakes Run when the interval changes
+	cycleMu sync.Mutex     // one cycle (or reconfiguration) at a time
+	plan    *plan          // under cycleMu; readers use the snapshot's plan
+	ctlOpts controlOptions // the services, badges and filters New was given
+	maint   *maintenance
+	state   *cycleState
+	ledger  *ledger.Ledger // under cycleMu: availability over time (ledger.go)
+	snapGen uint64         // under cycleMu: snapshots published so far
+	snap    atomic.Pointer[snapshot]
+	hist    *minuteHistory
+	events  *eventLog
 
-	cycleMu   sync.Mutex          // one cycle (or reconfiguration) at a time
-	plan      *plan               // under cycleMu; readers use the snapshot's plan
-	rules     []*ruleState        // under cycleMu
-	awaiting  map[string]savedApp // under cycleMu: saved discovered apps (discover_persist.go)
-	disc      discoveryMetrics
-	ctlOpts   controlOptions
-	maint     *maintenance
-	state     *cycleState
-	ledger    *ledger.Ledger // under cycleMu: availability over time (ledger.go)
-	timeZone  *time.Location // of calendar periods when a request names none
-	snapGen   uint64         // under cycleMu: snapshots published so far
-	bodyHints bodyHints
-	snap      atomic.Pointer[snapshot]
-	hist      *minuteHistory
-	events    *eventLog
-	exp       *promexport.Exporter
-	live      *liveFamilies // what /metrics gathers per scrape (metricsserve.go)
-	running   atomic.Bool
-	stopping  atomic.Bool
-	runFrom   atomic.Uint64             // event sequence number when Run last started
-	progress  atomic.Pointer[time.Time] // Run's start or last cycle end, on timers
+	exp             *promexport.Exporter
+	live            *liveFamilies // what /metrics gathers per scrape (metrics.go)
+	filteredMetrics http.Handler  // serves /metrics?name[]=...
+	bodyHints       bodyHints
+}
 
-	filteredMetrics http.Handler // serves /metrics?name[]=...
+// settings are the Options New fixed, which nothing changes afterwards.
+type settings struct {
+	timeout     time.Duration // zero: follow the interval
+	maxParallel int
+	historySize int
+	version     string
+	logLevel    slog.Level
+	timeZone    *time.Location // of calendar periods when a request names none
+}
+
+// apiSettings are who may use the API and what its writes may do.
+type apiSettings struct {
+	auth         Authenticator
+	openWrites   bool // AllowUnauthenticatedWrites
+	protectReads bool
+	reload       ReloadFunc
+	refusals     repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
+}
+
+// persistence is where and how often the state is saved, and how the
+// saves went.
+type persistence struct {
+	store    Store
+	interval time.Duration
+	saves    saveRecord
+}
+
+// discovery is the discovery rules' state, under cycleMu but for metrics.
+type discovery struct {
+	rules    []*ruleState
+	awaiting map[string]savedApp // saved discovered apps (discover.go)
+	metrics  discoveryMetrics
+}
+
+// runState is what Run and the API's health know of the running monitor.
+type runState struct {
+	started         time.Time
+	running         atomic.Bool
+	stopping        atomic.Bool
+	from            atomic.Uint64             // event sequence number when Run last started
+	progress        atomic.Pointer[time.Time] // Run's start or last cycle end, on timers
+	intervalChanged chan struct{}             // wakes Run when the interval changes
 }
 
 // intervalSetting keeps the text the interval was set with, so the API echoes
@@ -393,54 +416,15 @@ type intervalSetting struct {
 
 // New validates opts and returns a Monitor. It starts nothing.
 func New(opts Options) (*Monitor, error) {
-	m := &Monitor{
-		maxParallel:     opts.MaxParallel,
-		historySize:     opts.HistorySize,
-		version:         opts.Version,
-		logLevel:        opts.LogLevel,
-		log:             opts.Logger,
-		clock:           opts.Clock,
-		timeout:         opts.Timeout,
-		auth:            opts.Authenticator,
-		openWrites:      opts.AllowUnauthenticatedWrites,
-		reload:          opts.Reload,
-		protectReads:    opts.ProtectReads,
-		wsMaxClients:    cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
-		wsPingInterval:  cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
-		wsWriteTimeout:  cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
-		wsOrigins:       originPatterns(opts.WSOriginPatterns),
-		intervalChanged: make(chan struct{}, 1),
-		refusals:        repeatLog{burst: refusalBurst, window: refusalWindow},
-		store:           opts.Store,
-		backfill:        opts.Backfill,
-		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
-		cycles:          newCycleGate(),
-		saveInterval:    cmp.Or(opts.SaveInterval, DefaultSaveInterval),
-	}
-	if m.maxParallel == 0 {
-		m.maxParallel = defaultMaxParallel
-	}
-	if m.historySize == 0 {
-		m.historySize = defaultHistorySize
-	}
-	if m.version == "" {
-		m.version = "dev"
-	}
-	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
-	}
-	if m.clock == nil {
-		m.clock = systemClock{}
-	}
-	m.timers = timerClockOf(m.clock)
+	m := newMonitor(&opts)
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if m.maxParallel < 0 {
-		bad("max parallel %d is negative", m.maxParallel)
+	if m.cfg.maxParallel < 0 {
+		bad("max parallel %d is negative", m.cfg.maxParallel)
 	}
-	if m.historySize < 0 {
-		bad("history size %d is negative", m.historySize)
+	if m.cfg.historySize < 0 {
+		bad("history size %d is negative", m.cfg.historySize)
 	}
 	interval := opts.Interval
 	if interval == 0 {
@@ -486,20 +470,65 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan, m.rules, m.disc, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
-	m.started = m.clock.Now()
+	m.plan, m.disc.rules, m.disc.metrics, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
+	m.run.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
 	m.state = newCycleState(p)
 	m.initLedger(&opts, p)
-	if m.store != nil {
+	if m.persist.store != nil {
 		m.restore(context.Background())
 	}
-	m.publish(m.started, m.events.cursor())
+	m.publish(m.run.started, m.events.cursor())
 	if err := m.initMetrics(&opts); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// newMonitor is a Monitor of the settings in opts, with their defaults;
+// New validates them and builds the rest.
+func newMonitor(opts *Options) *Monitor {
+	m := &Monitor{
+		cfg: settings{
+			maxParallel: cmp.Or(opts.MaxParallel, defaultMaxParallel),
+			historySize: cmp.Or(opts.HistorySize, defaultHistorySize),
+			version:     cmp.Or(opts.Version, "dev"),
+			logLevel:    opts.LogLevel,
+			timeout:     opts.Timeout,
+		},
+		api: apiSettings{
+			auth:         opts.Authenticator,
+			openWrites:   opts.AllowUnauthenticatedWrites,
+			reload:       opts.Reload,
+			protectReads: opts.ProtectReads,
+			refusals:     repeatLog{burst: refusalBurst, window: refusalWindow},
+		},
+		ws: wsHub{
+			maxClients:   cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
+			pingInterval: cmp.Or(opts.WSPingInterval, defaultWSPingInterval),
+			writeTimeout: cmp.Or(opts.WSWriteTimeout, defaultWSWriteTimeout),
+			origins:      originPatterns(opts.WSOriginPatterns),
+		},
+		persist: persistence{
+			store:    opts.Store,
+			interval: cmp.Or(opts.SaveInterval, DefaultSaveInterval),
+		},
+		run:             runState{intervalChanged: make(chan struct{}, 1)},
+		log:             opts.Logger,
+		clock:           opts.Clock,
+		backfill:        opts.Backfill,
+		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
+		cycles:          newCycleGate(),
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	if m.clock == nil {
+		m.clock = systemClock{}
+	}
+	m.timers = timerClockOf(m.clock)
+	return m
 }
 
 func hasKey[V any](m map[string]V, k string) bool {
@@ -525,7 +554,7 @@ func (m *Monitor) setInterval(d time.Duration, text string) (previous *intervalS
 	next := &intervalSetting{d: d, text: text, runtime: true}
 	previous = m.interval.Swap(next)
 	select {
-	case m.intervalChanged <- struct{}{}:
+	case m.run.intervalChanged <- struct{}{}:
 	default: // Run is already due to look at the new value
 	}
 	now := m.clock.Now()
@@ -546,8 +575,8 @@ func checkInterval(d time.Duration) error {
 // timeout lowers the timeout with it, so cycles cannot pile up behind one
 // another.
 func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
-	if m.timeout > 0 {
-		return min(m.timeout, d)
+	if m.cfg.timeout > 0 {
+		return min(m.cfg.timeout, d)
 	}
 	return min(defaultMaxTimeout, d)
 }
@@ -557,8 +586,8 @@ func (m *Monitor) cycleTimeout(d time.Duration) time.Duration {
 // deadline is on the clock the cycles are scheduled on: a clock that drives
 // them moves it, and a clock without timers cannot make it pass.
 func (m *Monitor) stalled() bool {
-	last := m.progress.Load()
-	if !m.running.Load() || m.stopping.Load() || last == nil {
+	last := m.run.progress.Load()
+	if !m.run.running.Load() || m.run.stopping.Load() || last == nil {
 		return true
 	}
 	d := m.Interval()

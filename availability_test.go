@@ -155,7 +155,7 @@ func TestNewDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			got := []any{m.Interval(), m.cycleTimeout(m.Interval()), m.maxParallel, m.historySize, m.version}
+			got := []any{m.Interval(), m.cycleTimeout(m.Interval()), m.cfg.maxParallel, m.cfg.historySize, m.cfg.version}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("interval, timeout, max parallel, history size, version (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/xml"
 	"fmt"
+	"github.com/availmon/availmon/internal/cachedbody"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,7 +62,7 @@ func (m *Monitor) badgeHandler(kind badgeKind) http.HandlerFunc {
 		h.Set("ETag", etag)
 		// Shown in pages of other sites: let caches keep it but ask again.
 		h.Set("Cache-Control", "no-cache")
-		if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		if cachedbody.ETagMatch(r.Header.Values("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -70,17 +71,6 @@ func (m *Monitor) badgeHandler(kind badgeKind) http.HandlerFunc {
 		w.WriteHeader(http.StatusOK)
 		w.Write(svg)
 	}
-}
-
-// etagMatches reports whether an If-None-Match list names etag.
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }
 
 // badgeFor reads the request and says what the badge shows.

@@ -98,6 +98,11 @@ func TestBadges(t *testing.T) {
 		if etag == "" || rec2.Code != http.StatusNotModified || rec2.Body.Len() != 0 {
 			t.Errorf("GET %s with If-None-Match %s: %d", tt.path, etag, rec2.Code)
 		}
+		// A client may send its tags in several header lines (RFC 9110, 5.3).
+		rec3 := do(t, tm.h, http.MethodGet, tt.path, "", http.Header{"If-None-Match": {`"other"`, etag}})
+		if rec3.Code != http.StatusNotModified {
+			t.Errorf("GET %s with If-None-Match \"other\" then %s: %d", tt.path, etag, rec3.Code)
+		}
 	}
 	// A change of state changes the ETag.
 	before := do(t, tm.h, http.MethodGet, "/api/badges/apps/checkout-ber.svg", "", nil).Header().Get("ETag")

@@ -146,7 +146,7 @@ func BenchmarkEncodeApps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, hints: cur.hints}
-		if len(fresh.appsData().head) == 0 {
+		if len(fresh.appsData().Head()) == 0 {
 			b.Fatal("no JSON")
 		}
 	}
@@ -179,7 +179,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				body, err := encodeMetrics(m.exp, prom, f, &last)
-				if err != nil || len(body.head) == 0 {
+				if err != nil || len(body.Head()) == 0 {
 					b.Fatal(err)
 				}
 			}

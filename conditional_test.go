@@ -197,7 +197,7 @@ func TestHistoryCacheMinutes(t *testing.T) {
 	const target = "/api/status/history?period=1h&resolution=1m"
 	fresh := func() []byte {
 		var c historyCache
-		return c.get(m.hist, clock.Now(), "1h", "1m", time.Hour, time.Minute).body.head
+		return c.get(m.hist, clock.Now(), "1h", "1m", time.Hour, time.Minute).body.Head()
 	}
 	data := func() []byte {
 		b := getWith(t, h, target).Body.Bytes()

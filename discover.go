@@ -1,9 +1,11 @@
 package availmon
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 	"time"
@@ -240,4 +242,169 @@ func carryRules(old, next []*ruleState, p *plan) {
 			rs.apps[name] = &g
 		}
 	}
+}
+
+// DiscoveryResult is what one discovery rule's query found, as
+// CheckDiscovery reports it.
+type DiscoveryResult struct {
+	Rule    string
+	Backend string
+	// Apps counts the apps the rule would make, per location name.
+	Apps map[string]int
+	// Skipped counts what the answer left out, by reason: series whose
+	// location label maps to no location (unmapped_location), series the
+	// app name template could not name (name_template), and names past
+	// max_apps (max_apps).
+	Skipped map[string]int
+	// UnmappedValues are some of the location label values that map to
+	// no location.
+	UnmappedValues []string
+	// Err is why the query failed, if it did.
+	Err error
+}
+
+// CheckDiscovery runs every discovery rule's query once, now, and reports
+// what each would make, without changing anything the monitor shows.
+// `availmon -check-config -online` prints it.
+func (m *Monitor) CheckDiscovery(ctx context.Context) []DiscoveryResult {
+	m.cycleMu.Lock()
+	p, rules := m.plan, m.disc.rules
+	m.cycleMu.Unlock()
+	out := make([]DiscoveryResult, len(rules))
+	var wg sync.WaitGroup
+	for i, rs := range rules {
+		wg.Go(func() {
+			// A fresh copy: the monitor's own rule keeps its apps.
+			probe := &ruleState{rule: rs.rule, backend: rs.backend, name: rs.name, locOf: rs.locOf, apps: map[string]*foundApp{}}
+			a := m.queryRule(ctx, p, probe)
+			st := probe.fold(a.vec, a.rt, a.err, a.at, p.locations)
+			r := DiscoveryResult{Rule: rs.rule.Name, Backend: rs.rule.Backend, Err: a.err, Apps: map[string]int{},
+				UnmappedValues: st.unmappedValues,
+				Skipped:        map[string]int{"unmapped_location": st.unmapped, "name_template": st.badName, "max_apps": st.overMax}}
+			for _, f := range probe.apps {
+				r.Apps[f.app.Location]++
+			}
+			out[i] = r
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// discoveryHealth is what /api/status says of the discovery rules: a rule
+// whose query fails leaves its apps unavailable while the backend may
+// answer everything else (prometheus_connectivity stays connected), so the
+// rules are reported on their own.
+type discoveryHealth struct {
+	rules   int
+	failing []ruleFailure // in the rules' order
+}
+
+// ruleFailure is a rule whose last query failed.
+type ruleFailure struct {
+	rule, backend string
+	err           string
+	since         time.Time
+}
+
+// discoveryHealthOf reads the rules' last answers. It runs under cycleMu.
+func discoveryHealthOf(rules []*ruleState) discoveryHealth {
+	h := discoveryHealth{rules: len(rules)}
+	for _, rs := range rules {
+		if rs.failing != nil {
+			h.failing = append(h.failing, ruleFailure{rule: rs.rule.Name, backend: rs.rule.Backend,
+				err: rs.failing.Error(), since: rs.failingSince})
+		}
+	}
+	return h
+}
+
+type discoveryStatusJSON struct {
+	// Status is "ok" when every rule's last query answered, "failing"
+	// when one did not.
+	Status       string            `json:"status"`
+	Rules        int               `json:"rules"`
+	FailingRules []failingRuleJSON `json:"failing_rules"`
+}
+
+type failingRuleJSON struct {
+	Rule    string   `json:"rule"`
+	Backend string   `json:"backend"`
+	Error   string   `json:"error"`
+	Since   jsonTime `json:"since"`
+}
+
+// json is the discovery member of /api/status; nil (left out) without
+// rules.
+func (h discoveryHealth) json() *discoveryStatusJSON {
+	if h.rules == 0 {
+		return nil
+	}
+	out := &discoveryStatusJSON{Status: "ok", Rules: h.rules, FailingRules: make([]failingRuleJSON, len(h.failing))}
+	for i, f := range h.failing {
+		out.FailingRules[i] = failingRuleJSON{Rule: f.rule, Backend: f.backend, Error: f.err, Since: jsonTime(f.since)}
+	}
+	if len(h.failing) > 0 {
+		out.Status = "failing"
+	}
+	return out
+}
+
+// Discovered apps are not in the plan when New restores the saved state:
+// they join it when their rule's first answer names them. Their saved state
+// waits until then, so that a restart keeps their history and counters as
+// it keeps those of listed apps (keyed by name).
+
+// awaitDiscovery keeps a saved app that the plan does not list, when
+// discovery rules may find it again. It runs in New.
+func (m *Monitor) awaitDiscovery(a savedApp) {
+	if len(m.disc.rules) == 0 {
+		return
+	}
+	if m.disc.awaiting == nil {
+		m.disc.awaiting = make(map[string]savedApp)
+	}
+	m.disc.awaiting[a.name] = a
+}
+
+// resumeDiscovered gives the apps just added to plan p the state saved for
+// them, if any. It runs under cycleMu, after carryState.
+func (m *Monitor) resumeDiscovered(p *plan, added []string) {
+	if len(m.disc.awaiting) == 0 {
+		return
+	}
+	st := m.state
+	for _, name := range added {
+		a, ok := m.disc.awaiting[name]
+		if !ok {
+			continue
+		}
+		delete(m.disc.awaiting, name)
+		i := p.appIndex[name]
+		st.apps[i] = a.state
+		if !a.state.checked() {
+			st.apps[i].setStatus(StatusUnavailable)
+		}
+		for _, e := range a.history[max(0, len(a.history)-m.cfg.historySize):] {
+			st.history[i].add(e, m.cfg.historySize)
+		}
+		st.appDay[i].set(&a.day)
+	}
+}
+
+// stopAwaiting drops the saved apps no rule found once every rule has
+// answered: they are gone.
+func (m *Monitor) stopAwaiting(answers []ruleAnswer) {
+	if len(m.disc.awaiting) == 0 {
+		return
+	}
+	for _, a := range answers {
+		if a.err != nil {
+			return
+		}
+	}
+	if n := len(m.disc.awaiting); n > 0 {
+		m.log.Info("discovery: saved apps no rule found after the restart were dropped", "apps", n)
+	}
+	m.disc.awaiting = nil
 }

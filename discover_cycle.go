@@ -1,11 +1,16 @@
 package availmon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/availmon/availmon/internal/promanswer"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 )
@@ -60,18 +65,18 @@ func (m *Monitor) foldRules(p *plan, rules []*ruleState, answers []ruleAnswer, o
 		name := rs.rule.Name
 		rs.noteAnswer(a.err, a.at)
 		if a.err != nil {
-			m.disc.failing.WithLabelValues(name).Set(1)
+			m.disc.metrics.failing.WithLabelValues(name).Set(1)
 			m.warnStarted(ruleKey(name, "failed"), a.at, "discovery query failed; its apps are unavailable until it answers",
 				"rule", name, "backend", rs.rule.Backend, "apps", len(rs.apps), "err", rs.failing)
 			continue
 		}
 		out.answered[rs.backend] = true
-		m.disc.failing.WithLabelValues(name).Set(0)
+		m.disc.metrics.failing.WithLabelValues(name).Set(0)
 		m.infoEnded(ruleKey(name, "failed"), a.at, "discovery query answering again", "failed_cycles", "rule", name)
-		m.disc.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
-		m.disc.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
-		m.disc.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
-		m.disc.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
+		m.disc.metrics.apps.WithLabelValues(name).Set(float64(len(rs.apps)))
+		m.disc.metrics.skipped.WithLabelValues(name, "unmapped_location").Set(float64(st.unmapped))
+		m.disc.metrics.skipped.WithLabelValues(name, "name_template").Set(float64(st.badName))
+		m.disc.metrics.skipped.WithLabelValues(name, "max_apps").Set(float64(st.overMax))
 		m.ruleCondition(rs, "unmapped_location", st.unmapped, a.at,
 			"discovery: series whose location label maps to no location are skipped",
 			"label", rs.rule.LocationLabel, "series", st.unmapped, "values", st.unmappedValues)
@@ -112,11 +117,11 @@ func (m *Monitor) endRuleConditions(rule string) {
 // they found when that set changed, and fills out with their results. It
 // returns the plan the cycle commits. It runs under cycleMu.
 func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult) *plan {
-	m.foldRules(p, m.rules, answers, out)
-	found := m.discovered(p, m.rules)
+	m.foldRules(p, m.disc.rules, answers, out)
+	found := m.discovered(p, m.disc.rules)
 	defer m.stopAwaiting(answers)
 	if !sameDiscovered(p, found) {
-		np := m.withDiscovered(p, found, m.rules)
+		np := m.withDiscovered(p, found, m.disc.rules)
 		m.applyPlan(np, false)
 		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
 		p = np
@@ -153,7 +158,7 @@ func (m *Monitor) discovered(p *plan, rules []*ruleState) []*foundApp {
 			taken[name] = fmt.Sprintf("rule %q", rs.rule.Name)
 			out = append(out, f)
 		}
-		m.disc.skipped.WithLabelValues(rs.rule.Name, "duplicate").Set(float64(dups))
+		m.disc.metrics.skipped.WithLabelValues(rs.rule.Name, "duplicate").Set(float64(dups))
 	}
 	return out
 }
@@ -254,4 +259,139 @@ func (d discoveryMetrics) forget(rule string) {
 	d.failing.DeletePartialMatch(prometheus.Labels{"rule": rule})
 	d.apps.DeletePartialMatch(prometheus.Labels{"rule": rule})
 	d.skipped.DeletePartialMatch(prometheus.Labels{"rule": rule})
+}
+
+// ruleStats counts what one answer of a rule left out.
+type ruleStats struct {
+	badName, unmapped, overMax int
+	unmappedValues             []string // a few of them, for the log
+	forgotten                  int
+}
+
+// series of one app in an answer.
+type appSeries struct {
+	samples  model.Vector
+	loc      int
+	locValue string
+	metric   model.Metric
+}
+
+// fold applies one answer of the rule's query, received at now, to the
+// apps the rule holds: err (the query failed) makes every one unavailable
+// and forgets none; otherwise the series make and update apps, apps without
+// a series are unavailable ("no sample") and those without one for
+// ForgetAfter are dropped.
+func (rs *ruleState) fold(vec model.Vector, rt time.Duration, err error, now time.Time, locations []Location) ruleStats {
+	var st ruleStats
+	if err != nil {
+		for _, f := range rs.apps {
+			f.result, f.at = Result{Status: StatusUnavailable, Err: err}, now
+		}
+		return st
+	}
+	groups := rs.group(vec, &st)
+	for name, f := range rs.apps {
+		if _, ok := groups[name]; ok {
+			continue
+		}
+		if now.Sub(f.lastSeen) >= rs.rule.ForgetAfter {
+			delete(rs.apps, name)
+			st.forgotten++
+			continue
+		}
+		f.result, f.at = Result{Status: StatusUnavailable, Err: promanswer.ErrNoSample}, now
+	}
+	// Apps the rule holds keep their place; new names come in name order
+	// while there is room.
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[name]
+		f, known := rs.apps[name]
+		if !known {
+			if len(rs.apps) >= rs.rule.MaxApps {
+				st.overMax++
+				continue
+			}
+			f = &foundApp{}
+			rs.apps[name] = f
+		}
+		f.app = App{Name: name, Location: locations[g.loc].Name, Metric: g.metric.String(), Backend: rs.rule.Backend,
+			Labels: seriesLabels(g.metric)}
+		f.loc, f.locValue, f.lastSeen = g.loc, g.locValue, now
+		f.result, f.at = ruledResult(g.samples, rt), now
+	}
+	return st
+}
+
+// ruledResult applies the rules of App.Metric to the samples of one
+// discovered app: no sample is unavailable; up only if every sample is
+// non-zero and not NaN; a zero makes it down.
+func ruledResult(samples model.Vector, roundTrip time.Duration) Result {
+	var s promanswer.Summary
+	s.AddVector(samples)
+	r := Result{ResponseTime: roundTrip}
+	switch s.Verdict() {
+	case promanswer.NoSample:
+		r.Status, r.Err = StatusUnavailable, promanswer.ErrNoSample
+	case promanswer.Down:
+		r.Status = StatusDown
+	case promanswer.NaN:
+		r.Status, r.Err = StatusUnavailable, promanswer.ErrNaNSample
+	default:
+		r.Status = StatusUp
+	}
+	return r
+}
+
+// group sorts an answer's series by the app name they make.
+func (rs *ruleState) group(vec model.Vector, st *ruleStats) map[string]*appSeries {
+	groups := make(map[string]*appSeries)
+	labels := make(map[string]string)
+	var b strings.Builder
+	for _, s := range vec {
+		clear(labels)
+		for k, v := range s.Metric {
+			labels[string(k)] = string(v)
+		}
+		b.Reset()
+		if err := rs.name.Execute(&b, labels); err != nil || b.Len() == 0 {
+			st.badName++
+			continue
+		}
+		lv := string(s.Metric[model.LabelName(rs.rule.LocationLabel)])
+		li, ok := rs.locOf[lv]
+		if !ok {
+			st.unmapped++
+			if len(st.unmappedValues) < 5 && !slices.Contains(st.unmappedValues, lv) {
+				st.unmappedValues = append(st.unmappedValues, lv)
+			}
+			continue
+		}
+		name := b.String()
+		g := groups[name]
+		if g == nil {
+			g = &appSeries{loc: li, locValue: lv, metric: s.Metric}
+			groups[name] = g
+		}
+		g.samples = append(g.samples, s)
+	}
+	return groups
+}
+
+// seriesLabels are a series' labels but its name: a discovered app's labels,
+// for the filters of /api/apps and export_labels.
+func seriesLabels(m model.Metric) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if k != model.MetricNameLabel && v != "" {
+			out[string(k)] = string(v)
+		}
+	}
+	return out
+}
+
+// sortedApps lists the rule's apps by name.
+func (rs *ruleState) sortedApps() []*foundApp {
+	out := slices.Collect(maps.Values(rs.apps))
+	slices.SortFunc(out, func(a, b *foundApp) int { return cmp.Compare(a.app.Name, b.app.Name) })
+	return out
 }

@@ -385,8 +385,8 @@ func TestDiscoveryRestoredAcrossRestart(t *testing.T) {
 			t.Errorf("cart-il's 24h counters after the restart: %v", a)
 		}
 	}
-	if after.awaiting != nil {
-		t.Errorf("apps no rule found are still awaited after a full answer: %v", after.awaiting)
+	if after.disc.awaiting != nil {
+		t.Errorf("apps no rule found are still awaited after a full answer: %v", after.disc.awaiting)
 	}
 	// gone does not come back later with its old history.
 	q2.set(nil, sample(1, "service", "cart", "region", "il"), sample(1, "service", "gone", "region", "il"))

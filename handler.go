@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,11 +47,11 @@ func (m *Monitor) Handler() http.Handler {
 	// unless AllowUnauthenticatedWrites); reads under /api only with
 	// ProtectReads. /health and /metrics never.
 	r.With(m.requireAuth).Post("/api/scrape-interval", m.postInterval)
-	if m.reload != nil {
+	if m.api.reload != nil {
 		r.With(m.requireAuth).Post("/-/reload", m.postReload)
 	}
 	reads := chi.Router(r)
-	if m.protectReads {
+	if m.api.protectReads {
 		reads = r.With(m.requireAuth)
 	}
 	for _, rt := range m.readRoutes() {
@@ -99,7 +100,7 @@ func (m *Monitor) now() jsonTime { return jsonTime(m.clock.Now()) }
 func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 	now := m.clock.Now()
 	out := healthJSON{Status: "healthy", Timestamp: jsonTime(now),
-		Uptime: formatUptime(now.Sub(m.started)), Version: m.version}
+		Uptime: formatUptime(now.Sub(m.run.started)), Version: m.cfg.version}
 	status := http.StatusOK
 	if m.stalled() {
 		out.Status, status = "unhealthy", http.StatusServiceUnavailable
@@ -185,14 +186,14 @@ func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
 		Data: configJSON{
 			ScrapeInterval: iv.text,
 			ScrapeTimeout:  formatDuration(m.cycleTimeout(iv.d)),
-			LogLevel:       strings.ToLower(m.logLevel.String()),
+			LogLevel:       strings.ToLower(m.cfg.logLevel.String()),
 			TotalApps:      len(p.apps),
 			TotalLocations: len(p.locations),
-			Version:        m.version,
-			Uptime:         formatUptime(now.Sub(m.started)),
+			Version:        m.cfg.version,
+			Uptime:         formatUptime(now.Sub(m.run.started)),
 			PrometheusURLs: urls,
-			HistorySize:    m.historySize,
-			MaxParallel:    m.maxParallel,
+			HistorySize:    m.cfg.historySize,
+			MaxParallel:    m.cfg.maxParallel,
 		},
 		Meta: metaJSON{Timestamp: jsonTime(now)},
 	})
@@ -389,4 +390,157 @@ func queryChoice(q url.Values, key, def string, allowed []string) (string, error
 func (m *Monitor) getSummary(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	m.writeEncoded(w, r, s.summaryData(), summaryMetaJSON{Timestamp: jsonTime(s.made), Period: "24h"})
+}
+
+// readRoute is a GET endpoint under /api with the query parameters it
+// accepts. Handlers parse their own parameters; onlyParams refuses the
+// others, so a typo (?perod=7d) is an error rather than a silent default.
+type readRoute struct {
+	pattern string
+	params  []string // nil: none; "label.*" accepts every name starting "label."
+	handler http.HandlerFunc
+}
+
+// readRoutes lists the read endpoints and what each accepts. A handler that
+// learns a new parameter adds it here.
+func (m *Monitor) readRoutes() []readRoute {
+	return []readRoute{
+		{"/api/apps", []string{"location", "status", "label.*"}, m.listApps},
+		{"/api/apps/{name}", nil, m.getApp},
+		{"/api/locations", nil, m.listLocations},
+		{"/api/locations/{name}", nil, m.getLocation},
+		{"/api/config", nil, m.getConfig},
+		{"/api/status", nil, m.getStatus},
+		{"/api/status/history", []string{"period", "resolution"}, m.getHistory},
+		{"/api/metrics/summary", nil, m.getSummary},
+		{"/api/ws", []string{"apps", "locations"}, m.serveWS},
+		{"/api/availability", availParams, m.getAvailability},
+		{"/api/apps/{name}/outages", []string{"from", "to"}, m.appOutages},
+		{"/api/locations/{name}/outages", []string{"from", "to"}, m.locationOutages},
+		{"/api/services/{name}/outages", []string{"from", "to"}, m.serviceOutages},
+	}
+}
+
+// onlyParams refuses, with 400 VALIDATION_ERROR naming the accepted ones, a
+// request whose query string is malformed or has a parameter not in params.
+func (m *Monitor) onlyParams(params []string) func(http.Handler) http.Handler {
+	accepted := "accepted query parameters: none"
+	if len(params) > 0 {
+		accepted = "accepted query parameters: " + strings.Join(params, ", ")
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.RawQuery != "" {
+				if err := checkParams(r.URL.RawQuery, params, accepted); err != nil {
+					m.writeError(w, r, err)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// acceptedParam reports whether key is one of params, or starts with the
+// prefix of a params entry ending in ".*".
+func acceptedParam(params []string, key string) bool {
+	for _, p := range params {
+		if p == key {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasSuffix(prefix, ".") &&
+			len(key) > len(prefix) && strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkParams(rawQuery string, params []string, accepted string) error {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return validationError("invalid query string", err.Error(), accepted)
+	}
+	var unknown []string
+	for key := range q {
+		if !acceptedParam(params, key) {
+			unknown = append(unknown, fmt.Sprintf("%q", key))
+		}
+	}
+	switch len(unknown) {
+	case 0:
+		return nil
+	case 1:
+		return validationError("unknown query parameter "+unknown[0], accepted)
+	default:
+		slices.Sort(unknown)
+		return validationError("unknown query parameters "+strings.Join(unknown, ", "), accepted)
+	}
+}
+
+// controlRoutes adds the endpoints of the operators' controls: reads on
+// reads (guarded when ProtectReads is set), writes on r with requireAuth.
+func (m *Monitor) controlRoutes(r, reads chi.Router) {
+	reads.With(m.onlyParams(nil)).Get("/api/services", m.listServices)
+	reads.With(m.onlyParams(nil)).Get("/api/services/{name}", m.getService)
+	// Badges check their own query (?value=...).
+	reads.Get("/api/badges/apps/{name}", m.badgeHandler(badgeApp))
+	reads.Get("/api/badges/locations/{name}", m.badgeHandler(badgeLocation))
+	reads.Get("/api/badges/services/{name}", m.badgeHandler(badgeService))
+	reads.With(m.onlyParams(nil)).Get("/api/maintenance", m.listMaintenance)
+	reads.With(m.onlyParams(nil)).Get("/api/maintenance/{name}", m.getMaintenance)
+	r.With(m.requireAuth).Post("/api/maintenance", m.postMaintenance)
+	r.With(m.requireAuth).Delete("/api/maintenance/{name}", m.deleteMaintenance)
+}
+
+// The handler may be mounted under a prefix (http.StripPrefix, chi's
+// Mount). What a client reads about its request (a 404's details, the
+// signed path) is the path it sent; what the metrics count is the route of
+// this handler, without the mount's prefix.
+
+// clientPath is the decoded path the client asked for: the path of the
+// request URI, not r.URL.Path, which a router may have shortened.
+func clientPath(r *http.Request) string {
+	uri := r.RequestURI
+	switch {
+	case uri == "":
+		return r.URL.Path // a request made in-process, not received
+	case uri[0] == '/' && strings.IndexAny(uri, "%?") < 0:
+		return uri
+	}
+	if u, err := url.ParseRequestURI(uri); err == nil {
+		return u.Path
+	}
+	return r.URL.Path
+}
+
+// routeMark remembers how many route patterns the routers in front of
+// this handler had matched when it was entered.
+func routeMark(r *http.Request) int {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		return len(rctx.RoutePatterns)
+	}
+	return 0
+}
+
+// routeLabel is the pattern this handler's router matched for r, without
+// what the routers in front of it (mark patterns) matched: "/api/apps/{name}"
+// whether the handler is mounted or not. A request that matched no route
+// is routeUnmatched.
+func routeLabel(r *http.Request, mark int) string {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil || len(rctx.RoutePatterns) <= mark {
+		return routeUnmatched
+	}
+	p := strings.Join(rctx.RoutePatterns[mark:], "")
+	for strings.Contains(p, "/*/") {
+		p = strings.ReplaceAll(p, "/*/", "/")
+	}
+	if p != "/" {
+		p = strings.TrimSuffix(strings.TrimSuffix(p, "//"), "/")
+	}
+	if p == "" || p == "/*" {
+		return routeUnmatched
+	}
+	return p
 }

@@ -2,9 +2,40 @@ package availmon
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/promexport"
 )
+
+// Store keeps what a Monitor knows across restarts: the status history, the
+// 24h counters, each app's recent checks and last state, the interval set
+// through the API and the Authenticator's replay cache (when it is a
+// ReplayKeeper, as *hmac.Verifier is). The data is opaque to the store; it is keyed inside by app
+// and location name, so a configuration that changed between two runs keeps
+// what belongs to every app and location still there and drops the rest.
+//
+// The filestore package has the built-in implementation. A Monitor without a
+// Store does no file I/O at all.
+type Store interface {
+	// Load hands the state saved last to decode. It returns nil without
+	// calling decode when nothing was saved yet. When the saved state is
+	// unreadable (damaged, written by an unknown version) or decode refuses
+	// it, Load must set it aside, so that the next Save does not destroy
+	// it, and return an error; the Monitor then starts afresh.
+	Load(ctx context.Context, decode func(data []byte) error) error
+	// Save replaces the saved state with data, atomically: after a crash,
+	// Load finds either the previous state or this one, whole.
+	Save(ctx context.Context, data []byte) error
+}
+
+// ErrBadState is wrapped by the error a Store's decode function returns for
+// data it cannot use (damaged, or of an unknown encoding version).
+var ErrBadState = errors.New("availmon: saved state is unreadable")
 
 // DefaultSaveInterval is how often a Monitor with a Store saves its state
 // while it runs, when Options.SaveInterval is zero.
@@ -19,7 +50,7 @@ const saveTimeout = 30 * time.Second
 // monitor starts afresh: a monitor never refuses to start for its memory.
 func (m *Monitor) restore(ctx context.Context) {
 	var s *savedState
-	err := m.store.Load(ctx, func(data []byte) error {
+	err := m.persist.store.Load(ctx, func(data []byte) error {
 		var err error
 		s, err = decodeState(data)
 		return err
@@ -36,7 +67,7 @@ func (m *Monitor) restore(ctx context.Context) {
 	// A saved app the plan does not list waits for a discovery rule to
 	// find it: it is not dropped yet (stopAwaiting logs those that go).
 	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept,
-		"apps_awaiting_discovery", len(m.awaiting), "apps_dropped", len(s.apps)-kept-len(m.awaiting))
+		"apps_awaiting_discovery", len(m.disc.awaiting), "apps_dropped", len(s.apps)-kept-len(m.disc.awaiting))
 }
 
 // apply folds s into the fresh state, by name, and returns how many apps of
@@ -63,13 +94,13 @@ func (m *Monitor) apply(s *savedState) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].restore(a.history, m.historySize)
+		st.history[i].restore(a.history, m.cfg.historySize)
 		st.appDay[i].set(&a.day)
 	}
 	if s.interval != nil {
 		m.restoreInterval(*s.interval)
 	}
-	if k, ok := m.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
+	if k, ok := m.api.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
 		n := k.RestoreReplay(s.replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
@@ -99,8 +130,8 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
-	err := m.store.Save(ctx, data)
-	m.saves.done(at, err)
+	err := m.persist.store.Save(ctx, data)
+	m.persist.saves.done(at, err)
 	if err != nil {
 		m.log.Warn("cannot save the state", "err", err)
 		return err
@@ -131,15 +162,15 @@ type saver struct {
 // startSaving starts the saver when there is a store, saving every save
 // interval; nil otherwise (its methods then do nothing).
 func (m *Monitor) startSaving(ctx context.Context) *saver {
-	if m.store == nil {
+	if m.persist.store == nil {
 		return nil
 	}
 	// On the monitor's timers, so that a test clock drives the saves too.
 	// The timer is set again as soon as it fires, before the save, so the
 	// schedule keeps its interval whatever a save takes; one that falls
 	// due during a save waits for it, as a ticker's tick would.
-	t := m.timers.NewTimer(m.saveInterval)
-	return m.startSaver(ctx, t.C(), func() { t.Reset(m.saveInterval) }, func() { t.Stop() })
+	t := m.timers.NewTimer(m.persist.interval)
+	return m.startSaver(ctx, t.C(), func() { t.Reset(m.persist.interval) }, func() { t.Stop() })
 }
 
 // startSaver starts a saver that saves whenever due delivers, calling next
@@ -221,4 +252,162 @@ func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
 			slot.seen = true
 		}
 	}
+}
+
+// A save encodes the live state straight into the buffer it writes: no copy
+// of every app's history is taken first. At 10,000 apps with full histories
+// that copy would be a 56 MB arena of checkEntry plus the encoding grown by
+// doubling, every save interval: the largest burst of live heap of the
+// binary, which the garbage collector's heap goal would double again.
+
+// encodeLive returns the state a save writes, encoded into a buffer of
+// capacity hint (the size of the last save, so that it does not grow by
+// doubling). It holds cycleMu while it encodes, so the state is the one between two cycles: a save that
+// falls due during a cycle waits for its end. Requests never take
+// cycleMu: they only wait on one app's history lock for the microseconds
+// its checks take to encode.
+func (m *Monitor) encodeLive(hint int) []byte {
+	e := encoder{b: make([]byte, 0, hint)}
+	m.cycleMu.Lock()
+	st := m.state
+	var iv *intervalSetting
+	if v := m.interval.Load(); v.runtime {
+		iv = v
+	}
+	e.header(m.clock.Now(), iv)
+	m.hist.encodeSeen(&e)
+	e.day(&st.sysDay)
+	e.uvarint(uint64(len(m.plan.locations)))
+	for i, l := range m.plan.locations {
+		e.str(l.Name)
+		e.day(&st.locDay[i])
+	}
+	e.uvarint(uint64(len(m.plan.apps)))
+	for i := range m.plan.apps {
+		a := &m.plan.apps[i]
+		e.str(a.Name)
+		e.str(a.Location)
+		st.history[i].encode(&e, &st.apps[i])
+		st.appDay[i].encode(&e)
+	}
+	e.liveLedger(m.ledger)
+	m.cycleMu.Unlock()
+	var replay []hmac.ReplayEntry
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
+		replay = k.ReplayEntries()
+	}
+	e.replay(replay)
+	mt := m.maint.saved()
+	e.maintenance(&mt)
+	return e.b
+}
+
+// encodeSeen encodes the buckets that hold an observation, in slot order.
+func (h *minuteHistory) encodeSeen(e *encoder) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	n := 0
+	for i := range h.buckets {
+		if h.buckets[i].seen {
+			n++
+		}
+	}
+	e.uvarint(uint64(n))
+	for i := range h.buckets {
+		if h.buckets[i].seen {
+			e.minute(&h.buckets[i])
+		}
+	}
+}
+
+// encode encodes the checks, oldest first, the app's last state st and the
+// table of their error texts, as encoder.app does a copy. It walks the
+// checks once, straight from their encoded form: the error numbers of the
+// history become the table's refs as they are first used.
+func (h *appHistory) encode(e *encoder, st *appState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e.beginChecks(h.n, len(h.errs))
+	r := h.reader()
+	for range h.n {
+		ms, rt, s, errNum := r.next()
+		e.check(ms, rt, s, e.ref(errNum, h.errs))
+	}
+	e.appState(st)
+	e.errTexts()
+}
+
+// encode encodes w as encoder.day does w.window().
+func (w *appDayWindow) encode(e *encoder) {
+	n := 0
+	for i := range w.slots {
+		if w.counts(i).total() > 0 {
+			n++
+		}
+	}
+	e.beginDay(n)
+	for i := range w.slots {
+		if c := w.counts(i); c.total() > 0 {
+			e.hour(w.hourAt(i), c)
+		}
+	}
+}
+
+// saveRecord is what a Monitor knows of its state saves, for /metrics
+// (promexport.SaveCollector) and the storage member of /api/status. A
+// failing save is otherwise only a warning in the log, and the state a
+// restart would find grows older unseen. Safe for concurrent use.
+type saveRecord struct {
+	mu          sync.Mutex
+	lastSuccess time.Time
+	lastErr     string // the last save's error; "" once one succeeded
+	consecutive int    // failures since the last success
+	failures    uint64 // every failure since New
+}
+
+// done records the outcome of a save that ended at at.
+func (r *saveRecord) done(at time.Time, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		r.lastSuccess, r.lastErr, r.consecutive = at, "", 0
+		return
+	}
+	r.lastErr = errtext.Truncate(err.Error(), maxErrorText)
+	r.consecutive++
+	r.failures++
+}
+
+func (r *saveRecord) promStatus() promexport.SaveStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return promexport.SaveStatus{LastSuccess: r.lastSuccess, Failures: r.failures}
+}
+
+// storageJSON is the storage member of /api/status, present when the
+// monitor has a Store.
+type storageJSON struct {
+	// LastSave is null before the first successful save.
+	LastSave jsonTime `json:"last_save"`
+	// LastSaveError is null while the last save succeeded (or none ended).
+	LastSaveError *string `json:"last_save_error"`
+	// ConsecutiveFailures counts the saves that failed since the last that
+	// succeeded; while it is not 0, system_status is at best degraded.
+	ConsecutiveFailures int `json:"consecutive_failures"`
+}
+
+// storageStatus is the storage member of /api/status; nil without a Store.
+func (m *Monitor) storageStatus() *storageJSON {
+	if m.persist.store == nil {
+		return nil
+	}
+	r := &m.persist.saves
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &storageJSON{LastSave: jsonTime(r.lastSuccess), ConsecutiveFailures: r.consecutive}
+	if r.lastErr != "" {
+		e := r.lastErr
+		s.LastSaveError = &e
+	}
+	return s
 }

@@ -3,10 +3,11 @@ package availmon
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 )
 
 // A plain copy of the state, encoded afterwards: the simplest way to save,
-// plainly right, and so the reference the live encoding (statesave.go)
+// plainly right, and so the reference the live encoding (persist.go)
 // must match byte for byte.
 
 // copyState takes what a save writes. It holds cycleMu, so the copy is of
@@ -29,7 +30,7 @@ func (m *Monitor) copyState() *savedState {
 		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
 	}
 	// One allocation for every app's checks: a copy, not 10,000 of them.
-	arena := make([]checkEntry, 0, len(m.plan.apps)*m.historySize)
+	arena := make([]checkEntry, 0, len(m.plan.apps)*m.cfg.historySize)
 	for i, a := range m.plan.apps {
 		from := len(arena)
 		arena = st.history[i].appendTo(arena)
@@ -40,7 +41,7 @@ func (m *Monitor) copyState() *savedState {
 		s.ledger = l
 	}
 	m.cycleMu.Unlock()
-	if k, ok := m.auth.(ReplayKeeper); ok {
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		s.replay = k.ReplayEntries()
 	}
 	return s
@@ -73,4 +74,63 @@ func keptState(a appState) appState {
 	k := checkedState(a.status(), a.lastCheck, a.rt)
 	k.err = a.err
 	return k
+}
+
+// encodeState writes s compactly: varints, times as deltas. A running
+// monitor encodes its live state the same way without taking a copy first
+// (encodeLive, persist.go); the encoder's parts below are shared so that
+// the two cannot drift apart.
+func encodeState(s *savedState) []byte {
+	var e encoder
+	e.header(s.savedAt, s.interval)
+	e.uvarint(uint64(len(s.minutes)))
+	for i := range s.minutes {
+		e.minute(&s.minutes[i])
+	}
+	e.day(&s.sysDay)
+	e.uvarint(uint64(len(s.locs)))
+	for i := range s.locs {
+		e.str(s.locs[i].name)
+		e.day(&s.locs[i].day)
+	}
+	e.uvarint(uint64(len(s.apps)))
+	for i := range s.apps {
+		e.app(&s.apps[i])
+	}
+	e.ledgerSection(s.ledger)
+	e.replay(s.replay)
+	e.maintenance(&s.maint)
+	return e.b
+}
+
+// app encodes a copy's app as appHistory.encode does the live one.
+func (e *encoder) app(a *savedApp) {
+	e.str(a.name)
+	e.str(a.location)
+	e.beginChecks(len(a.history), 0)
+	textRef := make(map[string]uint64)
+	for i := range a.history {
+		c := &a.history[i]
+		var ref uint64
+		if c.err != "" {
+			if ref = textRef[c.err]; ref == 0 {
+				e.texts = append(e.texts, c.err)
+				ref = uint64(len(e.texts))
+				textRef[c.err] = ref
+			}
+		}
+		e.check(checkMillis(c.at), checkMicros(c.rt), c.status, ref)
+	}
+	e.appState(&a.state)
+	e.errTexts()
+	e.day(&a.day)
+}
+
+// ledgerSection writes a copy's ledger section (its bytes as decoded).
+func (e *encoder) ledgerSection(raw []byte) {
+	if raw == nil {
+		raw = emptyLedger
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(raw)))
+	e.b = append(e.b, raw...)
 }

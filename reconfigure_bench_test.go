@@ -70,8 +70,8 @@ func BenchmarkReconfigure10k(b *testing.B) {
 		}
 		start := time.Now()
 		tm.cycleMu.Lock()
-		carryRules(tm.rules, rules, p)
-		tm.rules = rules
+		carryRules(tm.disc.rules, rules, p)
+		tm.disc.rules = rules
 		tm.applyPlan(p, true)
 		tm.cycleMu.Unlock()
 		locked += time.Since(start)

@@ -26,19 +26,19 @@ func TestSaveFailuresReported(t *testing.T) {
 	tm.src.Set("checkout", StatusUp, time.Millisecond)
 	tm.src.Set("search", StatusUp, time.Millisecond)
 	tm.src.Set("billing", StatusUp, time.Millisecond)
-	tm.running.Store(true) // as under Run, which is not healthy when not running
+	tm.run.running.Store(true) // as under Run, which is not healthy when not running
 	tm.scrape(t)
 	tick, _ := dueSaver(t, tm)
 	save := func(err error) {
 		t.Helper()
 		tm.clock.Advance(time.Minute)
 		tm.scrape(t)
-		before := tm.saves.promStatus().Failures
+		before := tm.persist.saves.promStatus().Failures
 		tick()
 		st.started(t)
 		st.verdict <- err
 		waitFor(t, "the save's outcome recorded", func() bool {
-			s := tm.saves.promStatus()
+			s := tm.persist.saves.promStatus()
 			return s.LastSuccess.Equal(tm.clock.Now()) || s.Failures > before
 		})
 	}

@@ -22,13 +22,13 @@ var ErrAlreadyRunning = errors.New("availmon: monitor is already running")
 // one rather than overlapping it. The interval is measured on the Clock
 // when it is a TimerClock, on Go's timers otherwise.
 func (m *Monitor) Run(ctx context.Context) error {
-	if !m.running.CompareAndSwap(false, true) {
+	if !m.run.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
-	m.stopping.Store(false)
-	m.runFrom.Store(m.events.cursor())
+	m.run.stopping.Store(false)
+	m.run.from.Store(m.events.cursor())
 	m.markProgress()
-	defer m.running.Store(false)
+	defer m.run.running.Store(false)
 	m.log.Info("monitor started", "apps", len(m.snap.Load().apps), "interval", m.interval.Load().text)
 
 	saver := m.startSaving(ctx)
@@ -39,11 +39,11 @@ func (m *Monitor) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			m.stopping.Store(true)
+			m.run.stopping.Store(true)
 			m.events.append(Event{Type: EventSystem, Time: m.clock.Now(), Name: eventShutdown})
 			// Give /api/ws clients the time to receive the shutdown event
 			// and a close frame before a program exits after Run.
-			if !m.ws.waitIdle(m.wsWriteTimeout) {
+			if !m.ws.waitIdle(m.ws.writeTimeout) {
 				n, _ := m.ws.counts()
 				m.log.Warn("websocket clients still connected after the shutdown event", "clients", n)
 			}
@@ -51,7 +51,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			saver.finish()
 			m.log.Info("monitor stopped")
 			return nil
-		case <-m.intervalChanged:
+		case <-m.run.intervalChanged:
 			// Reschedule from the start of the last cycle with the new interval.
 			timer.Stop()
 			timer.Reset(m.untilNext(last))
@@ -65,7 +65,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		// Drain a change that arrived during the cycle: the timer below
 		// already uses the latest interval.
 		select {
-		case <-m.intervalChanged:
+		case <-m.run.intervalChanged:
 		default:
 		}
 		timer.Reset(m.untilNext(last))
@@ -81,7 +81,7 @@ func (m *Monitor) untilNext(last time.Time) time.Duration {
 // markProgress tells /health the loop is moving (Monitor.stalled).
 func (m *Monitor) markProgress() {
 	now := m.timers.Now()
-	m.progress.Store(&now)
+	m.run.progress.Store(&now)
 }
 
 // Scrape runs one check cycle now and publishes its result. Run calls it on
@@ -111,11 +111,11 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	answers := make([]ruleAnswer, len(m.rules))
-	for i, rs := range m.rules {
+	answers := make([]ruleAnswer, len(m.disc.rules))
+	for i, rs := range m.disc.rules {
 		wg.Go(func() { answers[i] = m.queryRule(cctx, p, rs) })
 	}
-	for range min(m.maxParallel, len(p.batches)) {
+	for range min(m.cfg.maxParallel, len(p.batches)) {
 		wg.Go(func() {
 			for {
 				b := int(next.Add(1) - 1)
@@ -130,7 +130,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if len(m.rules) > 0 {
+	if len(m.disc.rules) > 0 {
 		p = m.applyDiscovery(p, answers, out)
 	}
 	m.logFailures(p, out)
@@ -300,7 +300,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		*prev = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
-		st.history[i].add(checkEntry{at: cur.lastCheck, status: r.Status, rt: cur.rt, err: cur.err}, m.historySize)
+		st.history[i].add(checkEntry{at: cur.lastCheck, status: r.Status, rt: cur.rt, err: cur.err}, m.cfg.historySize)
 		if cur.maint() {
 			continue // counts neither for nor against availability
 		}
@@ -324,7 +324,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
 	m.logChangeSummary(evs)
-	m.logUnloggedRefusals(m.refusals.expire(end)...)
+	m.logUnloggedRefusals(m.api.refusals.expire(end)...)
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.
@@ -364,7 +364,7 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s := m.state.snapshot(m.plan, m.snapGen, now)
 	m.snapGen++
 	s.eventSeq = eventSeq
-	s.discovery = discoveryHealthOf(m.rules)
+	s.discovery = discoveryHealthOf(m.disc.rules)
 	s.hints = &m.bodyHints
 	s.book = m.ledger.Book(now)
 	m.snap.Store(s)

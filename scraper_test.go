@@ -387,7 +387,7 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 		now = runtime.NumGoroutine()
 		return now <= before
 	})
-	if m.running.Load() {
+	if m.run.running.Load() {
 		t.Error("the monitor says it is still running")
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"math"
 	"time"
 
+	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/ledger"
 )
 
 // snapshot is everything the read endpoints show that only changes once a
 // cycle. It is immutable once published; the JSON the endpoints send is
 // encoded from it at most once, on first use, so a request costs a copy
-// rather than an encoding of every app (encoded.go).
+// rather than an encoding of every app (bodies.go).
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*appHistory
@@ -39,7 +40,7 @@ type snapshot struct {
 	summaryJSON lazyBody
 	historyAns  historyCache
 	metrics     metricsCache
-	ctl         ctlCache // the operators' controls' views, controlsnap.go
+	ctl         ctlCache // the operators' controls' views, bodies.go
 	hints       *bodyHints
 }
 
@@ -165,13 +166,13 @@ func (s *snapshot) appJSON(i int) appJSON {
 	return out
 }
 
-func (s *snapshot) appsData() *encodedBody {
+func (s *snapshot) appsData() *cachedbody.Body {
 	return s.appsJSON.getLarge(&s.hints.apps, func() any {
 		return lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}
 	})
 }
 
-func (s *snapshot) locationsData() *encodedBody {
+func (s *snapshot) locationsData() *cachedbody.Body {
 	return s.locsJSON.get(func() any {
 		p := s.p
 		out := make([]locationJSON, len(p.locations))
@@ -187,7 +188,7 @@ func (s *snapshot) locationsData() *encodedBody {
 	})
 }
 
-func (s *snapshot) locationData(li int) *encodedBody {
+func (s *snapshot) locationData(li int) *cachedbody.Body {
 	return s.locJSON[li].get(func() any {
 		p := s.p
 		l, v := p.locations[li], s.locs[li]
@@ -211,7 +212,7 @@ func (s *snapshot) locationData(li int) *encodedBody {
 	})
 }
 
-func (s *snapshot) summaryData() *encodedBody {
+func (s *snapshot) summaryData() *cachedbody.Body {
 	return s.summaryJSON.getLarge(&s.hints.summary, func() any { return s.summary() })
 }
 

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
 )
 
-// savedState is what a Store keeps, everything keyed by name. It is built
-// from a copy taken between cycles (copyState) and encoded outside any lock.
+// savedState is what a Store keeps, as decoded, everything keyed by name.
+// A running monitor encodes its live state without building one
+// (encodeLive, persist.go).
 type savedState struct {
 	savedAt  time.Time
 	interval *intervalSetting // nil: never set at run time
@@ -43,38 +45,11 @@ type savedApp struct {
 // any other: a file of a newer availmon is set aside, never misread.
 // Encoding 3 added the maintenance windows of the API at the end; encoding
 // 4 writes checks as compactly as the history holds them, each app's error
-// texts once (statecodec4.go); encoding 5 the ledger of availability over
-// time after the apps (ledger_persist.go).
+// texts once (below); encoding 5 the ledger of availability over
+// time after the apps (ledger.go).
 const stateEncoding = 5
 
 func readsEncoding(v uint64) bool { return v >= 2 && v <= stateEncoding }
-
-// encodeState writes s compactly: varints, times as deltas. A running
-// monitor encodes its live state the same way without taking a copy first
-// (encodeLive, statesave.go); the encoder's parts below are shared so that
-// the two cannot drift apart.
-func encodeState(s *savedState) []byte {
-	var e encoder
-	e.header(s.savedAt, s.interval)
-	e.uvarint(uint64(len(s.minutes)))
-	for i := range s.minutes {
-		e.minute(&s.minutes[i])
-	}
-	e.day(&s.sysDay)
-	e.uvarint(uint64(len(s.locs)))
-	for i := range s.locs {
-		e.str(s.locs[i].name)
-		e.day(&s.locs[i].day)
-	}
-	e.uvarint(uint64(len(s.apps)))
-	for i := range s.apps {
-		e.app(&s.apps[i])
-	}
-	e.ledgerSection(s.ledger)
-	e.replay(s.replay)
-	e.maintenance(&s.maint)
-	return e.b
-}
 
 // encoder appends the encoding to b. What it keeps besides is what a part
 // is encoded relative to (the previous minute, hour or check) and an app's
@@ -84,9 +59,8 @@ type encoder struct {
 
 	prevMinute, prevHour  int64
 	prevMillis, prevDelta int64
-	texts                 []string          // the app's error texts, in the order of first use
-	slotRef               []uint64          // live: history error number - 1 -> 1 + index in texts
-	textRef               map[string]uint64 // a copy's: text -> 1 + index in texts
+	texts                 []string // the app's error texts, in the order of first use
+	slotRef               []uint64 // live: history error number - 1 -> 1 + index in texts
 }
 
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -133,32 +107,6 @@ func (e *encoder) day(w *dayWindow) {
 			e.hour(w[i].hour, c)
 		}
 	}
-}
-
-// app encodes a copy's app as appHistory.encode does the live one.
-func (e *encoder) app(a *savedApp) {
-	e.str(a.name)
-	e.str(a.location)
-	e.beginChecks(len(a.history), 0)
-	if e.textRef == nil {
-		e.textRef = make(map[string]uint64)
-	}
-	clear(e.textRef)
-	for i := range a.history {
-		c := &a.history[i]
-		var ref uint64
-		if c.err != "" {
-			if ref = e.textRef[c.err]; ref == 0 {
-				e.texts = append(e.texts, c.err)
-				ref = uint64(len(e.texts))
-				e.textRef[c.err] = ref
-			}
-		}
-		e.check(checkMillis(c.at), checkMicros(c.rt), c.status, ref)
-	}
-	e.appState(&a.state)
-	e.errTexts()
-	e.day(&a.day)
 }
 
 func (e *encoder) replay(rs []hmac.ReplayEntry) {
@@ -366,4 +314,355 @@ func (d *decoder) app(a *savedApp) {
 		return
 	}
 	d.appV4(a)
+}
+
+// Encodings 2 and 3 wrote every check in full: its time and response time
+// in nanoseconds, a status byte and its error text. They are still read
+// (a file saved by an older availmon restores), never written.
+
+// dayV3 reads a day window of encodings 2 and 3: every hour absolute, the
+// response time sum as float64 bits.
+func (d *decoder) dayV3(w *dayWindow) {
+	n := d.count(13)
+	if n > len(w) {
+		d.fail("%d hours in a day window", n)
+		return
+	}
+	for range n {
+		hour := d.varint()
+		c := counts{up: d.int63(), down: d.int63(), unavailable: d.int63(), rtN: d.int63()}
+		c.rtSum = math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8)))
+		if math.IsNaN(c.rtSum) || math.IsInf(c.rtSum, 0) || c.rtSum < 0 {
+			d.fail("response time sum %v", c.rtSum)
+			return
+		}
+		d.putHour(w, hour, c)
+	}
+}
+
+// appV3 reads an app of encodings 2 and 3: its last state, then its checks.
+func (d *decoder) appV3(a *savedApp) {
+	a.name, a.location = d.str(), d.str()
+	switch flag := d.bytes(1)[0]; flag {
+	case 0:
+		a.state = unchecked()
+	case 1:
+		a.state = checkedState(d.status(), d.varint(), d.duration())
+		a.state.err = d.str()
+	default:
+		d.fail("app %q: checked flag %d", a.name, flag)
+		return
+	}
+	a.history = make([]checkEntry, d.count(4))
+	var at int64
+	for i := range a.history {
+		at += d.varint()
+		a.history[i] = checkEntry{at: at, rt: d.duration(), status: d.status(), err: d.str()}
+	}
+	d.dayV3(&a.day)
+}
+
+// Encoding 4 writes an app's checks as compactly as its history holds them
+// (history.go): a check's time to the millisecond, its response time to the
+// microsecond, and its error text as a number in a table of the app's
+// distinct texts, written once after its checks. A check with no error then
+// takes 5 bytes, and an app failing every check with the same text writes
+// the text once instead of a hundred times.
+//
+// An app is: its name and location; the number of its checks and each
+// check as
+//
+//	varint   its time in unix milliseconds, less the time of the check
+//	         before and less the gap before that one (0 for checks at a
+//	         steady interval, one byte)
+//	uvarint  its response time in microseconds
+//	uvarint  ref<<2 | status, ref being 0 for no error text, else 1 + the
+//	         text's index in the table
+//
+// then its last state (as before, with its error text as a ref); then the
+// table: its length and each text as the bytes it shares with the text
+// before it (a prefix and a suffix length) and the bytes between. Texts
+// that change every check (a timeout naming the connection's port) then
+// cost a few bytes each. Only texts of at most maxErrorText bytes share
+// (every text the monitor keeps), so no text decodes longer than that
+// from fewer bytes of its own: a file decodes to a bounded multiple of its
+// size.
+
+// The bounds of a check's time in milliseconds (years 1691 to 2248, which
+// a history clamps times to), of the difference between two and of the
+// difference of two differences.
+const (
+	maxCheckMillis = 1<<43 - 1
+	minCheckMillis = -maxCheckMillis - 1
+	maxCheckDelta  = maxCheckMillis - minCheckMillis
+	maxCheckDelta2 = 2 * maxCheckDelta
+)
+
+// checkMillis is the time of a check in unix milliseconds, as its history
+// keeps it.
+func checkMillis(at int64) int64 {
+	return min(max(time.Unix(0, at).UnixMilli(), minCheckMillis), maxCheckMillis)
+}
+
+// checkMicros is the response time of a check in microseconds, rounded as
+// the API shows it and saturated as its history keeps it.
+func checkMicros(rt time.Duration) uint32 {
+	us := rt / time.Microsecond
+	if rt%time.Microsecond >= time.Microsecond/2 {
+		us++ // half up; adding before dividing would wrap near MaxInt64
+	}
+	return uint32(min(max(us, 0), math.MaxUint32))
+}
+
+// beginChecks starts an app's checks: their number, and an empty table of
+// error texts for a history that numbers errNumbers texts (0 for a copy).
+func (e *encoder) beginChecks(n, errNumbers int) {
+	e.uvarint(uint64(n))
+	e.prevMillis, e.prevDelta = 0, 0
+	e.texts = e.texts[:0]
+	e.slotRef = slices.Grow(e.slotRef[:0], errNumbers)[:errNumbers]
+	clear(e.slotRef)
+}
+
+// check is one check: ms in [minCheckMillis, maxCheckMillis], ref 0 or
+// 1 + the index of its text in e.texts.
+func (e *encoder) check(ms int64, rtMicros uint32, s Status, ref uint64) {
+	delta := ms - e.prevMillis
+	e.varint(delta - e.prevDelta)
+	e.prevMillis, e.prevDelta = ms, delta
+	e.uvarint(uint64(rtMicros))
+	e.uvarint(ref<<2 | uint64(fileStatusCode(s)))
+}
+
+// ref is the ref of a live history's error number n (0: none), adding its
+// text to the table when first used.
+func (e *encoder) ref(n uint16, errs []errText) uint64 {
+	if n == 0 {
+		return 0
+	}
+	r := &e.slotRef[n-1]
+	if *r == 0 {
+		e.texts = append(e.texts, errs[n-1].text)
+		*r = uint64(len(e.texts))
+	}
+	return *r
+}
+
+// appState is an app's last state, after its checks: its error text is a
+// ref into the same table, most often to the text of its last check.
+func (e *encoder) appState(st *appState) {
+	if !st.checked() {
+		e.b = append(e.b, 0)
+		return
+	}
+	e.b = append(e.b, 1)
+	e.status(st.status())
+	e.varint(st.lastCheck)
+	e.varint(int64(st.rt))
+	var ref uint64
+	if st.err != "" {
+		i := len(e.texts) - 1 // from the last: the last check's text most often
+		for i >= 0 && e.texts[i] != st.err {
+			i--
+		}
+		if i < 0 {
+			e.texts = append(e.texts, st.err)
+			i = len(e.texts) - 1
+		}
+		ref = uint64(i) + 1
+	}
+	e.uvarint(ref)
+}
+
+// errTexts writes the app's table of error texts.
+func (e *encoder) errTexts() {
+	e.uvarint(uint64(len(e.texts)))
+	prev := ""
+	for _, t := range e.texts {
+		p, s := 0, 0
+		if len(t) <= maxErrorText {
+			p, s = shared(prev, t)
+		}
+		e.uvarint(uint64(p))
+		e.uvarint(uint64(s))
+		e.str(t[p : len(t)-s])
+		prev = t
+	}
+}
+
+// shared returns the length of the longest common prefix of a and b, and
+// of the longest common suffix of what follows it in both.
+func shared(a, b string) (prefix, suffix int) {
+	n := min(len(a), len(b))
+	for prefix+8 <= n && a[prefix:prefix+8] == b[prefix:prefix+8] { // 8 bytes a step: a save shares millions
+		prefix += 8
+	}
+	for prefix < n && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for m := n - prefix; suffix+8 <= m && a[len(a)-suffix-8:len(a)-suffix] == b[len(b)-suffix-8:len(b)-suffix]; {
+		suffix += 8
+	}
+	for suffix < n-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+// beginDay starts a day window of n hours.
+func (e *encoder) beginDay(n int) {
+	e.uvarint(uint64(n))
+	e.prevHour = 0
+}
+
+// hour is one hour of a day window that counted some check: the hour
+// relative to the one before (the slots come in order: one apart but where
+// the window wraps), the counts, and the sum of response times in
+// microseconds, the unit checks measure them in.
+func (e *encoder) hour(hour int64, c counts) {
+	e.varint(hour - e.prevHour)
+	e.prevHour = hour
+	e.uvarint(uint64(c.up))
+	e.uvarint(uint64(c.down))
+	e.uvarint(uint64(c.unavailable))
+	e.uvarint(uint64(c.rtN))
+	e.uvarint(sumMicros(c.rtSum))
+}
+
+// sumMicros is a sum of response times in seconds as whole microseconds.
+func sumMicros(seconds float64) uint64 {
+	us := math.Round(seconds * 1e6)
+	switch {
+	case !(us > 0): // NaN included
+		return 0
+	case us >= 1<<63:
+		return 1 << 63
+	}
+	return uint64(us)
+}
+
+// dayV4 reads a day window of encoding 4.
+func (d *decoder) dayV4(w *dayWindow) {
+	n := d.count(6)
+	if n > len(w) {
+		d.fail("%d hours in a day window", n)
+		return
+	}
+	var hour int64
+	for range n {
+		hour += d.varint()
+		c := counts{up: d.int63(), down: d.int63(), unavailable: d.int63(), rtN: d.int63()}
+		c.rtSum = float64(d.uvarint()) / 1e6
+		d.putHour(w, hour, c)
+	}
+}
+
+// appV4 reads an app of encoding 4.
+func (d *decoder) appV4(a *savedApp) {
+	a.name, a.location = d.str(), d.str()
+	a.history = make([]checkEntry, d.count(3))
+	d.refs = slices.Grow(d.refs[:0], len(a.history))[:len(a.history)]
+	var ms, delta int64
+	for i := range a.history {
+		dd := d.varint()
+		if dd < -maxCheckDelta2 || dd > maxCheckDelta2 {
+			d.fail("app %q: check time out of range", a.name)
+			return
+		}
+		delta += dd
+		ms += delta
+		if ms < minCheckMillis || ms > maxCheckMillis { // which bounds delta to ±maxCheckDelta too
+
+			d.fail("app %q: check time out of range", a.name)
+			return
+		}
+		us := d.uvarint()
+		if us > math.MaxUint32 {
+			d.fail("app %q: response time %dµs out of range", a.name, us)
+			return
+		}
+		sr := d.uvarint()
+		a.history[i] = checkEntry{at: ms * int64(time.Millisecond), rt: time.Duration(us) * time.Microsecond, status: d.statusOf(sr & 3)}
+		d.refs[i] = sr >> 2
+	}
+	stateRef := d.appStateV4(a)
+	texts := d.errTexts(len(a.history) + 1)
+	if d.err != nil {
+		return
+	}
+	for i := range a.history {
+		a.history[i].err = d.text(texts, d.refs[i])
+	}
+	a.state.err = d.text(texts, stateRef)
+	d.day(&a.day)
+}
+
+// appStateV4 reads an app's last state and returns the ref of its error
+// text.
+func (d *decoder) appStateV4(a *savedApp) uint64 {
+	switch flag := d.bytes(1)[0]; flag {
+	case 0:
+		a.state = unchecked()
+		return 0
+	case 1:
+		a.state = checkedState(d.status(), d.varint(), d.duration())
+		return d.uvarint()
+	default:
+		d.fail("app %q: checked flag %d", a.name, flag)
+		return 0
+	}
+}
+
+// errTexts reads an app's table of error texts, of at most most texts.
+func (d *decoder) errTexts(most int) []string {
+	n := d.count(3)
+	if n > most {
+		d.fail("%d error texts for %d checks", n, most-1)
+		return nil
+	}
+	texts := make([]string, n)
+	prev := ""
+	for i := range texts {
+		p, s := d.uvarint(), d.uvarint()
+		mid := d.bytes(d.count(1))
+		switch {
+		case d.err != nil:
+			return nil
+		case p > uint64(len(prev)) || s > uint64(len(prev))-p:
+			d.fail("error text shares %d+%d bytes of %d", p, s, len(prev))
+			return nil
+		case p+s > 0 && p+s+uint64(len(mid)) > maxErrorText:
+			d.fail("an error text of %d bytes shares bytes", p+s+uint64(len(mid)))
+			return nil
+		}
+		texts[i] = prev[:p] + string(mid) + prev[uint64(len(prev))-s:]
+		prev = texts[i]
+	}
+	return texts
+}
+
+// text is the error text ref refers to.
+func (d *decoder) text(texts []string, ref uint64) string {
+	switch {
+	case ref == 0:
+		return ""
+	case ref > uint64(len(texts)):
+		d.fail("error text %d of %d", ref, len(texts))
+		return ""
+	}
+	return texts[ref-1]
+}
+
+// statusOf is the status of a status code.
+func (d *decoder) statusOf(code uint64) Status {
+	switch code {
+	case 0:
+		return StatusUnavailable
+	case 1:
+		return StatusUp
+	case 2:
+		return StatusDown
+	}
+	d.fail("status code %d", code)
+	return StatusUnavailable
 }

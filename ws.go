@@ -213,6 +213,11 @@ func (m *Monitor) parseWSFilter(r *http.Request) (eventFilter, error) {
 // themselves fan out through the monitor's event log: every client reads it
 // at its own pace, so the scrape loop never waits for one.
 type wsHub struct {
+	maxClients   int
+	pingInterval time.Duration
+	writeTimeout time.Duration
+	origins      []string
+
 	mu      sync.Mutex
 	clients int
 	slow    int           // closed for being too slow, for tests and logs
@@ -293,7 +298,7 @@ func (m *Monitor) checkHandshake(r *http.Request) error {
 	if strings.EqualFold(u.Host, r.Host) {
 		return nil
 	}
-	for _, p := range m.wsOrigins {
+	for _, p := range m.ws.origins {
 		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(u.Host)); ok {
 			return nil
 		}
@@ -337,20 +342,20 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	if m.stopping.Load() {
+	if m.run.stopping.Load() {
 		m.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
 			message: "the monitor is shutting down"})
 		return
 	}
-	if !m.ws.join(m.wsMaxClients) {
+	if !m.ws.join(m.ws.maxClients) {
 		m.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeServiceUnavailable,
-			message: "too many WebSocket clients", details: []string{fmt.Sprintf("at most %d at once; try again later", m.wsMaxClients)}})
+			message: "too many WebSocket clients", details: []string{fmt.Sprintf("at most %d at once; try again later", m.ws.maxClients)}})
 		return
 	}
 	slow := false
 	defer func() { m.ws.leave(slow) }()
 
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: m.wsOrigins})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: m.ws.origins})
 	if err != nil {
 		m.log.Info("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return // Accept has answered
@@ -379,7 +384,7 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 	wg.Go(func() { m.keepAlive(ctx, c, cancel) })
 
 	write := func(msg []byte) error {
-		wctx, wcancel := context.WithTimeout(ctx, m.wsWriteTimeout)
+		wctx, wcancel := context.WithTimeout(ctx, m.ws.writeTimeout)
 		defer wcancel()
 		err := c.Write(wctx, websocket.MessageText, msg)
 		if err != nil && wctx.Err() != nil && ctx.Err() == nil {
@@ -416,7 +421,7 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 // keepAlive pings the client every ping interval; a client that does not
 // answer within the write timeout is cut off.
 func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel context.CancelFunc) {
-	t := time.NewTicker(m.wsPingInterval)
+	t := time.NewTicker(m.ws.pingInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -424,7 +429,7 @@ func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel conte
 			return
 		case <-t.C:
 		}
-		pctx, pcancel := context.WithTimeout(ctx, m.wsWriteTimeout)
+		pctx, pcancel := context.WithTimeout(ctx, m.ws.writeTimeout)
 		err := c.Ping(pctx)
 		pcancel()
 		if err != nil {
@@ -434,6 +439,19 @@ func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel conte
 	}
 }
 
-// wsClients reports the connected clients and how many were closed for
-// being too slow.
-func (m *Monitor) wsClients() (clients, slow int) { return m.ws.counts() }
+// originPatterns is how the /api/ws origin check reads the configured host
+// patterns: a pattern without a port matches the host on any port, because
+// a page's origin carries its port ("http://localhost:5555" has the host
+// "localhost:5555") and "localhost" is what a user means by it. A pattern
+// with a port ("localhost:5555", "*.example.com:443") matches that port
+// only.
+func originPatterns(patterns []string) []string {
+	out := make([]string, 0, 2*len(patterns))
+	for _, p := range patterns {
+		out = append(out, p)
+		if strings.LastIndexByte(p, ':') <= strings.LastIndexByte(p, ']') { // no port; "]" ends an IPv6 address
+			out = append(out, p+":*")
+		}
+	}
+	return out
+}

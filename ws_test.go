@@ -362,7 +362,7 @@ func TestWSShutdown(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := tm.wsClients(); n != 0 {
+	if n, _ := tm.ws.counts(); n != 0 {
 		t.Errorf("Run returned with %d clients still connected", n)
 	}
 	for i := range clients {
@@ -382,7 +382,7 @@ func TestWSShutdown(t *testing.T) {
 	if _, resp, err := websocket.Dial(context.Background(), wsURL(srv, "/api/ws"), nil); err == nil || resp.StatusCode != 503 {
 		t.Errorf("dial after shutdown: %v, want 503", err)
 	}
-	waitFor(t, "the handlers to return", func() bool { n, _ := tm.wsClients(); return n == 0 })
+	waitFor(t, "the handlers to return", func() bool { n, _ := tm.ws.counts(); return n == 0 })
 	srv.Close()
 	waitFor(t, "no goroutine left", func() bool { return runtime.NumGoroutine() <= before })
 }
@@ -448,7 +448,7 @@ func TestWSSlowClient(t *testing.T) {
 	// than the timeout once the buffers were full).
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if _, slow := tm.wsClients(); slow > 0 {
+		if _, slow := tm.ws.counts(); slow > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -466,7 +466,7 @@ func TestWSSlowClient(t *testing.T) {
 		cycles++
 		waitReader(apps + int(tm.events.cursor()-before))
 	}
-	if clients, slow := tm.wsClients(); clients != 1 || slow != 1 {
+	if clients, slow := tm.ws.counts(); clients != 1 || slow != 1 {
 		t.Fatalf("clients %d, closed as slow %d; want the reader left and the silent one closed", clients, slow)
 	}
 	// The reader got everything: the snapshot and every event.
@@ -716,7 +716,7 @@ func TestWSAfterRestart(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- tm.Run(ctx) }()
-		waitFor(t, "Run to start", func() bool { return tm.running.Load() })
+		waitFor(t, "Run to start", func() bool { return tm.run.running.Load() })
 		if run == 1 {
 			c = dialWS(t, srv, "/api/ws?apps=checkout", nil)
 			readMsg(t, c) // the current state

@@ -37,13 +37,6 @@ func newControlDescs() controlDescs {
 	}
 }
 
-func (d *controlDescs) describe(ch chan<- *prometheus.Desc) {
-	ch <- d.serviceUp
-	ch <- d.serviceLocsUp
-	ch <- d.serviceLocs
-	ch <- d.maintenance
-}
-
 func (d *controlDescs) collect(ch chan<- prometheus.Metric, s *Snapshot) {
 	for _, sv := range s.Services {
 		switch sv.State {

@@ -1,0 +1,392 @@
+package availmon
+
+import (
+	"bytes"
+	"encoding/json"
+	"github.com/availmon/availmon/internal/cachedbody"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Every answer body a snapshot caches lives here: a snapshot's answers are
+// encoded once and served as ready bytes (with their gzip form and ETag) to
+// every request until the next cycle publishes a new snapshot, so reads
+// cost a copy and never wait on the cycle.
+
+// lazyBody is an envelope's fixed part, encoded on first use from what v
+// returns.
+type lazyBody struct {
+	once sync.Once
+	b    *cachedbody.Body
+}
+
+func (l *lazyBody) get(v func() any) *cachedbody.Body {
+	l.once.Do(func() { l.b = cachedbody.New(envelopeHead(v())) })
+	return l.b
+}
+
+// getLarge is get for the large answers, encoded by largeEnvelopeHead.
+func (l *lazyBody) getLarge(hint *atomic.Int64, v func() any) *cachedbody.Body {
+	l.once.Do(func() { l.b = cachedbody.New(largeEnvelopeHead(v(), hint)) })
+	return l.b
+}
+
+// lazyJSON holds an encoding computed on first use, for answers served
+// through writeJSON.
+type lazyJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+func (l *lazyJSON) get(v func() any) []byte {
+	l.once.Do(func() {
+		b, err := marshal(v())
+		if err != nil {
+			// Only our own types are encoded here; failing to encode them
+			// is a bug, not a request error.
+			panic("availmon: encoding snapshot: " + err.Error())
+		}
+		l.b = b
+	})
+	return l.b
+}
+
+// envelopeHead is the start of a success envelope around data encoded from
+// v: everything up to where the meta member goes.
+func envelopeHead(v any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"data":`)
+	if err := encodeJSON(&buf, v); err != nil {
+		// Only our own types are encoded here; failing to encode them is a
+		// bug, not a request error.
+		panic("availmon: encoding snapshot: " + err.Error())
+	}
+	return trimmed(buf.Bytes())
+}
+
+// writeEncoded answers with an envelope whose data is b's ready bytes and
+// whose meta follows them. meta must be the same for every request of b
+// (its timestamp is the snapshot's, not the request's): the answer's
+// strong ETag covers it. A client that already has the answer gets 304 Not
+// Modified, and one that accepts gzip gets the compressed bytes made once
+// per body.
+func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, meta any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf) // only a meta member: never large
+	if meta != nil {
+		buf.WriteString(`,"meta":`)
+		if err := encodeJSON(buf, meta); err != nil {
+			m.writeError(w, r, err)
+			return
+		}
+	}
+	buf.WriteString("}\n")
+	tail := buf.Bytes()
+	g, gz := b.Gzipped()
+	gz = gz && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding"))
+	etag := b.ETag(tail, gz)
+	h := w.Header()
+	h.Set("ETag", etag)
+	// The answer depends on Accept-Encoding; caches must key on it.
+	h.Set("Vary", "Accept-Encoding")
+	// Stored, but revalidated on every use: that is what makes
+	// If-None-Match worth sending.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if cachedbody.ETagMatch(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if gz {
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
+		w.WriteHeader(http.StatusOK)
+		g.WriteTo(w, tail) //nolint:errcheck // the client went away; nothing to do
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b.Head())+len(tail)))
+	w.WriteHeader(http.StatusOK)
+	// Errors are ignored: the client went away.
+	w.Write(b.Head()) //nolint:errcheck
+	w.Write(tail)     //nolint:errcheck
+}
+
+// The largest answers (/api/apps, /api/metrics/summary) are megabytes at
+// 10,000 apps. encoding/json encodes a value whole into a buffer of its own
+// and keeps that buffer in a pool for the next encoding, so one such answer
+// left a buffer of twice its size alive for good, besides the answer. They
+// are encoded an element at a time instead, into a buffer sized from the
+// last answer of the same kind: the answer is then the only large
+// allocation, made once.
+
+// bodyHints are the sizes of the last large answers, to size the next.
+type bodyHints struct {
+	apps, summary atomic.Int64
+	metrics       atomic.Int64 // the snapshot part of /metrics (metrics.go)
+}
+
+// streamJSON writes a value as encoding/json would, but its large lists an
+// element at a time.
+type streamJSON struct {
+	buf *bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func newStreamJSON(buf *bytes.Buffer) *streamJSON {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return &streamJSON{buf: buf, enc: enc}
+}
+
+// value writes v whole.
+func (s *streamJSON) value(v any) {
+	if s.err != nil {
+		return
+	}
+	if s.err = s.enc.Encode(v); s.err == nil {
+		s.buf.Truncate(s.buf.Len() - 1) // Encode's newline
+	}
+}
+
+// list writes items as a JSON array, as encoding/json writes a slice.
+func list[T any](s *streamJSON, items []T) {
+	if items == nil {
+		s.buf.WriteString("null")
+		return
+	}
+	lazyList[T]{n: len(items), elem: func(i int) T { return items[i] }}.write(s)
+}
+
+// lazyList is a JSON array whose elements are made one at a time, as they
+// are written: a list of every app is then never whole in memory besides
+// its bytes (as []appJSON, 9 MB at 50,000 apps, every snapshot a poller
+// asks for it).
+type lazyList[T any] struct {
+	n    int
+	elem func(i int) T
+}
+
+func (l lazyList[T]) write(s *streamJSON) {
+	s.buf.WriteByte('[')
+	var v T // one, reused: encoding it through an interface moves it to the heap
+	for i := range l.n {
+		if i > 0 {
+			s.buf.WriteByte(',')
+		}
+		v = l.elem(i)
+		s.value(&v)
+	}
+	s.buf.WriteByte(']')
+}
+
+// summaryHeadJSON is summaryJSON without its lists, which must be its last
+// members.
+type summaryHeadJSON struct {
+	TotalRequests       int64    `json:"total_requests"`
+	TotalErrors         int64    `json:"total_errors"`
+	AverageResponseTime *float64 `json:"average_response_time"`
+	UptimePercentage    *float64 `json:"uptime_percentage"`
+}
+
+// lazySummary is summaryJSON with its lists made as they are written.
+type lazySummary struct {
+	head      summaryHeadJSON
+	apps      lazyList[appSummaryJSON]
+	locations lazyList[locationSummaryItemJSON]
+}
+
+func (s *streamJSON) summary(v *lazySummary) {
+	s.value(v.head)
+	if s.err != nil {
+		return
+	}
+	s.buf.Truncate(s.buf.Len() - 1) // the head's "}"
+	s.buf.WriteString(`,"apps_summary":`)
+	v.apps.write(s)
+	s.buf.WriteString(`,"locations_summary":`)
+	v.locations.write(s)
+	s.buf.WriteByte('}')
+}
+
+// largeEnvelopeHead is envelopeHead for the large answers, in a buffer of
+// the hint's size, which it then updates.
+func largeEnvelopeHead(v any, hint *atomic.Int64) []byte {
+	buf := bytes.NewBuffer(make([]byte, 0, hint.Load()+hint.Load()/64))
+	buf.WriteString(`{"data":`)
+	s := newStreamJSON(buf)
+	switch v := v.(type) {
+	case []appJSON:
+		list(s, v)
+	case lazyList[appJSON]:
+		v.write(s)
+	case lazySummary:
+		s.summary(&v)
+	default:
+		s.value(v)
+	}
+	if s.err != nil {
+		// Only our own types are encoded here; failing to encode them is a
+		// bug, not a request error.
+		panic("availmon: encoding snapshot: " + s.err.Error())
+	}
+	hint.Store(int64(buf.Len()))
+	return trimmed(buf.Bytes())
+}
+
+// trimmed returns b, or a copy of it when b's array is much larger: a
+// buffer that grew by doubling can be twice the answer, which lives as long
+// as its snapshot.
+func trimmed(b []byte) []byte {
+	if cap(b)-len(b) > len(b)/8 {
+		return bytes.Clone(b)
+	}
+	return b
+}
+
+// historyCache keeps a snapshot's /api/status/history answers. An answer
+// depends on the minute history, which only a cycle changes (and every
+// cycle publishes a new snapshot, with an empty cache), and on the current
+// minute, which moves the buckets along: so it is made at most once per
+// period, resolution and minute, instead of scanning and encoding up to
+// 43,200 minute buckets per request.
+type historyCache struct {
+	mu      sync.Mutex
+	answers map[historyKey]historyAnswer
+}
+
+type historyKey struct{ period, resolution string }
+
+type historyAnswer struct {
+	minute int64     // unix minute the answer was made for
+	made   time.Time // when: the answer's meta.timestamp
+	count  int       // data points
+	body   *cachedbody.Body
+}
+
+// get returns the answer for period and res at now, made from h when the
+// cache has none for now's minute.
+func (c *historyCache) get(h *minuteHistory, now time.Time, period, res string, pd, rd time.Duration) historyAnswer {
+	key, minute := historyKey{period, res}, now.Unix()/60
+	if now.Unix() < 0 && now.Unix()%60 != 0 {
+		minute-- // floor, for a test clock before 1970
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.answers[key]; ok && a.minute == minute {
+		return a
+	}
+	points := h.points(now, pd, rd)
+	out := make([]dataPointJSON, len(points))
+	for i, p := range points {
+		out[i] = dataPointJSON{Timestamp: jsonTime(p.start), OverallAvailability: p.availability,
+			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
+	}
+	a := historyAnswer{minute: minute, made: now, count: len(out),
+		body: cachedbody.New(envelopeHead(statusHistoryJSON{Period: period, Resolution: res, DataPoints: out}))}
+	if c.answers == nil {
+		c.answers = make(map[historyKey]historyAnswer)
+	}
+	c.answers[key] = a
+	return a
+}
+
+// ctlCache holds what the operators' controls derive from one snapshot,
+// each part built on first use: the services' states, and the per-state
+// index of /api/apps filters with each app's JSON. They are apart because
+// every /metrics scrape needs the services (availmon_service_up) while
+// filters are rare, and the filters' part costs some 50 bytes an app.
+type ctlCache struct {
+	once     sync.Once
+	v        *ctlViews
+	appsOnce sync.Once
+	apps     *appViews
+}
+
+type ctlViews struct {
+	services []serviceView
+	svcJSON  lazyJSON
+	svcOne   []lazyJSON
+}
+
+// appViews are what /api/apps filters read: the apps of each state, and
+// each app's JSON, encoded lazily.
+type appViews struct {
+	byStatus map[Status][]int
+	appJSON  [][]byte
+	appOnce  []sync.Once
+}
+
+func (s *snapshot) ctlViews() *ctlViews {
+	s.ctl.once.Do(func() {
+		v := &ctlViews{
+			services: make([]serviceView, len(s.p.ctl.services)),
+			svcOne:   make([]lazyJSON, len(s.p.ctl.services)),
+		}
+		for i := range s.p.ctl.services {
+			v.services[i] = s.p.ctl.services[i].evaluate(s.serviceStatus)
+		}
+		s.ctl.v = v
+	})
+	return s.ctl.v
+}
+
+func (s *snapshot) appViews() *appViews {
+	s.ctl.appsOnce.Do(func() {
+		v := &appViews{
+			byStatus: make(map[Status][]int, 3),
+			appJSON:  make([][]byte, len(s.apps)),
+			appOnce:  make([]sync.Once, len(s.apps)),
+		}
+		for i, a := range s.apps {
+			v.byStatus[a.status()] = append(v.byStatus[a.status()], i)
+		}
+		s.ctl.apps = v
+	})
+	return s.ctl.apps
+}
+
+// serviceStatus is an app's state as services count it: an app in
+// maintenance counts as up, so planned work does not page anyone.
+func (s *snapshot) serviceStatus(i int) Status {
+	if s.apps[i].maint() {
+		return StatusUp
+	}
+	return s.apps[i].status()
+}
+
+// appsList writes the JSON array of the apps idx, from each app's JSON
+// encoded at most once per snapshot.
+func (v *appViews) appsList(s *snapshot, idx []int) []byte {
+	n := 2
+	for _, i := range idx {
+		n += len(v.app(s, i)) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(n)
+	b.WriteByte('[')
+	for j, i := range idx {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(v.app(s, i))
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func (v *appViews) app(s *snapshot, i int) []byte {
+	v.appOnce[i].Do(func() {
+		b, err := marshal(s.appJSON(i))
+		if err != nil {
+			panic("availmon: encoding snapshot: " + err.Error())
+		}
+		v.appJSON[i] = bytes.TrimRight(b, "\n")
+	})
+	return v.appJSON[i]
+}
