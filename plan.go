@@ -33,109 +33,20 @@ type plan struct {
 // buildPlan validates the apps, locations and backends of opts and indexes
 // them. Every problem found is returned, not just the first.
 func buildPlan(opts *Options) (*plan, []error) {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var pr planProblems
 	p := &plan{
 		appIndex:  make(map[string]int, len(opts.Apps)),
 		locIndex:  make(map[string]int, len(opts.Locations)),
 		locations: append([]Location(nil), opts.Locations...),
 		backends:  append([]Backend(nil), opts.Backends...),
 	}
-	for i, l := range p.locations {
-		switch {
-		case strings.TrimSpace(l.Name) == "":
-			bad("location %d has no name", i+1)
-		case hasKey(p.locIndex, l.Name):
-			bad("location %q is listed twice", l.Name)
-		case !utf8.ValidString(l.Name):
-			bad("location %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", l.Name)
-		default:
-			p.locIndex[l.Name] = i
-		}
-		if math.IsNaN(l.Latitude) || l.Latitude < -90 || l.Latitude > 90 {
-			bad("location %q: latitude %v is outside [-90, 90]", l.Name, l.Latitude)
-		}
-		if math.IsNaN(l.Longitude) || l.Longitude < -180 || l.Longitude > 180 {
-			bad("location %q: longitude %v is outside [-180, 180]", l.Name, l.Longitude)
-		}
+	p.planLocations(&pr)
+	backendIndex := p.planBackends(opts, &pr)
+	p.planApps(opts, backendIndex, &pr)
+	if len(pr) > 0 {
+		return nil, pr
 	}
-
-	if opts.Source != nil {
-		if len(p.backends) > 0 {
-			bad("set either Source or Backends, not both")
-		}
-		p.backends = []Backend{{Name: defaultBackendName, Source: opts.Source}}
-	}
-	backendIndex := make(map[string]int, len(p.backends))
-	for i, b := range p.backends {
-		switch {
-		case strings.TrimSpace(b.Name) == "":
-			bad("backend %d has no name", i+1)
-		case hasKey(backendIndex, b.Name):
-			bad("backend %q is listed twice", b.Name)
-		}
-		backendIndex[b.Name] = i
-		if b.Source == nil {
-			bad("backend %q has no source", b.Name)
-		}
-		if b.BatchSize < 0 {
-			bad("backend %q: batch size %d is negative", b.Name, b.BatchSize)
-		}
-		if p.backends[i].BatchSize == 0 {
-			p.backends[i].BatchSize = 1
-		}
-	}
-	if len(opts.Apps) > 0 && len(p.backends) == 0 {
-		bad("no backend: set Source or Backends")
-	}
-
-	p.apps = append([]App(nil), opts.Apps...)
-	p.nListed = len(p.apps)
-	p.appLocs = make([]int, len(p.apps))
-	p.backendOf = make([]int, len(p.apps))
-	p.locApps = make([][]int, len(p.locations))
-	for i, a := range p.apps {
-		if strings.TrimSpace(a.Name) == "" {
-			bad("app %d has no name", i+1)
-		} else if hasKey(p.appIndex, a.Name) {
-			bad("app %q is listed twice", a.Name)
-		} else if !utf8.ValidString(a.Name) {
-			bad("app %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", a.Name)
-		}
-		p.appIndex[a.Name] = i
-		if s, ok := a.Settings.(fmt.Stringer); ok && a.Metric == "" {
-			p.apps[i].Metric = s.String()
-		}
-		li, ok := p.locIndex[a.Location]
-		if !ok {
-			bad("app %q: unknown location %q", a.Name, a.Location)
-		} else {
-			p.appLocs[i] = li
-			p.locApps[li] = append(p.locApps[li], i)
-			// One copy of the name for all its apps, not one per app as
-			// a configuration parser makes them.
-			p.apps[i].Location = p.locations[li].Name
-		}
-		switch bi, ok := backendIndex[a.Backend]; {
-		case ok:
-			p.backendOf[i] = bi
-			p.apps[i].Backend = p.backends[bi].Name
-		case a.Backend == "" && len(p.backends) == 1:
-			p.apps[i].Backend = p.backends[0].Name
-		case a.Backend == "":
-			bad("app %q: no backend named, and there are %d", a.Name, len(p.backends))
-		default:
-			bad("app %q: unknown backend %q", a.Name, a.Backend)
-		}
-		if len(p.backends) > 0 && p.apps[i].Backend == p.backends[p.backendOf[i]].Name {
-			if err := validateApp(p.backends[p.backendOf[i]].Source, a); err != nil {
-				bad("app %q: %w", a.Name, err)
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
+	var errs []error
 	p.batches, p.appBatch, errs = planBatches(p.apps[:p.nListed], p.backendOf[:p.nListed], p.backends)
 	if len(errs) > 0 {
 		return nil, errs
@@ -144,6 +55,124 @@ func buildPlan(opts *Options) (*plan, []error) {
 		return nil, errs
 	}
 	return p, nil
+}
+
+// planProblems collects what is wrong with the Options, so that New reports
+// every problem at once.
+type planProblems []error
+
+func (pr *planProblems) add(format string, args ...any) {
+	*pr = append(*pr, fmt.Errorf(format, args...))
+}
+
+// planLocations checks the locations and indexes them by name.
+func (p *plan) planLocations(pr *planProblems) {
+	for i, l := range p.locations {
+		switch {
+		case strings.TrimSpace(l.Name) == "":
+			pr.add("location %d has no name", i+1)
+		case hasKey(p.locIndex, l.Name):
+			pr.add("location %q is listed twice", l.Name)
+		case !utf8.ValidString(l.Name):
+			pr.add("location %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", l.Name)
+		default:
+			p.locIndex[l.Name] = i
+		}
+		if math.IsNaN(l.Latitude) || l.Latitude < -90 || l.Latitude > 90 {
+			pr.add("location %q: latitude %v is outside [-90, 90]", l.Name, l.Latitude)
+		}
+		if math.IsNaN(l.Longitude) || l.Longitude < -180 || l.Longitude > 180 {
+			pr.add("location %q: longitude %v is outside [-180, 180]", l.Name, l.Longitude)
+		}
+	}
+}
+
+// planBackends checks the backends (Options.Source being one of its own)
+// and returns their index by name.
+func (p *plan) planBackends(opts *Options, pr *planProblems) map[string]int {
+	if opts.Source != nil {
+		if len(p.backends) > 0 {
+			pr.add("set either Source or Backends, not both")
+		}
+		p.backends = []Backend{{Name: defaultBackendName, Source: opts.Source}}
+	}
+	backendIndex := make(map[string]int, len(p.backends))
+	for i, b := range p.backends {
+		switch {
+		case strings.TrimSpace(b.Name) == "":
+			pr.add("backend %d has no name", i+1)
+		case hasKey(backendIndex, b.Name):
+			pr.add("backend %q is listed twice", b.Name)
+		}
+		backendIndex[b.Name] = i
+		if b.Source == nil {
+			pr.add("backend %q has no source", b.Name)
+		}
+		if b.BatchSize < 0 {
+			pr.add("backend %q: batch size %d is negative", b.Name, b.BatchSize)
+		}
+		if p.backends[i].BatchSize == 0 {
+			p.backends[i].BatchSize = 1
+		}
+	}
+	if len(opts.Apps) > 0 && len(p.backends) == 0 {
+		pr.add("no backend: set Source or Backends")
+	}
+	return backendIndex
+}
+
+// planApps checks the apps, indexes them, and ties each to its location
+// and its backend.
+func (p *plan) planApps(opts *Options, backendIndex map[string]int, pr *planProblems) {
+	p.apps = append([]App(nil), opts.Apps...)
+	p.nListed = len(p.apps)
+	p.appLocs = make([]int, len(p.apps))
+	p.backendOf = make([]int, len(p.apps))
+	p.locApps = make([][]int, len(p.locations))
+	for i, a := range p.apps {
+		if strings.TrimSpace(a.Name) == "" {
+			pr.add("app %d has no name", i+1)
+		} else if hasKey(p.appIndex, a.Name) {
+			pr.add("app %q is listed twice", a.Name)
+		} else if !utf8.ValidString(a.Name) {
+			pr.add("app %q: the name is not valid UTF-8 (Prometheus refuses it as a label value)", a.Name)
+		}
+		p.appIndex[a.Name] = i
+		if s, ok := a.Settings.(fmt.Stringer); ok && a.Metric == "" {
+			p.apps[i].Metric = s.String()
+		}
+		if li, ok := p.locIndex[a.Location]; !ok {
+			pr.add("app %q: unknown location %q", a.Name, a.Location)
+		} else {
+			p.appLocs[i] = li
+			p.locApps[li] = append(p.locApps[li], i)
+			// One copy of the name for all its apps, not one per app as
+			// a configuration parser makes them.
+			p.apps[i].Location = p.locations[li].Name
+		}
+		p.planAppBackend(i, a, backendIndex, pr)
+	}
+}
+
+// planAppBackend ties app i, given as a, to the backend it names (or the
+// only one), and has that backend's source validate a.
+func (p *plan) planAppBackend(i int, a App, backendIndex map[string]int, pr *planProblems) {
+	switch bi, ok := backendIndex[a.Backend]; {
+	case ok:
+		p.backendOf[i] = bi
+		p.apps[i].Backend = p.backends[bi].Name
+	case a.Backend == "" && len(p.backends) == 1:
+		p.apps[i].Backend = p.backends[0].Name
+	case a.Backend == "":
+		pr.add("app %q: no backend named, and there are %d", a.Name, len(p.backends))
+	default:
+		pr.add("app %q: unknown backend %q", a.Name, a.Backend)
+	}
+	if len(p.backends) > 0 && p.apps[i].Backend == p.backends[p.backendOf[i]].Name {
+		if err := validateApp(p.backends[p.backendOf[i]].Source, a); err != nil {
+			pr.add("app %q: %w", a.Name, err)
+		}
+	}
 }
 
 // backendIndex returns the index of the backend named name.
