@@ -186,10 +186,10 @@ func digits(b []byte, i int) int {
 // jsoniterSkips reports whether json-iterator's Iterator.Skip reads tok,
 // a valid JSON number with an exponent or starting with 0, without an
 // error (other numbers it passes over unparsed). It fails for those beyond
-// a float64's range, or a float32's for those starting with 0. The decoder
-// before this one skipped with it and so refused such answers anywhere;
-// client_golang, which reads what Decode refuses, reads data.result with
-// it and refuses them there.
+// a float64's range, or a float32's for those starting with 0. Decode
+// refuses such answers anywhere, as client_golang (which reads what Decode
+// refuses, with json-iterator) refuses them in data.result: one rule for
+// both readers of an answer, so that an answer is never half accepted.
 func jsoniterSkips(tok []byte) bool {
 	bits := 64
 	if tok[0] == '0' {

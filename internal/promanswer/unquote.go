@@ -5,10 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// Strings are unescaped in two ways, each as the decoder before this one
-// did, so that the same answers are read the same: values as
-// encoding/json decodes them, keys as json-iterator does. Both take the
-// bytes between the quotes of a string str has read.
+// Strings are unescaped in two ways, so that an answer reads the same here
+// as in client_golang and the standard library: values as encoding/json
+// decodes them, keys as json-iterator does. Both take the bytes between
+// the quotes of a string str has read.
 
 // appendValue appends raw unescaped as encoding/json decodes a string: a
 // byte that is not UTF-8 becomes U+FFFD, and so does a \u escape of a
