@@ -33,6 +33,7 @@ func endpoints() []endpoint {
 		{Name: "/api/status", Path: "/api/status"},
 		{Name: "/api/status/history?period=30d&resolution=1h", Path: "/api/status/history?period=30d&resolution=1h"},
 		{Name: "/api/metrics/summary", Path: "/api/metrics/summary"},
+		{Name: "/api/availability?window=90d&by=app", Path: "/api/availability?window=90d&by=app"},
 		{Name: "/metrics", Path: "/metrics"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
