@@ -72,16 +72,7 @@ func TestBackfillFromPrometheus(t *testing.T) {
 	srv, downFrom, downTo := startDemoPast(t, T, 26*time.Hour)
 
 	first := backfilledMonitor(t, srv)
-	history := func(c *apiClient) []wirePoint {
-		var resp struct {
-			Data struct {
-				Points []wirePoint `json:"data_points"`
-			} `json:"data"`
-		}
-		c.get("/api/status/history?period=24h&resolution=5m", &resp)
-		return resp.Data.Points
-	}
-	points := history(first)
+	points := history24h(first)
 	for _, p := range points[:len(points)-2] { // the last buckets are the live cycle's
 		end := p.Timestamp.Add(5 * time.Minute)
 		var want float64
@@ -97,28 +88,17 @@ func TestBackfillFromPrometheus(t *testing.T) {
 			t.Errorf("bucket %s: availability %v, want %v", p.Timestamp.Format(time.TimeOnly), fmtPtr(p.Availability), want)
 		}
 	}
-	uptime := func(c *apiClient) map[string]float64 {
-		var resp struct{ Data wireBackfillSummary }
-		c.get("/api/metrics/summary", &resp)
-		out := map[string]float64{}
-		for _, a := range resp.Data.Apps {
-			if a.Uptime != nil {
-				out[a.Name] = *a.Uptime
-			}
-		}
-		return out
-	}
 	// The 24h counters are per clock hour: the current hour and the 23
 	// before it, one check a minute from the backfill.
 	minutes := T.Sub(time.Unix((now.Unix()/3600-23)*3600, 0)).Minutes()
 	want := 100 * (minutes - 60) / minutes
-	up := uptime(first)
+	up := uptimes24h(first)
 	if math.Abs(up["flaky"]-want) > 0.15 || up["steady"] != 100 {
 		t.Errorf("uptime_24h: flaky %v (want %.2f: 60 of %.0f minutes down), steady %v (want 100)", up["flaky"], want, minutes, up["steady"])
 	}
 
 	second := backfilledMonitor(t, srv)
-	again := history(second)
+	again := history24h(second)
 	// The second instance's 24 hours may end a bucket later than the
 	// first's (a 5-minute edge passed between the two), so buckets are
 	// matched by their time, not their place; the live ones are left out.
@@ -141,7 +121,7 @@ func TestBackfillFromPrometheus(t *testing.T) {
 	if compared < len(points)-4 {
 		t.Errorf("the two instances share only %d of %d buckets", compared, len(points)-2)
 	}
-	if up2 := uptime(second); math.Abs(up2["flaky"]-up["flaky"]) > 0.15 {
+	if up2 := uptimes24h(second); math.Abs(up2["flaky"]-up["flaky"]) > 0.15 {
 		t.Errorf("uptime_24h of flaky: %v on the first instance, %v on the second", up["flaky"], up2["flaky"])
 	}
 }

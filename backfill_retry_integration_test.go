@@ -67,14 +67,9 @@ func TestBackfillRetriesUntilFilled(t *testing.T) {
 			if !strings.Contains(logs, ended) {
 				t.Errorf("no line %q:\n%s", ended, logs)
 			}
-			var resp struct {
-				Data struct {
-					Points []wirePoint `json:"data_points"`
-				} `json:"data"`
-			}
-			b.api.get("/api/status/history?period=24h&resolution=5m", &resp)
+			points := history24h(b.api)
 			checked := 0
-			for _, p := range resp.Data.Points {
+			for _, p := range points {
 				end := p.Timestamp.Add(5 * time.Minute)
 				var want float64
 				switch {
@@ -146,14 +141,9 @@ func TestBackfillOneBackendDown(t *testing.T) {
 // and of the hour before it (100).
 func (b *retryingBackfill) checkOutage(step string, downFrom, downTo time.Time, want float64) {
 	b.t.Helper()
-	var resp struct {
-		Data struct {
-			Points []wirePoint `json:"data_points"`
-		} `json:"data"`
-	}
-	b.api.get("/api/status/history?period=24h&resolution=5m", &resp)
+	points := history24h(b.api)
 	checked := 0
-	for _, p := range resp.Data.Points {
+	for _, p := range points {
 		end := p.Timestamp.Add(5 * time.Minute)
 		var w float64
 		switch {

@@ -313,16 +313,7 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 	}
 
 	// The backfilled history, minute by minute, and the 24h counters.
-	history := func(c *apiClient) []wirePoint {
-		var resp struct {
-			Data struct {
-				Points []wirePoint `json:"data_points"`
-			} `json:"data"`
-		}
-		c.get("/api/status/history?period=24h&resolution=5m", &resp)
-		return resp.Data.Points
-	}
-	a, b := history(ours.api), history(other.api)
+	a, b := history24h(ours.api), history24h(other.api)
 	if len(a) < 280 || len(a) != len(b) {
 		t.Fatalf("history of %d and %d points, want 288 each", len(a), len(b))
 	}
@@ -337,18 +328,7 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 	if !downSeen {
 		t.Error("the backfilled history shows no down time; the data has an hour of it")
 	}
-	uptime := func(c *apiClient) map[string]float64 {
-		var resp struct{ Data wireBackfillSummary }
-		c.get("/api/metrics/summary", &resp)
-		out := map[string]float64{}
-		for _, a := range resp.Data.Apps {
-			if a.Uptime != nil {
-				out[a.Name] = *a.Uptime
-			}
-		}
-		return out
-	}
-	upA, upB := uptime(ours.api), uptime(other.api)
+	upA, upB := uptimes24h(ours.api), uptimes24h(other.api)
 	if len(upA) != 3 || upA["flaky"] >= 100 || len(upB) != len(upA) {
 		t.Fatalf("uptime_24h: promsource %v, outsider %v; want steady, flaky (down an hour) and extra", upA, upB)
 	}
