@@ -55,6 +55,8 @@ func (m *Monitor) parseReportQuery(r *http.Request, s *snapshot) (report.Query, 
 		switch vs := q[k]; {
 		case len(vs) > 1:
 			return report.Query{}, validationError("invalid "+k, fmt.Sprintf("%s is given %d times", k, len(vs)), reportAccepted)
+		case len(vs) == 1 && vs[0] == "":
+			return report.Query{}, validationError("invalid "+k, k+" is empty", reportAccepted)
 		case len(vs) == 1:
 			vals[k] = vs[0]
 		}
