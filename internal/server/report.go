@@ -6,11 +6,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/filestore"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/report"
+	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/period"
 )
 
@@ -68,15 +68,15 @@ func readBook(dir string) (*ledger.Book, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the state: %w", err)
 	}
-	at, section, err := availmon.StateLedger(data)
+	st, err := statefile.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("reading the state in %s: %w", dir, err)
 	}
 	saved := new(ledger.Saved)
-	if len(section) > 0 {
-		if saved, err = ledger.Decode(section); err != nil {
+	if len(st.Ledger) > 0 {
+		if saved, err = ledger.Decode(st.Ledger); err != nil {
 			return nil, fmt.Errorf("reading the state in %s: %w", dir, err)
 		}
 	}
-	return saved.Book(at), nil
+	return saved.Book(st.SavedAt), nil
 }
