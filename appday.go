@@ -3,6 +3,8 @@ package availmon
 import (
 	"math"
 	"time"
+
+	"github.com/availmon/availmon/internal/statefile"
 )
 
 // appDayWindow is a dayWindow for one app, in 340 bytes instead of 1,152:
@@ -213,7 +215,7 @@ func slotOf(c counts) appDaySlot {
 	s := appDaySlot{up: c16(c.up), down: c16(c.down), unavail: c16(c.unavailable)}
 	if !s.empty() {
 		s.rtN = c16(c.rtN)
-		s.setRTMicros(sumMicros(c.rtSum))
+		s.setRTMicros(statefile.SumMicros(c.rtSum))
 	}
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/promexport"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -294,6 +295,12 @@ type Options struct {
 	// /api/availability are counted in when a request names none (?tz=);
 	// nil means UTC.
 	TimeZone *time.Location
+	// ExportWindows are the rolling windows over which /metrics exports
+	// each app's availability and coverage
+	// (availmon_app_availability_ratio, availmon_app_coverage_ratio with
+	// a window label); none by default: each window adds two series per
+	// app.
+	ExportWindows []period.Window
 }
 
 // DefaultRetention is Options.Retention when it is zero: the longest

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/ledger"
 	"net/http"
 	"net/url"
 	"strings"
@@ -37,7 +38,7 @@ var stateColors = map[string]string{
 	string(StatusUnavailable): colorUnavailable, "maintenance": colorMaintenance,
 }
 
-const badgeValues = "accepted query parameter: value=state|uptime (default state); others are ignored"
+const badgeValues = "accepted query parameters: value=state|uptime (default state), window (such as 30d) or period (such as 2026-11) for the availability over it; others are ignored"
 
 // badgeKind is the kind of thing a badge route shows.
 type badgeKind int
@@ -127,6 +128,13 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 			b.color = uptimeColor(*u)
 		}
 	}
+	over, err := m.badgeOver(r.URL.RawQuery, s, kind, name)
+	if err != nil {
+		return badge{}, err
+	}
+	if over != nil {
+		return *over, nil
+	}
 	return b, nil
 }
 
@@ -213,4 +221,67 @@ func clip(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:badgeMaxRunes-1]) + "…"
+}
+
+// badgeOver is the badge of ?window= or ?period=: the availability over
+// that rolling window or calendar period (in reports.time_zone), from the
+// snapshot's ledger, as /api/availability counts it. nil when the query
+// names neither.
+func (m *Monitor) badgeOver(rawQuery string, s *snapshot, kind badgeKind, name string) (*badge, error) {
+	window, err := badgeParam(rawQuery, "window")
+	if err != nil {
+		return nil, err
+	}
+	per, err := badgeParam(rawQuery, "period")
+	if err != nil || window == "" && per == "" {
+		return nil, err
+	}
+	aq := availQuery{loc: m.cfg.timeZone}
+	if err := aq.parseRange(window, per, s.book.At); err != nil {
+		return nil, err
+	}
+	lk := [...]ledger.Kind{badgeApp: ledger.App, badgeLocation: ledger.Location, badgeService: ledger.Service}[kind]
+	i, ok := s.book.Lookup(lk, name)
+	if !ok {
+		return nil, notFoundError(lk.String()+" not found", fmt.Sprintf("no %s is named %q", lk, name))
+	}
+	q := ledger.Query{From: aq.rng.Start, To: aq.rng.End}
+	var f ledger.Figures
+	switch lk {
+	case ledger.App:
+		f = s.book.App(i, q)
+	case ledger.Location:
+		f = s.book.Location(i, s.book.LocationApps(i), q)
+	default:
+		f = s.book.Service(i, q)
+	}
+	b := &badge{label: name, message: "no data " + window + per, color: colorUnavailable}
+	if a, ok := f.Availability(); ok {
+		u := roundTo(100*a, 4)
+		b.message, b.color = fmt.Sprintf("%.2f%% %s%s", u, window, per), uptimeColor(u)
+	}
+	return b, nil
+}
+
+// badgeParam reads one parameter of a badge as badgeValue reads value.
+func badgeParam(rawQuery, name string) (string, error) {
+	var vals []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err != nil || key != name {
+			continue
+		}
+		dec, err := url.QueryUnescape(v)
+		if err != nil {
+			return "", validationError("invalid query string", err.Error(), badgeValues)
+		}
+		vals = append(vals, dec)
+	}
+	switch {
+	case len(vals) == 0:
+		return "", nil
+	case len(vals) != 1 || vals[0] == "":
+		return "", validationError("invalid "+name, fmt.Sprintf("%s %q is not one value", name, strings.Join(vals, ",")), badgeValues)
+	}
+	return vals[0], nil
 }

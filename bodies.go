@@ -85,14 +85,19 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cached
 		}
 	}
 	buf.WriteString("}\n")
-	tail := buf.Bytes()
+	m.writeCached(w, r, b, buf.Bytes(), "application/json; charset=utf-8")
+}
+
+// writeCached answers with b's bytes and tail, of content type ctype, as
+// writeEncoded describes.
+func (m *Monitor) writeCached(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, tail []byte, ctype string) {
 	g, gz := b.Gzipped()
 	gz = gz && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding"))
 	etag := b.ETag(tail, gz)
 	h := w.Header()
 	h.Set("ETag", etag)
 	// The answer depends on Accept-Encoding; caches must key on it.
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding")
 	// Stored, but revalidated on every use: that is what makes
 	// If-None-Match worth sending.
 	h.Set("Cache-Control", "no-cache")
@@ -101,7 +106,7 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cached
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Type", ctype)
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))

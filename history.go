@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/internal/statefile"
 )
 
 // checkEntry is one check in an app's recent history, as appHistory takes
@@ -92,7 +93,7 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	// Release before interning, so that a full table reuses the slot of
 	// the dropped check.
 	errNum := h.intern(e.err, maxTexts, size)
-	ms := checkMillis(e.at)
+	ms := statefile.CheckMillis(e.at)
 	var dod int64
 	if h.n == 0 {
 		h.first, h.firstDelta, h.last, h.lastDelta = ms, 0, ms, 0
@@ -104,7 +105,7 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	}
 	var tmp [maxCheckBytes]byte
 	c := binary.AppendVarint(tmp[:0], dod)
-	word := uint64(checkMicros(e.rt))<<3 | packStatus(e.status) // rounded, as the API shows it
+	word := uint64(statefile.CheckMicros(e.rt))<<3 | packStatus(e.status) // rounded, as the API shows it
 	if errNum != 0 {
 		word |= 4
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/statefile"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -189,14 +190,21 @@ func checkHistoryRefs(t *testing.T, h *appHistory) {
 // bytes it gives for a copy of it.
 func checkHistoryEncoding(t *testing.T, h *appHistory) {
 	t.Helper()
-	var live, copied encoder
-	live.str("a")
-	live.str("l")
-	h.encode(&live, &appState{})
-	live.day(&dayWindow{})
-	copied.app(&savedApp{name: "a", location: "l", history: h.list()})
-	if !bytes.Equal(live.b, copied.b) {
-		t.Fatalf("live encoding %x, of a copy %x", live.b, copied.b)
+	live := statefile.NewEncoder(nil)
+	live.Header(t0, nil)
+	live.Minutes(0)
+	live.BeginDay(0)
+	live.Locations(0)
+	live.Apps(1)
+	live.App("a", "l")
+	h.encode(live, &appState{})
+	live.BeginDay(0)
+	live.Ledger(func(b []byte) []byte { return append(b, emptyLedger...) })
+	live.Replay(nil)
+	live.Maintenance(&statefile.Maintenance{})
+	copied := encodeState(&statefile.State{SavedAt: t0, Apps: []statefile.App{{Name: "a", Location: "l", Checks: checksToFile(h.list())}}})
+	if !bytes.Equal(live.Bytes(), copied) {
+		t.Fatalf("live encoding %x, of a copy %x", live.Bytes(), copied)
 	}
 }
 
@@ -255,8 +263,8 @@ func TestAppHistoryEdges(t *testing.T) {
 	want := []checkEntry{
 		{at: old, rt: 4294967295 * time.Microsecond, status: StatusDown},
 		{at: old, rt: 0, status: StatusUnavailable, err: "x"},
-		{at: maxCheckMillis * int64(time.Millisecond), rt: math.MaxUint32 * time.Microsecond, status: StatusUp}, // year 2248
-		{at: minCheckMillis * int64(time.Millisecond), rt: time.Microsecond, status: StatusUp},                  // year 1691
+		{at: statefile.MaxCheckMillis * int64(time.Millisecond), rt: math.MaxUint32 * time.Microsecond, status: StatusUp}, // year 2248
+		{at: statefile.MinCheckMillis * int64(time.Millisecond), rt: time.Microsecond, status: StatusUp},                  // year 1691
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -2,18 +2,14 @@ package availmon
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"os"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/statefile"
 )
 
 // Windows added through the API are saved and come back after a restart
@@ -71,61 +67,23 @@ func TestMaintenanceRestoredAcrossRestart(t *testing.T) {
 	}
 }
 
-// Encoding 3 keeps the windows; a window that cannot be restored (an id
-// the API does not give, one given twice, a zone no longer known) is
-// dropped, the others kept.
+// A window that cannot be restored (an id the API does not give, one given
+// twice, a zone no longer known) is dropped, the others kept.
 func TestMaintenanceSavedWindows(t *testing.T) {
-	s := &savedState{savedAt: t0, maint: savedMaintenance{nextID: 7, windows: []MaintenanceWindow{
+	saved := []statefile.Window{
 		{ID: "api-2", App: "search", From: t0, To: t0.Add(time.Hour), Comment: "c"},
 		{ID: "api-5", Location: "Frankfurt", Labels: map[string]string{"team": "x", "tier": "1"}, Cron: "0 3 * * *", Duration: 2 * time.Hour, TimeZone: "Europe/Berlin"},
-	}}}
-	got, err := decodeState(encodeState(s))
-	if err != nil {
-		t.Fatal(err)
+		{ID: "nightly", App: "a", From: t0, To: t0.Add(time.Hour)},
+		{ID: "api-2", App: "a", From: t0, To: t0.Add(time.Hour)},
+		{ID: "api-09", App: "a", From: t0, To: t0.Add(time.Hour)},
+		{ID: "api-8", App: "a", Cron: "@daily", Duration: time.Hour, TimeZone: "Nowhere/Atlantis"},
 	}
-	opts := cmp.Options{cmp.Exporter(func(reflect.Type) bool { return true }), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), cmpopts.EquateEmpty()}
-	if diff := cmp.Diff(s, got, opts); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-
 	mt, _ := newMaintenance([]MaintenanceWindow{{ID: "nightly", App: "a", Cron: "@daily", Duration: time.Hour}}, t0)
-	bad := append(got.maint.windows,
-		MaintenanceWindow{ID: "nightly", App: "a", From: t0, To: t0.Add(time.Hour)},
-		MaintenanceWindow{ID: "api-2", App: "a", From: t0, To: t0.Add(time.Hour)},
-		MaintenanceWindow{ID: "api-09", App: "a", From: t0, To: t0.Add(time.Hour)},
-		MaintenanceWindow{ID: "api-8", App: "a", Cron: "@daily", Duration: time.Hour, TimeZone: "Nowhere/Atlantis"})
-	kept, errs := mt.restoreSaved(savedMaintenance{nextID: 7, windows: bad})
+	kept, errs := mt.restoreSaved(statefile.Maintenance{NextID: 7, Windows: saved})
 	if kept != 2 || len(errs) != 4 {
 		t.Errorf("kept %d, errors %v; want 2 kept and 4 errors", kept, errs)
 	}
 	if mt.nextID != 7 || len(mt.list()) != 3 {
 		t.Errorf("next id %d, %d windows", mt.nextID, len(mt.list()))
-	}
-}
-
-// A file of encoding 2 (written by the availmon before windows were kept,
-// testdata/state-encoding-2.bin) is still read, without windows; the
-// encoding after this one is refused.
-func TestStateEncoding2Read(t *testing.T) {
-	old, err := os.ReadFile("testdata/state-encoding-2.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeState(old)
-	if err != nil {
-		t.Fatalf("an encoding-2 file: %v", err)
-	}
-	if len(got.apps) != 2 || got.apps[0].name != "a" || len(got.apps[0].history) != 2 || len(got.replay) != 1 ||
-		got.interval == nil || got.interval.d != 90*time.Second || len(got.maint.windows) != 0 {
-		t.Errorf("the encoding-2 file read as %+v", got)
-	}
-	// The same state written now is of the current encoding and reads back the same.
-	again, err := decodeState(encodeState(got))
-	if err != nil || len(again.apps) != 2 || again.apps[0].history[1].err != "x" {
-		t.Errorf("written again: %+v, %v", again, err)
-	}
-	future := append([]byte{stateEncoding + 1}, encodeState(got)[1:]...)
-	if _, err := decodeState(future); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("encoding version %d", stateEncoding+1)) {
-		t.Errorf("encoding %d: %v", stateEncoding+1, err)
 	}
 }

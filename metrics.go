@@ -40,6 +40,11 @@ func (m *Monitor) initMetrics(o *Options) error {
 		saves = promexport.SaveCollector(m.persist.saves.promStatus)
 		own.MustRegister(saves)
 	}
+	var windows prometheus.Collector
+	if len(o.ExportWindows) > 0 {
+		windows = newWindowMetrics(o.ExportWindows, m.snap.Load)
+		own.MustRegister(windows)
+	}
 	m.live = &liveFamilies{g: liveGatherer(own, o.Gatherer)}
 	m.filteredMetrics = m.newFilteredMetrics()
 	if o.Registerer == nil {
@@ -47,8 +52,10 @@ func (m *Monitor) initMetrics(o *Options) error {
 	}
 	cs := append([]prometheus.Collector{m.exp}, m.disc.metrics.collectors()...)
 	cs = append(cs, m.bfm.collectors()...)
-	if saves != nil {
-		cs = append(cs, saves)
+	for _, c := range []prometheus.Collector{saves, windows} {
+		if c != nil {
+			cs = append(cs, c)
+		}
 	}
 	var requests prometheus.Collector
 	if o.RegisterHTTPMetrics {

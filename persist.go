@@ -3,12 +3,14 @@ package availmon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
 )
 
@@ -49,7 +51,7 @@ const saveTimeout = 30 * time.Second
 // store that fails, or holds something unreadable, is logged and the
 // monitor starts afresh: a monitor never refuses to start for its memory.
 func (m *Monitor) restore(ctx context.Context) {
-	var s *savedState
+	var s *statefile.State
 	err := m.persist.store.Load(ctx, func(data []byte) error {
 		var err error
 		s, err = decodeState(data)
@@ -66,24 +68,41 @@ func (m *Monitor) restore(ctx context.Context) {
 	kept := m.apply(s)
 	// A saved app the plan does not list waits for a discovery rule to
 	// find it: it is not dropped yet (stopAwaiting logs those that go).
-	m.log.Info("restored the saved state", "saved_at", s.savedAt.UTC(), "apps", kept,
-		"apps_awaiting_discovery", len(m.disc.awaiting), "apps_dropped", len(s.apps)-kept-len(m.disc.awaiting))
+	m.log.Info("restored the saved state", "saved_at", s.SavedAt.UTC(), "apps", kept,
+		"apps_awaiting_discovery", len(m.disc.awaiting), "apps_dropped", len(s.Apps)-kept-len(m.disc.awaiting))
+}
+
+// decodeState reads a state file (internal/statefile) and checks what only
+// a monitor knows the bounds of: an error wraps ErrBadState, so that the
+// Store sets the file aside.
+func decodeState(b []byte) (*statefile.State, error) {
+	s, err := statefile.Decode(b)
+	if err == nil && s.Interval != nil {
+		if e := checkInterval(s.Interval.D); e != nil {
+			s, err = nil, fmt.Errorf("interval %s out of range", s.Interval.D)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadState, err)
+	}
+	return s, nil
 }
 
 // apply folds s into the fresh state, by name, and returns how many apps of
 // s are still configured.
-func (m *Monitor) apply(s *savedState) int {
+func (m *Monitor) apply(s *statefile.State) int {
 	st := m.state
 	now := m.clock.Now()
-	m.hist.restore(s.minutes, now)
-	st.sysDay = s.sysDay
-	for _, l := range s.locs {
-		if i, ok := m.plan.locIndex[l.name]; ok {
-			st.locDay[i] = l.day
+	m.hist.restore(s.Minutes, now)
+	st.sysDay = dayFromFile(&s.System)
+	for _, l := range s.Locations {
+		if i, ok := m.plan.locIndex[l.Name]; ok {
+			st.locDay[i] = dayFromFile(&l.Day)
 		}
 	}
 	kept := 0
-	for _, a := range s.apps {
+	for i := range s.Apps {
+		a := appFromFile(&s.Apps[i])
 		i, ok := m.plan.appIndex[a.name]
 		if !ok {
 			m.awaitDiscovery(a) // a discovered app, until its rule finds it
@@ -97,18 +116,95 @@ func (m *Monitor) apply(s *savedState) int {
 		st.history[i].restore(a.history, m.cfg.historySize)
 		st.appDay[i].set(&a.day)
 	}
-	if s.interval != nil {
-		m.restoreInterval(*s.interval)
+	if iv := s.Interval; iv != nil {
+		// Only an interval set at run time is saved, so one read back
+		// was set at run time too, and is saved again until set anew.
+		m.restoreInterval(intervalSetting{d: iv.D, text: iv.Text, runtime: true})
 	}
-	if k, ok := m.api.auth.(ReplayKeeper); ok && len(s.replay) > 0 {
-		n := k.RestoreReplay(s.replay)
+	if k, ok := m.api.auth.(ReplayKeeper); ok && len(s.Replay) > 0 {
+		n := k.RestoreReplay(s.Replay)
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
-	m.restoreMaintenance(s.maint)
-	if s.ledger != nil {
-		m.restoreLedger(s.ledger, now)
+	m.restoreMaintenance(s.Maintenance)
+	if s.Ledger != nil {
+		m.restoreLedger(s.Ledger, now)
 	}
 	return kept
+}
+
+// savedApp is an app of a state file in the monitor's own types.
+type savedApp struct {
+	name, location string
+	state          appState
+	history        []checkEntry // oldest first
+	day            dayWindow
+}
+
+func appFromFile(a *statefile.App) savedApp {
+	out := savedApp{name: a.Name, location: a.Location, day: dayFromFile(&a.Day),
+		history: make([]checkEntry, len(a.Checks))}
+	for i, c := range a.Checks {
+		out.history[i] = checkEntry{at: c.At, rt: c.RT, status: statusFromFile(c.Status), err: c.Err}
+	}
+	out.state = unchecked()
+	if a.Last.Checked {
+		out.state = checkedState(statusFromFile(a.Last.Status), a.Last.At, a.Last.RT)
+	}
+	out.state.err = a.Last.Err
+	return out
+}
+
+// lastToFile is st as a state file keeps it.
+func lastToFile(st *appState) statefile.Last {
+	if !st.checked() {
+		return statefile.Last{}
+	}
+	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: st.err}
+}
+
+func dayFromFile(d *statefile.Day) dayWindow {
+	var w dayWindow
+	for i, h := range d {
+		w[i].hour = h.Hour
+		w[i].c = counts{up: h.C.Up, down: h.C.Down, unavailable: h.C.Unavailable, rtSum: h.C.RTSum, rtN: h.C.RTN}
+	}
+	return w
+}
+
+func countsToFile(c counts) statefile.Counts {
+	return statefile.Counts{Up: c.up, Down: c.down, Unavailable: c.unavailable, RTSum: c.rtSum, RTN: c.rtN}
+}
+
+func dayToFile(w *dayWindow) statefile.Day {
+	var d statefile.Day
+	for i := range w {
+		d[i] = statefile.Hour{Hour: w[i].hour, C: countsToFile(w[i].c)}
+	}
+	return d
+}
+
+// statusToFile is s's code in the state file, whose codes were fixed
+// before the statusCode a running monitor keeps.
+func statusToFile(s Status) statefile.Status {
+	switch s {
+	case StatusUp:
+		return statefile.Up
+	case StatusDown:
+		return statefile.Down
+	default:
+		return statefile.Unavailable
+	}
+}
+
+func statusFromFile(s statefile.Status) Status {
+	switch s {
+	case statefile.Up:
+		return StatusUp
+	case statefile.Down:
+		return StatusDown
+	default:
+		return StatusUnavailable
+	}
 }
 
 // restoreInterval puts back the interval last set at run time. It wins over
@@ -238,18 +334,18 @@ func (sv *saver) finish() {
 
 // restore puts saved buckets back, skipping those older than the history
 // keeps or from the future of now (a clock that went back).
-func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
+func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 	cur := now.Unix() / 60
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, b := range bs {
-		if m := int64(b.minute); m <= cur-historyMinutes || m > cur {
+	for _, fm := range ms {
+		if m := int64(fm.Minute); m <= cur-historyMinutes || m > cur {
 			continue
 		}
-		slot := &h.buckets[mod(int64(b.minute), historyMinutes)]
-		if !slot.seen || slot.minute < b.minute {
-			*slot = b
-			slot.seen = true
+		slot := &h.buckets[mod(int64(fm.Minute), historyMinutes)]
+		if !slot.seen || slot.minute < fm.Minute {
+			*slot = minuteBucket{minute: fm.Minute, up: fm.Up, down: fm.Down,
+				lastUp: fm.LastUp, lastDown: fm.LastDown, lastU: fm.LastUnavailable, seen: true}
 		}
 	}
 }
@@ -267,43 +363,44 @@ func (h *minuteHistory) restore(bs []minuteBucket, now time.Time) {
 // cycleMu: they only wait on one app's history lock for the microseconds
 // its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
-	e := encoder{b: make([]byte, 0, hint)}
+	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
 	st := m.state
-	var iv *intervalSetting
+	var iv *statefile.Interval
 	if v := m.interval.Load(); v.runtime {
-		iv = v
+		iv = &statefile.Interval{D: v.d, Text: v.text}
 	}
-	e.header(m.clock.Now(), iv)
-	m.hist.encodeSeen(&e)
-	e.day(&st.sysDay)
-	e.uvarint(uint64(len(m.plan.locations)))
+	e.Header(m.clock.Now(), iv)
+	m.hist.encodeSeen(e)
+	sys := dayToFile(&st.sysDay)
+	e.Day(&sys)
+	e.Locations(len(m.plan.locations))
 	for i, l := range m.plan.locations {
-		e.str(l.Name)
-		e.day(&st.locDay[i])
+		e.Location(l.Name)
+		d := dayToFile(&st.locDay[i])
+		e.Day(&d)
 	}
-	e.uvarint(uint64(len(m.plan.apps)))
+	e.Apps(len(m.plan.apps))
 	for i := range m.plan.apps {
 		a := &m.plan.apps[i]
-		e.str(a.Name)
-		e.str(a.Location)
-		st.history[i].encode(&e, &st.apps[i])
-		st.appDay[i].encode(&e)
+		e.App(a.Name, a.Location)
+		st.history[i].encode(e, &st.apps[i])
+		st.appDay[i].encode(e)
 	}
-	e.liveLedger(m.ledger)
+	e.Ledger(m.ledger.AppendBinary)
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
 	}
-	e.replay(replay)
+	e.Replay(replay)
 	mt := m.maint.saved()
-	e.maintenance(&mt)
-	return e.b
+	e.Maintenance(&mt)
+	return e.Bytes()
 }
 
 // encodeSeen encodes the buckets that hold an observation, in slot order.
-func (h *minuteHistory) encodeSeen(e *encoder) {
+func (h *minuteHistory) encodeSeen(e *statefile.Encoder) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	n := 0
@@ -312,43 +409,49 @@ func (h *minuteHistory) encodeSeen(e *encoder) {
 			n++
 		}
 	}
-	e.uvarint(uint64(n))
+	e.Minutes(n)
 	for i := range h.buckets {
-		if h.buckets[i].seen {
-			e.minute(&h.buckets[i])
+		if b := &h.buckets[i]; b.seen {
+			e.Minute(&statefile.Minute{Minute: b.minute, Up: b.up, Down: b.down,
+				LastUp: b.lastUp, LastDown: b.lastDown, LastUnavailable: b.lastU})
 		}
 	}
 }
 
 // encode encodes the checks, oldest first, the app's last state st and the
-// table of their error texts, as encoder.app does a copy. It walks the
-// checks once, straight from their encoded form: the error numbers of the
-// history become the table's refs as they are first used.
-func (h *appHistory) encode(e *encoder, st *appState) {
+// table of their error texts, as statefile.Encode does a decoded app. It
+// walks the checks once, straight from their encoded form: the error
+// numbers of the history become the table's refs as they are first used.
+func (h *appHistory) encode(e *statefile.Encoder, st *appState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e.beginChecks(h.n, len(h.errs))
+	e.BeginChecks(h.n, len(h.errs))
 	r := h.reader()
 	for range h.n {
 		ms, rt, s, errNum := r.next()
-		e.check(ms, rt, s, e.ref(errNum, h.errs))
+		var ref uint64
+		if errNum != 0 {
+			ref = e.Ref(int(errNum), h.errs[errNum-1].text)
+		}
+		e.Check(ms, rt, statusToFile(s), ref)
 	}
-	e.appState(st)
-	e.errTexts()
+	last := lastToFile(st)
+	e.Last(&last)
+	e.ErrTexts()
 }
 
-// encode encodes w as encoder.day does w.window().
-func (w *appDayWindow) encode(e *encoder) {
+// encode encodes w as statefile.Encoder.Day does a decoded day.
+func (w *appDayWindow) encode(e *statefile.Encoder) {
 	n := 0
 	for i := range w.slots {
 		if w.counts(i).total() > 0 {
 			n++
 		}
 	}
-	e.beginDay(n)
+	e.BeginDay(n)
 	for i := range w.slots {
 		if c := w.counts(i); c.total() > 0 {
-			e.hour(w.hourAt(i), c)
+			e.Hour(w.hourAt(i), countsToFile(c))
 		}
 	}
 }

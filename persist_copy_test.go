@@ -3,7 +3,12 @@ package availmon
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
+	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/internal/statefile"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // A plain copy of the state, encoded afterwards: the simplest way to save,
@@ -13,48 +18,58 @@ import (
 // copyState takes what a save writes. It holds cycleMu, so the copy is of
 // the state between two cycles; it only copies, and encoding happens after
 // the lock is released.
-func (m *Monitor) copyState() *savedState {
+func (m *Monitor) copyState() *statefile.State {
 	m.cycleMu.Lock()
 	st := m.state
-	s := &savedState{
-		savedAt: m.clock.Now(),
-		minutes: m.hist.seen(),
-		sysDay:  st.sysDay,
-		locs:    make([]savedLocation, len(m.plan.locations)),
-		apps:    make([]savedApp, len(m.plan.apps)),
+	s := &statefile.State{
+		SavedAt:   m.clock.Now(),
+		Minutes:   m.hist.seen(),
+		System:    dayToFile(&st.sysDay),
+		Locations: make([]statefile.Location, len(m.plan.locations)),
+		Apps:      make([]statefile.App, len(m.plan.apps)),
 	}
 	if iv := m.interval.Load(); iv.runtime {
-		s.interval = iv
+		s.Interval = &statefile.Interval{D: iv.d, Text: iv.text}
 	}
 	for i, l := range m.plan.locations {
-		s.locs[i] = savedLocation{name: l.Name, day: st.locDay[i]}
+		s.Locations[i] = statefile.Location{Name: l.Name, Day: dayToFile(&st.locDay[i])}
 	}
-	// One allocation for every app's checks: a copy, not 10,000 of them.
-	arena := make([]checkEntry, 0, len(m.plan.apps)*m.cfg.historySize)
 	for i, a := range m.plan.apps {
-		from := len(arena)
-		arena = st.history[i].appendTo(arena)
-		s.apps[i] = savedApp{name: a.Name, location: a.Location, state: keptState(st.apps[i]),
-			history: arena[from:len(arena):len(arena)], day: *st.appDay[i].window()}
+		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].list()),
+			Last: lastToFile(&st.apps[i]), Day: dayToFile(st.appDay[i].window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
-		s.ledger = l
+		s.Ledger = l
 	}
 	m.cycleMu.Unlock()
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
-		s.replay = k.ReplayEntries()
+		s.Replay = k.ReplayEntries()
 	}
+	s.Maintenance = m.maint.saved()
 	return s
 }
 
+// emptyLedger is the ledger section of a ledger with no record, which a
+// decoded State holds as nil.
+var emptyLedger = ledger.New(ledger.Options{}).AppendBinary(nil)
+
+func checksToFile(es []checkEntry) []statefile.Check {
+	out := make([]statefile.Check, len(es))
+	for i, e := range es {
+		out[i] = statefile.Check{At: e.at, RT: e.rt, Status: statusToFile(e.status), Err: e.err}
+	}
+	return out
+}
+
 // seen returns a copy of the buckets that hold an observation.
-func (h *minuteHistory) seen() []minuteBucket {
+func (h *minuteHistory) seen() []statefile.Minute {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	var out []minuteBucket
+	var out []statefile.Minute
 	for _, b := range h.buckets {
 		if b.seen {
-			out = append(out, b)
+			out = append(out, statefile.Minute{Minute: b.minute, Up: b.up, Down: b.down,
+				LastUp: b.lastUp, LastDown: b.lastDown, LastUnavailable: b.lastU})
 		}
 	}
 	return out
@@ -65,72 +80,14 @@ func (m *Monitor) save(ctx context.Context) error {
 	return m.write(ctx, m.clock.Now(), m.encodeLive(0))
 }
 
-// keptState is a as a state file keeps it: without the damper, the
-// maintenance flag or the clock's location.
-func keptState(a appState) appState {
-	if !a.checked() {
-		return unchecked()
-	}
-	k := checkedState(a.status(), a.lastCheck, a.rt)
-	k.err = a.err
-	return k
-}
+// encodeState is statefile.Encode: the reference the live encoding must
+// match byte for byte.
+func encodeState(s *statefile.State) []byte { return statefile.Encode(s) }
 
-// encodeState writes s compactly: varints, times as deltas. A running
-// monitor encodes its live state the same way without taking a copy first
-// (encodeLive, persist.go); the encoder's parts below are shared so that
-// the two cannot drift apart.
-func encodeState(s *savedState) []byte {
-	var e encoder
-	e.header(s.savedAt, s.interval)
-	e.uvarint(uint64(len(s.minutes)))
-	for i := range s.minutes {
-		e.minute(&s.minutes[i])
-	}
-	e.day(&s.sysDay)
-	e.uvarint(uint64(len(s.locs)))
-	for i := range s.locs {
-		e.str(s.locs[i].name)
-		e.day(&s.locs[i].day)
-	}
-	e.uvarint(uint64(len(s.apps)))
-	for i := range s.apps {
-		e.app(&s.apps[i])
-	}
-	e.ledgerSection(s.ledger)
-	e.replay(s.replay)
-	e.maintenance(&s.maint)
-	return e.b
-}
-
-// app encodes a copy's app as appHistory.encode does the live one.
-func (e *encoder) app(a *savedApp) {
-	e.str(a.name)
-	e.str(a.location)
-	e.beginChecks(len(a.history), 0)
-	textRef := make(map[string]uint64)
-	for i := range a.history {
-		c := &a.history[i]
-		var ref uint64
-		if c.err != "" {
-			if ref = textRef[c.err]; ref == 0 {
-				e.texts = append(e.texts, c.err)
-				ref = uint64(len(e.texts))
-				textRef[c.err] = ref
-			}
-		}
-		e.check(checkMillis(c.at), checkMicros(c.rt), c.status, ref)
-	}
-	e.appState(&a.state)
-	e.errTexts()
-	e.day(&a.day)
-}
-
-// ledgerSection writes a copy's ledger section (its bytes as decoded).
-func (e *encoder) ledgerSection(raw []byte) {
-	if raw == nil {
-		raw = emptyLedger
-	}
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(raw)))
-	e.b = append(e.b, raw...)
+// stateCmp compares decoded states: times by instant, response time sums
+// to the microsecond the file keeps them to.
+var stateCmp = cmp.Options{
+	cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
+	cmpopts.EquateApprox(0, 1e-6),
+	cmpopts.EquateEmpty(),
 }

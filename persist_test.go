@@ -1,20 +1,16 @@
 package availmon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
-	"os"
-	"reflect"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/memstore"
+	"github.com/availmon/availmon/internal/statefile"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // memStore is availmontest.Store for the tests inside the package, which
@@ -228,13 +224,16 @@ func TestRestoreUnreadable(t *testing.T) {
 	if err := tm.save(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	future := append([]byte{stateEncoding + 1}, good.Data()[1:]...)
+	future := append([]byte{statefile.Version + 1}, good.Data()[1:]...)
 	for name, data := range map[string][]byte{
 		"empty":          {},
 		"truncated":      good.Data()[:len(good.Data())/2],
 		"garbage":        []byte("this is not a state"),
 		"future version": future,
 		"trailing bytes": append(append([]byte(nil), good.Data()...), 0),
+		// A well-formed file whose run-time interval the monitor would
+		// refuse through the API.
+		"interval out of range": encodeState(&statefile.State{SavedAt: t0, Interval: &statefile.Interval{D: MaxInterval + time.Second, Text: "x"}}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			st := memstore.New(data)
@@ -280,8 +279,8 @@ func TestRunSaves(t *testing.T) {
 	}
 	cycles := tm.snap.Load().seq
 	var checks int64
-	for i := range s.sysDay {
-		checks += s.sysDay[i].c.total()
+	for _, h := range s.System {
+		checks += h.C.Up + h.C.Down + h.C.Unavailable
 	}
 	if want := int64(cycles) * 3; checks != want {
 		t.Errorf("the last save holds %d checks; %d cycles of 3 apps ran", checks, cycles)
@@ -318,80 +317,4 @@ func TestRestoreReplayCache(t *testing.T) {
 	if other := signedReq(t, http.MethodPost, "/api/scrape-interval", `{"interval":"30s"}`, authSecret, clock.Now()); serve(after.h, other).Code != http.StatusOK {
 		t.Errorf("a new signed POST after a restart is refused")
 	}
-}
-
-// The encoding round-trips every field it keeps.
-func TestStateEncodingRoundTrip(t *testing.T) {
-	s := &savedState{
-		savedAt:  t0,
-		interval: &intervalSetting{d: 90 * time.Second, text: "90s", runtime: true},
-		minutes:  []minuteBucket{{minute: 100, up: 5, down: 1, lastUp: 2, lastDown: 1, lastU: 3, seen: true}},
-		locs:     []savedLocation{{name: "Tel Aviv"}},
-		apps: []savedApp{
-			{name: "a", location: "Tel Aviv", state: savedAppState(StatusDown, t0, time.Second, "HTTP 500"),
-				history: []checkEntry{{at: t0.UnixNano(), rt: time.Millisecond, status: StatusUp}, {at: t0.UnixNano() + 1e9, status: StatusDown, err: "x"}}},
-			{name: "b", location: "Tel Aviv", state: unchecked()},
-		},
-		replay: []hmac.ReplayEntry{{Signature: [32]byte{1, 2, 3}, Expires: t0.Add(time.Minute)}},
-	}
-	s.sysDay.add(t0, StatusUp, 250*time.Millisecond, true)
-	s.sysDay.add(t0.Add(time.Hour), StatusUnavailable, 0, true)
-	s.apps[0].day.add(t0, StatusDown, time.Second, true)
-	s.locs[0].day.add(t0, StatusUp, time.Second, true)
-	got, err := decodeState(encodeState(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := cmp.Options{cmp.Exporter(func(reflect.Type) bool { return true }), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), cmpopts.EquateEmpty()}
-	if diff := cmp.Diff(s, got, opts); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-}
-
-// FuzzDecodeState: no input panics the decoder, and what it accepts
-// encodes back to the same bytes' meaning.
-func FuzzDecodeState(f *testing.F) {
-	s := &savedState{savedAt: t0, minutes: []minuteBucket{{minute: 7, up: 1, seen: true}},
-		apps: []savedApp{{name: "a", location: "l", state: savedAppState(StatusUp, t0, 0, ""),
-			history: []checkEntry{{at: 5, status: StatusDown, err: "e"}}}}}
-	s.sysDay.add(t0, StatusUp, time.Second, true)
-	f.Add(encodeState(s))
-	s.maint = savedMaintenance{nextID: 3, windows: []MaintenanceWindow{{ID: "api-3", App: "a", Labels: map[string]string{"k": "v"}, From: t0, To: t0.Add(time.Hour)}}}
-	f.Add(encodeState(s))
-	s.apps = append(s.apps, savedApp{name: "b", history: failingHistory(7), state: savedAppState("", t0, 0, "only the state's")})
-	f.Add(encodeState(s))
-	f.Add(goodKnobs.encode())
-	f.Add(ledgerState())
-	for _, file := range []string{"testdata/state-encoding-2.bin", "testdata/state-encoding-3.bin", "testdata/state-encoding-4.bin"} {
-		old, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(old)
-	}
-	f.Add([]byte{})
-	f.Add([]byte{1, 0, 0, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := decodeState(b)
-		if err != nil {
-			if !errors.Is(err, ErrBadState) {
-				t.Fatalf("error %v does not wrap ErrBadState", err)
-			}
-			return
-		}
-		again, err := decodeState(encodeState(got))
-		if err != nil {
-			t.Fatalf("re-encoding an accepted state: %v", err)
-		}
-		if len(again.apps) != len(got.apps) || len(again.minutes) != len(got.minutes) || len(again.replay) != len(got.replay) ||
-			len(again.maint.windows) != len(got.maint.windows) || !bytes.Equal(again.ledger, got.ledger) {
-			t.Fatalf("re-encoding changed the state")
-		}
-		// Encoding 4 keeps checks as the history does: they come back the same.
-		for i := range got.apps {
-			if b[0] == stateEncoding && !slices.Equal(got.apps[i].history, again.apps[i].history) || got.apps[i].state.err != again.apps[i].state.err {
-				t.Fatalf("re-encoding changed app %q: %+v, then %+v", got.apps[i].name, got.apps[i], again.apps[i])
-			}
-		}
-	})
 }

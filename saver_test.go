@@ -76,9 +76,9 @@ func newestCheck(t *testing.T, data []byte, app string) time.Time {
 	if err != nil {
 		t.Fatalf("a saved state does not decode: %v", err)
 	}
-	for _, a := range s.apps {
-		if a.name == app && len(a.history) > 0 {
-			return time.Unix(0, a.history[len(a.history)-1].at)
+	for _, a := range s.Apps {
+		if a.Name == app && len(a.Checks) > 0 {
+			return time.Unix(0, a.Checks[len(a.Checks)-1].At)
 		}
 	}
 	return time.Time{}

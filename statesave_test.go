@@ -48,8 +48,8 @@ func TestEncodeLiveMatchesCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.replay) == 0 || s.interval == nil || len(s.apps[0].history) != 4 {
-		t.Errorf("the fixture misses a part: %d replay entries, interval %v, %d checks", len(s.replay), s.interval, len(s.apps[0].history))
+	if len(s.Replay) == 0 || s.Interval == nil || len(s.Apps[0].Checks) != 4 {
+		t.Errorf("the fixture misses a part: %d replay entries, interval %v, %d checks", len(s.Replay), s.Interval, len(s.Apps[0].Checks))
 	}
 	c := tm.copyState()
 	if diff := cmp.Diff(c, s, stateCmp); diff != "" {

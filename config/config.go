@@ -22,6 +22,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/period"
 )
 
 // Config is a configuration file, parsed and checked. Its zero-valued
@@ -58,6 +59,9 @@ type Config struct {
 	Storage Storage
 	// Reports is how figures over calendar periods are counted (reports.*).
 	Reports Reports
+	// ExportWindows are export_windows: the rolling windows over which
+	// /metrics exports each app's availability (Options.ExportWindows).
+	ExportWindows []period.Window
 	// Controls are the operators' controls: flap damping, exported labels,
 	// services and maintenance windows (controls.go).
 	Controls
@@ -151,6 +155,7 @@ type fileConfig struct {
 	WebSocket      *fileWebSocket `yaml:"websocket"`
 	Storage        *fileStorage   `yaml:"storage"`
 	Reports        *fileReports   `yaml:"reports"`
+	ExportWindows  []string       `yaml:"export_windows"`
 	controlKeys    `yaml:",inline"`
 }
 
@@ -463,6 +468,7 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	}
 	cfg.Storage = p.checkStorage(raw.Storage)
 	cfg.Reports = p.checkReports(raw.Reports)
+	cfg.ExportWindows = p.checkExportWindows(raw.ExportWindows)
 	return cfg
 }
 

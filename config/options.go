@@ -30,6 +30,7 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 
 		WSOriginPatterns: c.WSOriginPatterns,
 		Retention:        c.Storage.Retention,
+		ExportWindows:    c.ExportWindows,
 	}
 	if c.Reports.TimeZone != "" {
 		loc, err := period.LoadLocation(c.Reports.TimeZone)

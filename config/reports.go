@@ -1,6 +1,11 @@
 package config
 
-import "github.com/availmon/availmon/period"
+import (
+	"fmt"
+	"time"
+
+	"github.com/availmon/availmon/period"
+)
 
 // Reports is the reports section: how figures over calendar periods are
 // counted.
@@ -24,4 +29,24 @@ func (p *parser) checkReports(raw *fileReports) Reports {
 		return Reports{}
 	}
 	return Reports{TimeZone: raw.TimeZone}
+}
+
+// checkExportWindows reads export_windows: windows of /api/availability,
+// each once.
+func (p *parser) checkExportWindows(raw []string) []period.Window {
+	var out []period.Window
+	seen := make(map[time.Duration]bool)
+	for i, text := range raw {
+		w, err := period.ParseWindow(text)
+		switch {
+		case err != nil:
+			p.badAt(fmt.Sprintf("export_windows[%d]", i), "export_windows[%d]: %v", i, err)
+		case seen[w.Duration()]:
+			p.badAt(fmt.Sprintf("export_windows[%d]", i), "export_windows[%d]: %s is given twice", i, text)
+		default:
+			seen[w.Duration()] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }

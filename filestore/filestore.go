@@ -146,6 +146,16 @@ func (s *Store) Load(ctx context.Context, decode func([]byte) error) error {
 	return s.setAside(err)
 }
 
+// Read returns the data of the state file in dir, read as Load reads it,
+// but changing nothing: no directory is made, no abandoned temporary file
+// removed, no unreadable file set aside. A Store saving at the same time
+// replaces the file by a rename, so what is read is one save, whole. No
+// file is an error wrapping fs.ErrNotExist.
+func Read(dir string) ([]byte, error) {
+	s := &Store{dir: dir, maxBytes: DefaultMaxBytes}
+	return s.read()
+}
+
 // read is the one way the state file is read. It trusts nothing in it.
 func (s *Store) read() ([]byte, error) {
 	f, fi, err := atomicfile.OpenRegular(s.Path(), os.O_RDONLY)

@@ -36,6 +36,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	if len(args) > 0 && args[0] == "healthcheck" {
 		return runHealthcheck(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "report" {
+		return runReport(args[1:], stdout, stderr, lookup)
+	}
 	s := server.Settings{Lookup: lookup, Version: version, Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("availmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup co
 	fs.BoolVar(&s.EnableReload, "web.enable-reload", false, "serve POST /-/reload (signed: needs authentication.hmac) to reload the configuration, as SIGHUP does")
 	fs.BoolVar(&s.Pprof, "web.enable-pprof", false, "serve Go's runtime profiles (net/http/pprof) under /debug/pprof/, unauthenticated: for measuring, on an address only you reach")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon healthcheck [-listen ADDR]\n       availmon -version\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: availmon -config FILE [-listen ADDR] [-web.page=false] [-check-config [-online]]\n       availmon rules [-for 5m] > availmon-rules.yml\n       availmon healthcheck [-listen ADDR]\n       availmon report -period 2026-11 [-format json|csv|table] [-tz ZONE] -state-dir DIR|-config FILE\n       availmon -version\n\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args, true); !ok {
@@ -116,4 +119,24 @@ func parseFlags(fs *flag.FlagSet, args []string, usageOnArg bool) (code int, ok 
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// runReport is `availmon report` (internal/server.Report).
+func runReport(args []string, stdout, stderr io.Writer, lookup config.LookupFunc) int {
+	s := server.ReportSettings{Lookup: lookup}
+	fs := flag.NewFlagSet("availmon report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&s.Period, "period", "", "calendar `period`: 2026-11-25, 2026-W47, 2026-11, 2026-Q4 or 2026 (required)")
+	fs.StringVar(&s.Format, "format", "table", "json, csv or table")
+	fs.StringVar(&s.Zone, "tz", "", "IANA time `zone` of the period (default reports.time_zone of -config, else UTC)")
+	fs.StringVar(&s.StateDir, "state-dir", "", "state `directory` (default storage.path of -config)")
+	fs.StringVar(&s.ConfigPath, "config", "", "configuration `file` naming the state directory and time zone")
+	if code, ok := parseFlags(fs, args, true); !ok {
+		return code
+	}
+	err := server.Report(s, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "availmon report: %v\n", err)
+	}
+	return exitCode(err)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/availmon/availmon/internal/bytecodec"
 	"github.com/availmon/availmon/timeline"
 )
 
@@ -81,13 +82,13 @@ func (s *Saved) Len() int { return len(s.ents) }
 // by timeline, and a name given twice is refused; the error wraps
 // ErrCorrupt.
 func Decode(data []byte) (*Saved, error) {
-	d := decoder{b: data}
-	if v := d.byte(); d.err == nil && v != encoding {
+	d := decoder{bytecodec.New(data, ErrCorrupt)}
+	if v := d.Byte(); d.Err() == nil && v != encoding {
 		return nil, fmt.Errorf("%w: encoding %d, this availmon reads %d", ErrCorrupt, v, encoding)
 	}
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)/6) {
-		return nil, fmt.Errorf("%w: %d records cannot fit in %d bytes", ErrCorrupt, n, len(d.b))
+	n := d.Uvarint()
+	if d.Err() == nil && n > uint64(d.Len()/6) {
+		return nil, fmt.Errorf("%w: %d records cannot fit in %d bytes", ErrCorrupt, n, d.Len())
 	}
 	s := &Saved{ents: make([]savedEntry, 0, n)}
 	var seen [nKinds]map[string]bool
@@ -95,103 +96,55 @@ func Decode(data []byte) (*Saved, error) {
 		seen[k] = make(map[string]bool)
 	}
 	for range n {
-		if d.err != nil {
+		if d.Err() != nil {
 			break
 		}
 		var e savedEntry
-		e.kind = Kind(d.byte())
-		if d.err == nil && e.kind >= nKinds {
-			d.fail("kind %d", e.kind)
+		e.kind = Kind(d.Byte())
+		if d.Err() == nil && e.kind >= nKinds {
+			d.Fail("kind %d", e.kind)
 			break
 		}
 		e.name = d.str()
 		if e.kind == App {
 			e.location = d.str()
 		}
-		if d.err == nil && seen[e.kind][e.name] {
-			d.fail("%s %q given twice", e.kind, e.name)
+		if d.Err() == nil && seen[e.kind][e.name] {
+			d.Fail("%s %q given twice", e.kind, e.name)
 		}
-		rec := d.bytes(int(d.uint32()))
-		if d.err == nil {
+		rec := d.Bytes(int(d.Uint32()))
+		if d.Err() == nil {
 			if err := e.rec.UnmarshalBinary(rec); err != nil {
-				d.fail("%s %q: %v", e.kind, e.name, err)
+				d.Fail("%s %q: %v", e.kind, e.name, err)
 			}
 		}
-		if d.err == nil {
+		if d.Err() == nil {
 			seen[e.kind][e.name] = true
 			s.ents = append(s.ents, e)
 		}
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("%d bytes after the end", len(d.b))
+	if d.Err() == nil && d.Len() > 0 {
+		d.Fail("%d bytes after the end", d.Len())
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	return s, nil
 }
 
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-	}
-	d.b = nil
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail("truncated")
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("truncated varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) uint32() uint32 {
-	if len(d.b) < 4 {
-		d.fail("truncated length")
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(d.b)
-	d.b = d.b[4:]
-	return v
-}
-
-func (d *decoder) bytes(n int) []byte {
-	if n < 0 || n > len(d.b) {
-		d.fail("want %d bytes, have %d", n, len(d.b))
-		return nil
-	}
-	out := d.b[:n:n]
-	d.b = d.b[n:]
-	return out
-}
+// decoder reads names as the configuration bounds them, on the shared
+// checked reader.
+type decoder struct{ bytecodec.Decoder }
 
 func (d *decoder) str() string {
-	n := d.uvarint()
-	if n > maxName || n > uint64(len(d.b)) {
-		d.fail("a name of %d bytes", n)
+	n := d.Uvarint()
+	if n > maxName || n > uint64(d.Len()) {
+		d.Fail("a name of %d bytes", n)
 		return ""
 	}
-	s := string(d.bytes(int(n)))
+	s := string(d.Bytes(int(n)))
 	if !utf8.ValidString(s) {
-		d.fail("a name is not UTF-8")
+		d.Fail("a name is not UTF-8")
 	}
 	return s
 }

@@ -1,0 +1,236 @@
+package statefile
+
+import (
+	"encoding/binary"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/errtext"
+)
+
+// Encoder writes a state file part by part, in the order of a State's
+// fields: Header, Minutes and each Minute, the system Day, Locations and
+// for each a Location and its Day, Apps and for each an App, its checks
+// (BeginChecks, Check), its Last, its ErrTexts and its Day, then Ledger,
+// Replay and Maintenance. What it keeps besides the bytes is what a part
+// is encoded relative to (the previous minute, hour or check) and an app's
+// table of error texts, reused from one app to the next.
+type Encoder struct {
+	b []byte
+
+	prevMinute, prevHour  int64
+	prevMillis, prevDelta int64
+	texts                 []string // the app's error texts, in the order of first use
+	slotRef               []uint64 // error number - 1 -> 1 + index in texts
+}
+
+// NewEncoder returns an Encoder that appends to buf.
+func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf} }
+
+// Bytes is the encoding so far.
+func (e *Encoder) Bytes() []byte { return e.b }
+
+func (e *Encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *Encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *Encoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+
+// Header is the encoding's version, the time of the save and the interval
+// set at run time (nil: none).
+func (e *Encoder) Header(savedAt time.Time, iv *Interval) {
+	e.uvarint(Version)
+	e.varint(savedAt.UnixNano())
+	if iv != nil {
+		e.varint(int64(iv.D))
+		e.str(iv.Text)
+	} else {
+		e.varint(0)
+	}
+}
+
+// Minutes starts n minutes.
+func (e *Encoder) Minutes(n int) { e.uvarint(uint64(n)) }
+
+// Minute is one minute, relative to the one before it (they come in slot
+// order: one minute apart but where the ring wraps).
+func (e *Encoder) Minute(m *Minute) {
+	e.varint(int64(m.Minute) - e.prevMinute)
+	e.prevMinute = int64(m.Minute)
+	e.uvarint(uint64(m.Up))
+	e.uvarint(uint64(m.Down))
+	e.uvarint(uint64(m.LastUp))
+	e.uvarint(uint64(m.LastDown))
+	e.uvarint(uint64(m.LastUnavailable))
+}
+
+// Day writes the hours of d that counted a check.
+func (e *Encoder) Day(d *Day) {
+	n := 0
+	for i := range d {
+		if d[i].C.total() > 0 {
+			n++
+		}
+	}
+	e.BeginDay(n)
+	for i := range d {
+		if c := d[i].C; c.total() > 0 {
+			e.Hour(d[i].Hour, c)
+		}
+	}
+}
+
+// BeginDay starts a day window of n hours, each then written by Hour.
+func (e *Encoder) BeginDay(n int) {
+	e.uvarint(uint64(n))
+	e.prevHour = 0
+}
+
+// Hour is one hour of a day window that counted some check: the hour
+// relative to the one before (the slots come in order: one apart but where
+// the window wraps), the counts, and the sum of response times in
+// microseconds, the unit checks measure them in.
+func (e *Encoder) Hour(hour int64, c Counts) {
+	e.varint(hour - e.prevHour)
+	e.prevHour = hour
+	e.uvarint(uint64(c.Up))
+	e.uvarint(uint64(c.Down))
+	e.uvarint(uint64(c.Unavailable))
+	e.uvarint(uint64(c.RTN))
+	e.uvarint(SumMicros(c.RTSum))
+}
+
+// SumMicros is a sum of response times in seconds as whole microseconds.
+func SumMicros(seconds float64) uint64 {
+	us := math.Round(seconds * 1e6)
+	switch {
+	case !(us > 0): // NaN included
+		return 0
+	case us >= 1<<63:
+		return 1 << 63
+	}
+	return uint64(us)
+}
+
+// Locations starts n locations.
+func (e *Encoder) Locations(n int) { e.uvarint(uint64(n)) }
+
+// Location starts a location, whose Day follows.
+func (e *Encoder) Location(name string) { e.str(name) }
+
+// Apps starts n apps.
+func (e *Encoder) Apps(n int) { e.uvarint(uint64(n)) }
+
+// App starts an app, whose checks, Last, ErrTexts and Day follow.
+func (e *Encoder) App(name, location string) {
+	e.str(name)
+	e.str(location)
+}
+
+// Replay writes the replay cache.
+func (e *Encoder) Replay(rs []hmac.ReplayEntry) {
+	e.uvarint(uint64(len(rs)))
+	for _, r := range rs {
+		e.b = append(e.b, r.Signature[:]...)
+		e.varint(r.Expires.UnixNano())
+	}
+}
+
+// Ledger writes the ledger section: a little-endian uint64 length, then
+// what appendLedger appends (internal/ledger's AppendBinary). The
+// fixed-width length lets a live ledger be encoded straight into the
+// buffer, the length written after it.
+func (e *Encoder) Ledger(appendLedger func([]byte) []byte) {
+	at := len(e.b)
+	e.b = append(e.b, 0, 0, 0, 0, 0, 0, 0, 0)
+	e.b = appendLedger(e.b)
+	binary.LittleEndian.PutUint64(e.b[at:], uint64(len(e.b)-at-8))
+}
+
+// Maintenance writes the API's maintenance windows.
+func (e *Encoder) Maintenance(s *Maintenance) {
+	e.uvarint(uint64(s.NextID))
+	e.uvarint(uint64(len(s.Windows)))
+	for i := range s.Windows {
+		w := &s.Windows[i]
+		e.str(w.ID)
+		e.str(w.App)
+		e.str(w.Location)
+		e.str(w.Service)
+		e.uvarint(uint64(len(w.Labels)))
+		for _, k := range slices.Sorted(maps.Keys(w.Labels)) {
+			e.str(k)
+			e.str(w.Labels[k])
+		}
+		e.time(w.From)
+		e.time(w.To)
+		e.str(w.Cron)
+		e.varint(int64(w.Duration))
+		e.str(w.TimeZone)
+		e.str(w.Comment)
+	}
+}
+
+// time writes t as a flag (0: the zero time) and its Unix nanoseconds.
+func (e *Encoder) time(t time.Time) {
+	if t.IsZero() {
+		e.b = append(e.b, 0)
+		return
+	}
+	e.b = append(e.b, 1)
+	e.varint(t.UnixNano())
+}
+
+// Encode returns the encoding of s, as a monitor writes its live state.
+func Encode(s *State) []byte {
+	e := NewEncoder(nil)
+	e.Header(s.SavedAt, s.Interval)
+	e.Minutes(len(s.Minutes))
+	for i := range s.Minutes {
+		e.Minute(&s.Minutes[i])
+	}
+	e.Day(&s.System)
+	e.Locations(len(s.Locations))
+	for i := range s.Locations {
+		e.Location(s.Locations[i].Name)
+		e.Day(&s.Locations[i].Day)
+	}
+	e.Apps(len(s.Apps))
+	for i := range s.Apps {
+		e.app(&s.Apps[i])
+	}
+	raw := s.Ledger
+	if raw == nil {
+		raw = emptyLedger
+	}
+	e.Ledger(func(b []byte) []byte { return append(b, raw...) })
+	e.Replay(s.Replay)
+	e.Maintenance(&s.Maintenance)
+	return e.b
+}
+
+// app writes a decoded app as a live history writes its own.
+func (e *Encoder) app(a *App) {
+	e.App(a.Name, a.Location)
+	e.BeginChecks(len(a.Checks), 0)
+	textRef := make(map[string]uint64)
+	for i := range a.Checks {
+		c := &a.Checks[i]
+		var ref uint64
+		if c.Err != "" {
+			if ref = textRef[c.Err]; ref == 0 {
+				e.texts = append(e.texts, c.Err)
+				ref = uint64(len(e.texts))
+				textRef[c.Err] = ref
+			}
+		}
+		e.Check(CheckMillis(c.At), CheckMicros(c.RT), c.Status, ref)
+	}
+	e.Last(&a.Last)
+	e.ErrTexts()
+	e.Day(&a.Day)
+}
+
+// maxErrorText bounds the texts that share bytes with the one before.
+const maxErrorText = errtext.Max
