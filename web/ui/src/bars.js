@@ -395,6 +395,7 @@ export class Bars {
     this.day.replaceChildren(title, h('p', { class: 'summary', text: describe(d) }), body, back);
     this.day.dataset.name = it.name;
     this.day.dataset.day = d.start;
+    delete this.day.dataset.count; // set once the list is in
     this.day.hidden = false;
     title.focus();
     let list;
@@ -421,6 +422,7 @@ export class Bars {
   closeDay() {
     this.opened = null;
     this.day.hidden = true;
+    delete this.day.dataset.count;
     this.day.replaceChildren();
   }
 }

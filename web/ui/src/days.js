@@ -79,7 +79,7 @@ export function describe(d, outages) {
   } else {
     parts.push(`${percent(d.availability)} available`);
     parts.push(d.down > 0 ? `${duration(d.down)} down` : 'no downtime');
-    if (d.low) parts.push(`only ${Math.round(100 * d.coverage)} % observed`);
+    if (d.low) parts.push(d.coverage < 0.01 ? 'under 1 % observed' : `only ${Math.round(100 * d.coverage)} % observed`);
   }
   if (outages !== undefined) parts.push(outages === 1 ? '1 outage' : `${outages} outages`);
   if (d.maint > 0 && d.coverage != null) parts.push(`${duration(d.maint)} in maintenance`);

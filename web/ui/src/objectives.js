@@ -72,15 +72,20 @@ export class Objectives {
   }
 
   async refresh() {
+    let answer = 'list';
     try {
       this.list = await getJSON('api/objectives');
     } catch (err) {
       // 404: this server has no objectives. Another error: keep what is
       // shown until the next poll.
-      if (err.status === 404) this.list = [];
-      else return;
+      if (err.status !== 404) return;
+      this.list = [];
+      answer = 'none';
     }
-    this.root.hidden = !Array.isArray(this.list) || this.list.length === 0;
+    if (!Array.isArray(this.list)) this.list = [];
+    if (answer === 'list' && this.list.length === 0) answer = 'empty';
+    this.root.dataset.answer = answer; // what the last poll found
+    this.root.hidden = this.list.length === 0;
     if (this.root.hidden) return;
     this.render();
     if (this.selected) this.loadChart(this.selected);
@@ -113,12 +118,14 @@ export class Objectives {
     const fill = left == null ? 0 : Math.max(0, Math.min(1, left));
     const button = h('button', { type: 'button', class: 'obj', 'data-name': o.name, 'aria-pressed': String(o.name === this.selected), text: o.name });
     const burn = o.burn_rates?.['1h'];
+    const bar = h('span');
+    bar.style.width = `${(100 * fill).toFixed(1)}%`; // CSSOM: the page's CSP refuses style attributes
     const tr = h('tr', { 'data-objective': o.name, 'data-state': o.state, class: o.name === this.selected ? 'selected' : '' },
       h('th', { scope: 'row' }, button),
       h('td', { class: 'num', text: ratio(o.target, 3) }),
       h('td', { class: 'num', text: ratio(o.attainment, 3) }),
-      h('td', { class: 'num' }, h('span', { class: `budget${left != null && left <= 0 ? ' spent' : ''}`, 'aria-hidden': 'true' },
-        h('span', { style: `width:${(100 * fill).toFixed(1)}%` })), ` ${ratio(left, 1)}`),
+      h('td', { class: 'num' }, h('span', { class: `budget${left != null && left <= 0 ? ' spent' : ''}`, 'aria-hidden': 'true' }, bar),
+        ` ${ratio(left, 1)}`),
       h('td', { class: 'num', text: burn == null ? '—' : `${burn.toFixed(2)}×` }),
       h('td', {}, h('span', { class: `status obj-${o.state}`, text: STATES[o.state] || o.state })));
     return tr;
