@@ -101,6 +101,9 @@ export class Bars {
     store.subscribe((change) => {
       if (change.reset || (change.services && this.kind === 'service')) this.rebuild(false);
     });
+    // The locations' days come in one answer that needs no name from the
+    // store: ask for it now, beside /api/locations, not after it.
+    this.load(this.chunk({}));
   }
 
   setKind(id) {
