@@ -152,6 +152,7 @@ type fleet struct {
 	h      http.Handler
 	opts   availmon.Options
 	gate   *gate // holds back the switch source, when set
+	stubs  *apiStubs
 
 	mu      sync.Mutex
 	addr    string
@@ -208,7 +209,8 @@ func newFleet(t *testing.T, locs []availmon.Location, apps []appSpec, configure 
 	mux := http.NewServeMux()
 	mux.Handle("/", web.Handler(f.m.Handler()))
 	mux.Handle("/status/", http.StripPrefix("/status", web.Handler(f.m.Handler())))
-	f.h = mux
+	f.stubs = &apiStubs{next: mux}
+	f.h = f.stubs
 	f.start()
 	t.Cleanup(f.stop)
 	return f
@@ -339,6 +341,7 @@ func (f *fleet) control() http.Handler {
 		}
 		f.gate.release()
 	})
+	f.stubs.control(mux)
 	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })
 	return mux
@@ -517,6 +520,28 @@ func TestBrowserReloadAddsApp(t *testing.T) {
 // cycle. These are figures to read, not assertions (see bench/README.md).
 func TestBrowserScale(t *testing.T) {
 	browserTools(t)
+	runScript(t, scaleFleet(t), "scale", "/")
+}
+
+// The 90-day bars at 10,000 apps: drawn for the rows on screen only, the
+// last app reached by scrolling, a day's outages opened by click and by
+// keyboard, axe-core. The script prints the time to the first bars and the
+// page's compressed weight.
+func TestBrowserBars(t *testing.T) {
+	browserTools(t)
+	runScript(t, scaleFleet(t), "bars", "/")
+}
+
+// The backfill's progress bar and the objectives panel, whose server side
+// the stubs stand in for: the bar appears, changes and goes; the panel is
+// hidden on 404 and on an empty list, shown and sortable on a list.
+func TestBrowserBackfillObjectives(t *testing.T) {
+	browserTools(t)
+	runScript(t, smallFleet(t), "panels", "/status/")
+}
+
+// scaleFleet is 10,000 apps in 100 locations, all up.
+func scaleFleet(t *testing.T) *fleet {
 	var locs []availmon.Location
 	for i := range 100 {
 		locs = append(locs, availmon.Location{Name: fmt.Sprintf("loc-%03d", i),
@@ -526,5 +551,5 @@ func TestBrowserScale(t *testing.T) {
 	for i := range 10000 {
 		apps = append(apps, appSpec{name: fmt.Sprintf("app-%05d", i), location: locs[i%100].Name, status: availmon.StatusUp})
 	}
-	runScript(t, newFleet(t, locs, apps), "scale", "/")
+	return newFleet(t, locs, apps)
 }

@@ -20,11 +20,15 @@ export async function getEnvelope(path, { signal } = {}) {
   try {
     body = await res.json();
   } catch {
-    throw new Error(`${path}: HTTP ${res.status}, not JSON`);
+    const err = new Error(`${path}: HTTP ${res.status}, not JSON`);
+    err.status = res.status;
+    throw err;
   }
   if (!res.ok) {
     const e = body && body.error;
-    throw new Error(e ? `${e.code}: ${e.message}` : `${path}: HTTP ${res.status}`);
+    const err = new Error(e ? `${e.code}: ${e.message}` : `${path}: HTTP ${res.status}`);
+    err.status = res.status;
+    throw err;
   }
   return { data: body.data, meta: body.meta || {} };
 }

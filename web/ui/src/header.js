@@ -8,8 +8,10 @@ import { availability, percent } from './format.js';
 const STATUS_POLL = 15000;
 
 export class Header {
-  constructor(store) {
+  // onStatus, if given, gets every /api/status answer.
+  constructor(store, onStatus = () => {}) {
     this.store = store;
+    this.onStatus = onStatus;
     this.el = {
       system: document.getElementById('system-status'),
       conn: document.getElementById('connectivity'),
@@ -36,6 +38,7 @@ export class Header {
       badge(this.el.system, s.system_status, { healthy: 'ok', degraded: 'warn', unhealthy: 'bad' });
       badge(this.el.conn, s.prometheus_connectivity, { connected: 'ok', degraded: 'warn', disconnected: 'bad' });
       this.el.interval.textContent = c.scrape_interval;
+      this.onStatus(s);
     } catch {
       // The stream reports a lost server; the next poll tries again.
     }

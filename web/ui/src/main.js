@@ -14,20 +14,27 @@ import { ServiceSync } from './servicesync.js';
 import { ServicesPanel } from './services.js';
 import { MaintenanceSync } from './maintsync.js';
 import { MaintenancePanel } from './maintenance.js';
+import { Bars } from './bars.js';
+import { Backfill } from './backfill.js';
+import { Objectives } from './objectives.js';
 import { LOCATION_STATES, maintenanceIcon, stateIcon } from './states.js';
 
 const root = document.getElementById('app');
 const banner = document.getElementById('banner');
 const store = new Store();
-const header = new Header(store);
+const backfill = new Backfill(document.getElementById('backfill'));
+const header = new Header(store, (status) => backfill.update(status));
 const chart = new Chart(document.getElementById('chart'));
 const detail = new Detail(document.getElementById('detail'), store);
+const bars = new Bars(document.getElementById('bars'), store);
+new Objectives(document.getElementById('objectives'));
 let map; let list; // created below, once the store is wired
 
 function select(name) {
   map.select(name);
   list.select(name);
   detail.show(name);
+  bars.showLocation(name);
 }
 
 map = new WorldMap(document.getElementById('map'), store, select);

@@ -1,5 +1,7 @@
 // Browser checks of availmon's page, run by web/browser_test.go:
-//   node test/browser.mjs page|reconnect|services|unchecked|added|scale
+//   node test/browser.mjs page|reconnect|services|unchecked|added|scale|bars|panels
+// (or `node test/browser.mjs weight DIR`: the compressed weight of a built
+// page, such as an older web/dist, to compare with what bars prints)
 // with AVAILMON_BASE (the page's URL), AVAILMON_CONTROL (the test's control
 // server) and AVAILMON_CHROMIUM set. Chromium is Debian's: nothing is
 // downloaded. Prints one line per check; exits 1 when one fails.
@@ -10,6 +12,10 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import { makeProjection } from '../src/projection.js';
 import { shapePath, locationState, LOCATION_STATES } from '../src/states.js';
+import { lastDays } from '../src/days.js';
+import { sortObjectives } from '../src/objectives.js';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const BASE = process.env.AVAILMON_BASE;
@@ -81,6 +87,10 @@ async function launch() {
   });
   page.on('console', (msg) => {
     if (msg.type() !== 'error') return;
+    // A server without objectives answers /api/objectives with 404, which
+    // the page reads as "no panel"; the browser logs the status all the
+    // same.
+    if (/\/api\/objectives$/.test(msg.location().url || '') && /404/.test(msg.text())) return;
     // While the test has taken the server away, the browser itself logs
     // the refused connections; nothing else may be logged as an error.
     if (state.outage && /ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(msg.text())) return;
@@ -629,9 +639,228 @@ async function scaleScenario() {
   await finish(b);
 }
 
+// PAGE_FILES are what a browser loads to show the page.
+const PAGE_FILES = [['', 'index.html'], ['assets/app.js'], ['assets/style.css'], ['assets/icon.svg']];
+
+// pageWeight sums the page's files as served and as gzip -9 compresses
+// them (the Go server sends them as they are; a proxy in front compresses).
+async function pageWeight(read) {
+  let raw = 0; let gz = 0;
+  for (const [path, file] of PAGE_FILES) {
+    const body = await read(path, file || path);
+    raw += body.length;
+    gz += gzipSync(body, { level: 9 }).length;
+  }
+  return `${gz} compressed (${raw} raw)`;
+}
+
+async function weightScenario() {
+  const dir = process.argv[3];
+  figure(`page weight of ${dir} (bytes)`, await pageWeight((path, file) => readFileSync(join(dir, file))));
+}
+
+// untilTrue polls fn in the page until it returns true.
+async function untilTrue(page, fn, arg, what, timeout = 15000) {
+  try {
+    await page.waitForFunction(fn, arg, { timeout });
+  } catch {
+    throw new Error(`${what}: not within ${timeout} ms`);
+  }
+}
+
+// shownLevels reads the drawn rows of the bars: name -> each day's class.
+async function shownLevels(page) {
+  return page.$$eval('#bars-grid [role=row]', (rows) => Object.fromEntries(rows.map((r) => [r.dataset.name,
+    [...r.querySelectorAll('.day')].map((c) => [...c.classList].filter((k) => k !== 'day').join('+'))])));
+}
+
+// checkLevels compares the drawn rows with an /api/availability answer.
+function checkLevels(got, answer, label) {
+  const want = new Map(answer.items.map((it) => [it.name, lastDays(answer.steps, it.steps).map((d) => `d-${d.level}${d.low ? '+low' : ''}`)]));
+  const bad = [];
+  for (const [name, levels] of Object.entries(got)) {
+    const w = want.get(name);
+    if (!w) { bad.push(`${name}: not in the API`); continue; }
+    const pad = Array(levels.length - w.length).fill('d-none');
+    if (JSON.stringify([...pad, ...w]) !== JSON.stringify(levels)) bad.push(`${name}: ${levels.slice(-3)} vs ${w.slice(-3)}`);
+  }
+  check(Object.keys(got).length > 0 && bad.length === 0, `${label}: ${Object.keys(got).length} drawn rows, each day as /api/availability says`, bad.slice(0, 5).join('; '));
+}
+
+const focused = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  return a.classList.contains('day') ? `${a.parentNode.dataset.name}/${a.dataset.day}` : a.id;
+});
+
+async function barsScenario() {
+  const b = await launch();
+  const { page, state } = b;
+  await page.goto(BASE);
+  await synced(page, 30000);
+  await untilTrue(page, () => performance.getEntriesByName('availmon:bars').length > 0, null, 'first bars', 30000);
+  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])));
+  figure('first meaningful render: map and list (ms from navigation start)', marks['availmon:rendered']);
+  figure('stream snapshot applied (ms from navigation start)', marks['availmon:synced']);
+  figure('first 90-day bars drawn, locations (ms from navigation start)', marks['availmon:bars']);
+  figure('page weight as served, gzip -9 (bytes)', await pageWeight(async (path) => Buffer.from(await (await fetch(new URL(path, BASE))).arrayBuffer())));
+  figure('machine load average (1 min)', os.loadavg()[0].toFixed(1));
+  const tz = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const q = (by, loc) => `api/availability?window=90d&step=1d&by=${by}&tz=${encodeURIComponent(tz)}${loc ? `&location=${loc}` : ''}`;
+
+  check(await page.getAttribute('#bars-grid', 'aria-rowcount') === '100', 'the bars list the 100 locations');
+  await untilTrue(page, () => document.querySelector('#bars-grid [role=row]') && !document.querySelector('#bars-grid .d-loading'), null, 'the locations\' figures');
+  checkLevels(await shownLevels(page), await api(q('location')), 'locations');
+
+  // Apps: 10,000 rows, of which only those on screen exist.
+  const t0 = await page.evaluate(() => performance.now());
+  await page.click('button.kind[data-kind="app"]');
+  await untilTrue(page, () => {
+    const r = document.querySelector('#bars-grid [role=row][data-name="app-00000"]');
+    return r && !r.querySelector('.d-loading');
+  }, null, 'the first app\'s bars');
+  figure('apps view: click to the first app bars drawn (ms)', Math.round(await page.evaluate(() => performance.now()) - t0));
+  check(await page.getAttribute('#bars-grid', 'aria-rowcount') === '10000', 'the bars list 10,000 apps (aria-rowcount)');
+  const drawn = () => page.$$eval('#bars-grid [role=row]', (r) => r.length);
+  let n = await drawn();
+  check(n > 5 && n < 60, 'only the rows on screen are drawn', `${n} rows`);
+  checkLevels(await shownLevels(page), await api(q('app', 'loc-000')), 'apps at the top');
+  state.requests = [];
+  await page.evaluate(() => { const g = document.getElementById('bars-grid'); g.scrollTop = g.scrollHeight; });
+  await untilTrue(page, () => {
+    const r = document.querySelector('#bars-grid [role=row][data-name="app-09999"]');
+    return r && !r.querySelector('.d-loading');
+  }, null, 'the last app\'s bars');
+  n = await drawn();
+  check(n > 5 && n < 60, 'scrolled to the end: still only the rows on screen are drawn', `${n} rows`);
+  const fetched = state.requests.filter((p) => p.endsWith('/api/availability')).length;
+  check(fetched >= 1 && fetched <= 2, 'scrolling to the end fetched only the figures of the locations in view', `${fetched} requests`);
+  checkLevels(await shownLevels(page), await api(q('app', 'loc-099')), 'apps at the end');
+
+  // An app goes down: its day lists the outage, by click and by keyboard.
+  await control('flip?app=app-00042&status=down');
+  await waitAPI('app-00042', 'down', 15000);
+  let outages = [];
+  for (const end = Date.now() + 15000; outages.length === 0 && Date.now() < end; await sleep(100)) {
+    outages = (await api('api/apps/app-00042/outages')).outages;
+  }
+  check(outages.length === 1 && outages[0].ongoing, 'the API has app-00042\'s ongoing outage', JSON.stringify(outages));
+  await page.fill('#bars-filter', 'app-00042');
+  const today = '#bars-grid [role=row][data-name="app-00042"] .day[data-day="89"]';
+  await untilTrue(page, (sel) => {
+    const c = document.querySelector(sel);
+    return c && /\bd-(minor|major|down)\b/.test(c.className);
+  }, today, 'app-00042\'s day showing downtime');
+  check(await page.$$eval('#bars-grid [role=row]', (r) => r.length) === 1, 'the name filter leaves one row');
+  check(/down/.test(await page.getAttribute(today, 'aria-label')), 'today\'s cell names its downtime', await page.getAttribute(today, 'aria-label'));
+  await page.hover(today);
+  await untilTrue(page, () => { const t = document.querySelector('.bars-tip'); return t && !t.hidden && /1 outage\b/.test(t.textContent); }, null, 'the tooltip with the day\'s outage');
+  check(true, 'the tooltip gives the day\'s downtime and outages', await page.textContent('.bars-tip'));
+
+  const opened = async (how) => {
+    await untilTrue(page, () => document.querySelector('#bars-day:not([hidden])[data-count]'), null, `the day's outages (${how})`);
+    const items = await page.$$eval('#bars-day li', (li) => li.map((l) => l.dataset.start));
+    check(JSON.stringify(items) === JSON.stringify(outages.map((o) => o.start)), `${how}: the day lists app-00042's outage as /api/apps/app-00042/outages`, items.join(','));
+    check(await focused(page) === 'bars-day-title', `${how}: the focus moves to the list's heading`, await focused(page));
+    await page.keyboard.press('Escape');
+    check(await focused(page) === 'app-00042/89' && await page.isHidden('#bars-day'), `${how}: Escape closes it and gives the focus back to the day`, await focused(page));
+  };
+  await page.click(today);
+  await opened('click');
+  await page.keyboard.press('ArrowLeft');
+  check(await focused(page) === 'app-00042/88', 'ArrowLeft moves to the day before', await focused(page));
+  check(await page.$$eval('#bars-grid .day[tabindex="0"]', (c) => c.length) === 1, 'the grid has one tab stop');
+  await page.keyboard.press('End');
+  check(await focused(page) === 'app-00042/89', 'End moves to today', await focused(page));
+  await page.keyboard.press('Enter');
+  await opened('Enter');
+  await page.keyboard.press(' ');
+  await opened('Space');
+
+  // Keyboard across rows, through the virtualised list.
+  await page.fill('#bars-filter', '');
+  await page.focus('#bars-grid .day[tabindex="0"]');
+  await page.keyboard.press('Control+End');
+  check(await focused(page) === 'app-09999/89', 'Ctrl+End moves to the last app, drawn on the way', await focused(page));
+  await page.keyboard.press('Control+Home');
+  check(await focused(page) === 'app-00000/89', 'Ctrl+Home moves to the first app', await focused(page));
+  await page.keyboard.press('ArrowDown');
+  check(await focused(page) === 'app-00100/89', 'ArrowDown moves to the next app (of the same location)', await focused(page));
+
+  await page.fill('#bars-filter', 'app-00042');
+  await page.click(today);
+  await untilTrue(page, () => document.querySelector('#bars-day[data-count]'), null, 'the day open for axe');
+  await axe(page, 'bars, light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page, 'bars, dark');
+  await page.setViewportSize({ width: 390, height: 844 });
+  const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(sw <= 390, 'nothing overflows sideways at 390x844', `scrollWidth ${sw}`);
+  await finish(b);
+}
+
+async function panelsScenario() {
+  const b = await launch();
+  const { page } = b;
+  await page.goto(BASE);
+  await synced(page);
+  await page.waitForSelector('#objectives[data-answer="none"]', { state: 'attached', timeout: 10000 });
+  check(await page.isHidden('#objectives'), 'no objectives panel when /api/objectives is 404');
+  await untilTrue(page, () => document.getElementById('interval').textContent !== '…', null, 'the header\'s first /api/status');
+  check(await page.isHidden('#backfill'), 'no progress bar when /api/status has no backfill member');
+
+  await control('backfill?state=running&progress=0.25');
+  await page.waitForSelector('#backfill:not([hidden])', { timeout: 20000 });
+  const bar = await page.$eval('#backfill', (e) => ({ value: e.querySelector('progress').value, text: e.textContent }));
+  check(bar.value === 0.25 && /25 %/.test(bar.text) && /2 of 10 apps/.test(bar.text), 'running: the progress bar appears with its progress', JSON.stringify(bar));
+  await control('backfill?state=waiting&progress=0.5');
+  await untilTrue(page, () => /retrying/.test(document.getElementById('backfill').textContent) && document.querySelector('#backfill progress').value === 0.5, null, 'waiting', 10000);
+  check(true, 'waiting: the bar moves and says the backfill retries', await page.textContent('#backfill'));
+  await axe(page, 'with the progress bar');
+  await control('backfill?state=done&progress=1');
+  await page.waitForSelector('#backfill[hidden]', { state: 'attached', timeout: 10000 });
+  check(true, 'done: the progress bar goes');
+
+  await control('objectives?mode=empty');
+  await page.reload();
+  await synced(page);
+  await page.waitForSelector('#objectives[data-answer="empty"]', { state: 'attached', timeout: 10000 });
+  check(await page.isHidden('#objectives'), 'no objectives panel when the list is empty');
+  await control('objectives?mode=list');
+  await page.reload();
+  await synced(page);
+  await page.waitForSelector('#objectives[data-answer="list"]:not([hidden])', { timeout: 10000 });
+  const list = await api('api/objectives');
+  const orders = new Set();
+  for (const key of ['name', 'target', 'attainment', 'budget', 'burn', 'state']) {
+    for (let i = 0; i < 2; i++) {
+      await page.click(`#objective-table th[data-key="${key}"] button`);
+      const dir = await page.getAttribute(`#objective-table th[data-key="${key}"]`, 'aria-sort') === 'ascending' ? 1 : -1;
+      const got = await page.$$eval('#objective-table tbody tr', (r) => r.map((x) => x.dataset.objective));
+      const want = sortObjectives(list, key, dir).map((o) => o.name);
+      check(JSON.stringify(got) === JSON.stringify(want), `objectives sorted by ${key} ${dir > 0 ? 'ascending' : 'descending'}`, got.join(','));
+      orders.add(got.join(','));
+    }
+  }
+  check(orders.size >= 4, 'the columns order the objectives differently', [...orders].join(' | '));
+  const cells = await page.$eval('#objective-table tr[data-objective="web-front"]', (r) => [...r.cells].map((c) => c.textContent.trim()));
+  check(JSON.stringify(cells) === JSON.stringify(['web-front', '99.950 %', '99.965 %', '20.0 %', '14.40×', 'At risk']), 'a row shows target, attainment, budget left, burn (1h) and state', JSON.stringify(cells));
+  const width = await page.$eval('#objective-table tr[data-objective="web-front"] .budget > span', (s) => s.style.width);
+  check(parseFloat(width) === 20, 'the budget bar is as long as the budget left', width);
+  await page.click('#objective-table button.obj[data-name="web-front"]');
+  await page.waitForSelector('#objective-chart[data-name="web-front"] svg polyline', { timeout: 5000 });
+  const pts = await page.$eval('#objective-chart polyline', (p) => p.getAttribute('points').split(' ').length);
+  check(pts === 30, 'selecting an objective draws its budget_series', `${pts} points`);
+  check(await page.getAttribute('#objective-table button.obj[data-name="web-front"]', 'aria-pressed') === 'true', 'the selected objective is pressed');
+  await axe(page, 'objectives, light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page, 'objectives, dark');
+  await finish(b);
+}
+
 const scenarios = {
   page: pageScenario, reconnect: reconnectScenario, services: servicesScenario,
   unchecked: uncheckedScenario, added: addedScenario, scale: scaleScenario,
+  bars: barsScenario, panels: panelsScenario, weight: weightScenario,
 };
 try {
   await scenarios[scenario]();
