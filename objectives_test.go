@@ -269,7 +269,7 @@ func TestObjectivesReconfigure(t *testing.T) {
 	opts := base()
 	opts.Backends = []Backend{{Name: "main", URL: testPromURL, Source: tm.src, BatchSize: 10}}
 	opts.Objectives = []objective.Objective{
-		mustObjective(t, "a", "99.9%", "30d", objective.Subject{App: "checkout"}, nil), // changed
+		mustObjective(t, "a", "99.9%", "30d", objective.Subject{App: "checkout"}, nil),       // changed
 		mustObjective(t, "c", "95%", "month", objective.Subject{Location: "Frankfurt"}, nil), // added; b removed
 	}
 	if _, err := tm.Reconfigure(opts); err != nil {
@@ -360,3 +360,40 @@ func TestObjectiveBadge(t *testing.T) {
 	}
 }
 
+// An objective may name an app a discovery rule has not found yet: it has
+// no figures until the app is found, then counts its time, as the
+// objective of its location counts it too.
+func TestObjectivesOnDiscoveredApps(t *testing.T) {
+	tm, q := discoveryMonitor(t, func(o *Options) {
+		o.Objectives = []objective.Objective{
+			mustObjective(t, "cart", "99%", "1d", objective.Subject{App: "cart-il"}, nil),
+			mustObjective(t, "tlv", "99%", "1d", objective.Subject{Location: "Tel Aviv"}, nil),
+		}
+	})
+	for _, a := range []string{"checkout", "search", "billing"} {
+		tm.src.Set(a, StatusUp, 0)
+	}
+	attainment := func(name string) any {
+		t.Helper()
+		code, body := get(t, tm.h, "/api/objectives/"+name)
+		if code != http.StatusOK {
+			t.Fatalf("GET /api/objectives/%s = %d %v", name, code, body)
+		}
+		return body["data"].(obj)["attainment"]
+	}
+	if got := attainment("cart"); got != nil {
+		t.Errorf("before discovery: attainment %v, want null", got)
+	}
+	q.set(nil, sample(0, "service", "cart", "region", "il")) // its series says down
+	for k := range 3 {
+		tm.clock.Set(t0.Add(time.Duration(k) * time.Minute))
+		tm.scrape(t)
+	}
+	// cart-il is found at the first cycle, checked down from the second.
+	if got := attainment("cart"); got != 0.0 {
+		t.Errorf("after discovery: attainment %v, want 0 (down since its first check)", got)
+	}
+	if got, ok := attainment("tlv").(float64); !ok || got >= 1 {
+		t.Errorf("Tel Aviv's attainment %v, want cart-il's down time in it", attainment("tlv"))
+	}
+}

@@ -132,4 +132,3 @@ func TestObjectivesConfigDiscovered(t *testing.T) {
 		t.Errorf("without discovery: %v; want the unknown app refused", err)
 	}
 }
-
