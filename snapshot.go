@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/ledger"
 )
 
@@ -14,7 +15,7 @@ import (
 // rather than an encoding of every app (bodies.go).
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
-	history       []*appHistory
+	history       []*history.Checks
 	seq           uint64    // snapshots published before this one: changes with every snapshot
 	eventSeq      uint64    // the first event not reflected in this snapshot
 	at            time.Time // end of the last cycle; zero before the first
