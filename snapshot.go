@@ -169,7 +169,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 
 func (s *snapshot) appsData() *cachedbody.Body {
 	return s.appsJSON.getLarge(&s.hints.apps, func() any {
-		return lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}
+		return cachedbody.LazyList[appJSON]{N: len(s.apps), Elem: s.appJSON}
 	})
 }
 
@@ -227,8 +227,8 @@ func (s *snapshot) summary() lazySummary {
 			AverageResponseTime: s.day.avgResponse(),
 			UptimePercentage:    s.day.uptime(),
 		},
-		apps:      lazyList[appSummaryJSON]{n: len(s.apps), elem: s.appSummary},
-		locations: lazyList[locationSummaryItemJSON]{n: len(s.locs), elem: s.locationSummary},
+		apps:      cachedbody.LazyList[appSummaryJSON]{N: len(s.apps), Elem: s.appSummary},
+		locations: cachedbody.LazyList[locationSummaryItemJSON]{N: len(s.locs), Elem: s.locationSummary},
 	}
 }
 
