@@ -115,7 +115,7 @@ func liveHeap(t *testing.T, build func() any) (float64, any) {
 
 // The snapshot part of /metrics allocates about its encoding, not objects
 // per app: availmon_up made as const metrics and gathered through a
-// registry cost 900 bytes and 18 allocations an app every snapshot.
+// registry would cost 900 bytes and 18 allocations an app every snapshot.
 func TestMetricsBodyNotObjectsPerApp(t *testing.T) {
 	const apps = 5000
 	m, _ := largeMonitor(t, apps, 50, 1)

@@ -45,8 +45,9 @@ type snapshot struct {
 	hints       *bodyHints
 }
 
-// appView is an app as a snapshot shows it, in 64 bytes (144 before its
-// parts were packed): a snapshot has one per app.
+// appView is an app as a snapshot shows it, packed into 64 bytes (its
+// fields unpacked would take 144): a snapshot has one per app, and two
+// snapshots are often alive.
 type appView struct {
 	appState
 	day dayCounts

@@ -7,8 +7,8 @@ import (
 
 // The largest answers are megabytes at 10,000 apps. encoding/json encodes
 // a value whole into a buffer of its own and keeps that buffer in a pool
-// for the next encoding, so one such answer left a buffer of twice its
-// size alive for good, besides the answer. A Stream encodes them an
+// for the next encoding, so one such answer would leave a buffer of twice
+// its size alive for good, besides the answer. A Stream encodes them an
 // element at a time instead, into a buffer the caller sizes from the last
 // answer of the same kind: the answer is then the only large allocation,
 // made once.
