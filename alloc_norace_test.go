@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"unsafe"
 
 	"github.com/prometheus/common/expfmt"
 )
@@ -87,57 +86,6 @@ func TestSaveAllocatesOnlyItsEncoding(t *testing.T) {
 	}
 }
 
-// A full history of 100 checks a second apart, answered in 20 to 80 ms,
-// takes about half the 1,256 bytes an app's ring of 12-byte entries and
-// its header took (5,371 for an app failing with a new error text every
-// check, most of them its table of texts, which grew by doubling), and
-// adding a check to it allocates nothing.
-func TestHistoryBytes(t *testing.T) {
-	for _, tt := range []struct {
-		name     string
-		distinct bool
-		limit    float64
-	}{
-		{"up", false, 700},
-		{"distinct errors", true, 3500},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			const apps, size = 4000, 100
-			es := benchChecks(size, tt.distinct) // texts shared by every app: not counted
-			live, v := liveHeap(t, func() any {
-				hs := make([]*appHistory, apps)
-				for i := range hs {
-					hs[i] = new(appHistory)
-					for _, e := range es {
-						hs[i].add(e, size)
-					}
-				}
-				return hs
-			})
-			hs := v.([]*appHistory)
-			perApp := live / apps
-			h := hs[0]
-			counted := int(unsafe.Sizeof(*h)) + cap(h.buf) + cap(h.errs)*int(unsafe.Sizeof(errText{}))
-			t.Logf("%.0f bytes of live heap per app; header, buffer and texts' table %d bytes (%d of checks, %.1f a check)",
-				perApp, counted, len(h.buf)-h.head, float64(len(h.buf)-h.head)/size)
-			if perApp > tt.limit {
-				t.Errorf("a full history of %d checks takes %.0f bytes, want at most %.0f", size, perApp, tt.limit)
-			}
-			at := es[size-1].at
-			allocs := testing.AllocsPerRun(1000, func() {
-				at += 1e9
-				e := es[int(at/1e9)%size]
-				e.at = at
-				h.add(e, size)
-			})
-			if allocs != 0 {
-				t.Errorf("adding to a full history allocates %.1f times", allocs)
-			}
-			runtime.KeepAlive(hs)
-		})
-	}
-}
-
 // liveHeap is the heap that what build returns keeps alive, in bytes, and
 // the last value built. The goroutines of other tests (servers, monitors
 // still stopping) allocate and free at the same time, which can move the
@@ -167,7 +115,7 @@ func liveHeap(t *testing.T, build func() any) (float64, any) {
 
 // The snapshot part of /metrics allocates about its encoding, not objects
 // per app: availmon_up made as const metrics and gathered through a
-// registry cost 900 bytes and 18 allocations an app every snapshot.
+// registry would cost 900 bytes and 18 allocations an app every snapshot.
 func TestMetricsBodyNotObjectsPerApp(t *testing.T) {
 	const apps = 5000
 	m, _ := largeMonitor(t, apps, 50, 1)

@@ -411,3 +411,6 @@ func TestAppDayWindowSaturates(t *testing.T) {
 		t.Errorf("set of large counts: %+v, want %+v", got, want)
 	}
 }
+
+// statusCodes are the statuses a check can have, for drawing one at random.
+var statusCodes = [...]Status{StatusUp, StatusDown, StatusUnavailable}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -48,8 +49,7 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 		exp.Set(fleetApp(i), float64(i%7)) // every 7th down
 	}
 	srv := start(t, promtest.Job("demo", exp.Target()))
-	ct := newCountingTransport()
-	t.Cleanup(ct.next.(*http.Transport).CloseIdleConnections)
+	ct := availtest.NewCountingTransport(t)
 	posts := &postOnly{next: ct}
 	src, err := promsource.New(promsource.Options{
 		Name: "main", URL: srv.URL(), RoundTripper: posts, QueryTimeout: 10 * time.Second, MaxQueryLength: maxQueryLength,
@@ -105,30 +105,30 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 		}
 		apps = append(apps, a)
 	}
-	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps,
+	m := availtest.NewMonitor(t, availmon.Options{Locations: availtest.TwoLocations, Apps: apps,
 		Backends: []availmon.Backend{{Name: "main", URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}}})
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	// One scrape brings every series; "down" and the fleet's every 7th are 0.
 	srv.WaitForQuery(t, `count(demo_up == 0)`, promtest.SampleEquals(float64(1+(suiteFleet+6)/7)))
 
 	for cycle := 1; cycle <= 2; cycle++ {
-		before := ct.requests.Load()
-		scrape(t, m)
-		requests := ct.requests.Load() - before
+		before := ct.Requests.Load()
+		availtest.Scrape(t, m)
+		requests := ct.Requests.Load() - before
 		t.Logf("cycle %d: %d requests for %d apps", cycle, requests, len(apps))
-		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+		if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 			t.Errorf("cycle %d: states (-want +got):\n%s", cycle, diff)
-			t.Logf("up: %+v", api.app("up"))
+			t.Logf("up: %+v", api.App("up"))
 		}
 		for _, c := range cases {
 			if c.rt == "" {
 				continue
 			}
-			if got := api.app(c.name).ResponseTime; got == nil || *got != c.rtSeconds {
+			if got := api.App(c.name).ResponseTime; got == nil || *got != c.rtSeconds {
 				t.Errorf("cycle %d: %s response_time = %v, want %v", cycle, c.name, got, c.rtSeconds)
 			}
 		}
-		if e := api.app(fleetApp(bad)).Error; e == "" || strings.Contains(e, "availmon_term") {
+		if e := api.App(fleetApp(bad)).Error; e == "" || strings.Contains(e, "availmon_term") {
 			t.Errorf("cycle %d: the bad app's error %q, want the server's own", cycle, e)
 		}
 		if cycle == 2 && requests > 12 {
@@ -143,9 +143,9 @@ func stateSuite(t *testing.T, start func(testing.TB, ...promtest.Option) *promte
 	// One of several goes down: the app follows.
 	exp.Set("m2", 0)
 	srv.WaitForQuery(t, `demo_up{app="m2"}`, promtest.SampleEquals(0))
-	scrape(t, m)
+	availtest.Scrape(t, m)
 	want["several"], want["bool"] = "down", "down"
-	if diff := cmp.Diff(want, api.appStates()); diff != "" {
+	if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 		t.Errorf("m2 down: states (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -29,20 +30,20 @@ func startDemoPast(t *testing.T, T time.Time, span time.Duration) (srv *promtest
 
 // history24h is the 24h history at 5-minute resolution, as a backfill
 // fills it.
-func history24h(c *apiClient) []wirePoint {
+func history24h(c *availtest.API) []wirePoint {
 	var resp struct {
 		Data struct {
 			Points []wirePoint `json:"data_points"`
 		} `json:"data"`
 	}
-	c.get("/api/status/history?period=24h&resolution=5m", &resp)
+	c.Get("/api/status/history?period=24h&resolution=5m", &resp)
 	return resp.Data.Points
 }
 
 // uptimes24h is each app's uptime_24h, for the apps that have one.
-func uptimes24h(c *apiClient) map[string]float64 {
+func uptimes24h(c *availtest.API) map[string]float64 {
 	var resp struct{ Data wireBackfillSummary }
-	c.get("/api/metrics/summary", &resp)
+	c.Get("/api/metrics/summary", &resp)
 	out := map[string]float64{}
 	for _, a := range resp.Data.Apps {
 		if a.Uptime != nil {

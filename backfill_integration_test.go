@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -27,9 +28,9 @@ type wireBackfillSummary struct {
 
 // backfilledMonitor runs a Monitor with Backfill against srv until its
 // backfill is done, and serves its API.
-func backfilledMonitor(t *testing.T, srv *promtest.Server) *apiClient {
+func backfilledMonitor(t *testing.T, srv *promtest.Server) *availtest.API {
 	t.Helper()
-	be, _ := promBackend(t, "main", srv)
+	be, _ := availtest.PromBackend(t, "main", srv)
 	var log promtest.SyncBuffer
 	m, err := availmon.New(availmon.Options{
 		Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
@@ -59,7 +60,7 @@ func backfilledMonitor(t *testing.T, srv *promtest.Server) *apiClient {
 	if !strings.Contains(log.String(), "failed_queries=0") {
 		t.Errorf("backfill queries failed:\n%s", log.String())
 	}
-	return serveAPI(t, m)
+	return availtest.ServeAPI(t, m)
 }
 
 // A fresh availmon pointed at a Prometheus that holds a day of the past

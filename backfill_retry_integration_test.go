@@ -14,6 +14,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/availmontest"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -171,7 +172,7 @@ type retryingBackfill struct {
 	clock *availmontest.Clock
 	reg   *prometheus.Registry
 	log   *promtest.SyncBuffer
-	api   *apiClient
+	api   *availtest.API
 }
 
 func startRetryingBackfill(t *testing.T, url string, now time.Time) *retryingBackfill {
@@ -222,7 +223,7 @@ func startBackfillFrom(t *testing.T, now time.Time, backends ...pastBackend) *re
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = m.Run(ctx) })
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	b.api = serveAPI(t, m)
+	b.api = availtest.ServeAPI(t, m)
 	return b
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -82,7 +83,7 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	srv.WaitForQuery(b, `app_up`, promtest.SampleCount(apps))
 	waitIdle(b, srv)
 
-	be, _ := promBackend(b, "main", srv)
+	be, _ := availtest.PromBackend(b, "main", srv)
 	src := &switchSource{Source: be.Source.(*promsource.Source)}
 	be.Source = src
 	var log promtest.SyncBuffer

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -41,12 +42,12 @@ func wantState(i int) string {
 // its requests. The series are fixed text, so that serving them every
 // second costs this process (whose CPU the benchmark reports) next to
 // nothing.
-func setup10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promtest.Server) {
-	return setupFleet(tb, manyApps, func(i int) string { return fmt.Sprintf(`demo_up{app="%s"}`, fmtApp(i)) })
+func setup10k(tb testing.TB) (*availmon.Monitor, *availtest.CountingTransport, *promtest.Server) {
+	return setupFleet(tb, manyApps, func(i int) string { return fmt.Sprintf(`demo_up{app="%s"}`, availtest.FmtApp(i)) })
 }
 
 // setupFleet is setup10k for n apps, app i's expression metric(i).
-func setupFleet(tb testing.TB, n int, metric func(i int) string) (*availmon.Monitor, *countingTransport, *promtest.Server) {
+func setupFleet(tb testing.TB, n int, metric func(i int) string) (*availmon.Monitor, *availtest.CountingTransport, *promtest.Server) {
 	tb.Helper()
 	var text strings.Builder
 	fmt.Fprintf(&text, "# TYPE %s gauge\n", promtest.ExporterMetric)
@@ -54,21 +55,21 @@ func setupFleet(tb testing.TB, n int, metric func(i int) string) (*availmon.Moni
 	for i := range n {
 		switch wantState(i) {
 		case "up":
-			fmt.Fprintf(&text, "%s{app=%q} 1\n", promtest.ExporterMetric, fmtApp(i))
+			fmt.Fprintf(&text, "%s{app=%q} 1\n", promtest.ExporterMetric, availtest.FmtApp(i))
 			series++
 		case "down":
-			fmt.Fprintf(&text, "%s{app=%q} 0\n", promtest.ExporterMetric, fmtApp(i))
+			fmt.Fprintf(&text, "%s{app=%q} 0\n", promtest.ExporterMetric, availtest.FmtApp(i))
 			series++
 		}
 	}
 	exp := promtest.NewStaticTarget(tb, text.String())
 	prom := promtest.Start(tb, promtest.Job("demo", exp.Target()))
-	backend, ct := promBackend(tb, "main", prom)
+	backend, ct := availtest.PromBackend(tb, "main", prom)
 	locs := []availmon.Location{{Name: "north", Latitude: 60}, {Name: "south", Latitude: -30}, {Name: "east", Longitude: 90}}
 	apps := make([]availmon.App, n)
 	for i := range apps {
 		apps[i] = availmon.App{
-			Name:     fmtApp(i),
+			Name:     availtest.FmtApp(i),
 			Location: locs[i%len(locs)].Name,
 			Metric:   metric(i),
 		}
@@ -76,7 +77,7 @@ func setupFleet(tb testing.TB, n int, metric func(i int) string) (*availmon.Moni
 	// A generous cycle timeout: the test checks states and request
 	// counts, and a machine loaded with other tests (or -race) can take
 	// longer than the default 10s; the benchmark reports the real time.
-	m := newMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend},
+	m := availtest.NewMonitor(tb, availmon.Options{Locations: locs, Apps: apps, Backends: []availmon.Backend{backend},
 		Interval: time.Hour, Timeout: 2 * time.Minute})
 	prom.WaitForQuery(tb, `count(demo_up)`, promtest.SampleEquals(float64(series)))
 	return m, ct, prom
@@ -88,22 +89,22 @@ func TestPrometheus10kApps(t *testing.T) {
 	}
 	t.Parallel()
 	m, ct, _ := setup10k(t)
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	want := make(map[string]string, manyApps)
 	for i := range manyApps {
-		want[fmtApp(i)] = wantState(i)
+		want[availtest.FmtApp(i)] = wantState(i)
 	}
 	for cycle := 1; cycle <= 2; cycle++ {
-		before := ct.requests.Load()
+		before := ct.Requests.Load()
 		start := time.Now()
-		scrape(t, m)
+		availtest.Scrape(t, m)
 		took := time.Since(start)
-		requests := ct.requests.Load() - before
+		requests := ct.Requests.Load() - before
 		t.Logf("cycle %d: %d requests, %s", cycle, requests, took)
 		if requests > maxRequests10k {
 			t.Errorf("cycle %d made %d backend requests for %d apps, want at most %d", cycle, requests, manyApps, maxRequests10k)
 		}
-		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+		if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 			t.Errorf("cycle %d: states (-want +got):\n%s", cycle, diff)
 		}
 	}
@@ -130,8 +131,8 @@ func BenchmarkPrometheusCycle10k(b *testing.B) {
 // half fuse and half cannot (an aggregation drops the label); that
 // unfusable half alone, to compare with the batching before fusion.
 func BenchmarkPrometheusCycle(b *testing.B) {
-	fused := func(i int) string { return fmt.Sprintf(`demo_up{app="%s"}`, fmtApp(i)) }
-	unfusable := func(i int) string { return fmt.Sprintf(`max(demo_up{app="%s"})`, fmtApp(i)) }
+	fused := func(i int) string { return fmt.Sprintf(`demo_up{app="%s"}`, availtest.FmtApp(i)) }
+	unfusable := func(i int) string { return fmt.Sprintf(`max(demo_up{app="%s"})`, availtest.FmtApp(i)) }
 	for _, f := range []struct {
 		name   string
 		n      int
@@ -153,22 +154,22 @@ func BenchmarkPrometheusCycle(b *testing.B) {
 	}
 }
 
-func benchCycles(b *testing.B, m *availmon.Monitor, ct *countingTransport, prom *promtest.Server) {
-	scrape(b, m) // a first cycle opens the connections
-	before := ct.requests.Load()
+func benchCycles(b *testing.B, m *availmon.Monitor, ct *availtest.CountingTransport, prom *promtest.Server) {
+	availtest.Scrape(b, m) // a first cycle opens the connections
+	before := ct.Requests.Load()
 	cpu := cpuTime()
 	promCPU, err := prom.CPUTime()
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		scrape(b, m)
+		availtest.Scrape(b, m)
 	}
 	promCPUAfter, err := prom.CPUTime()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(ct.requests.Load()-before)/float64(b.N), "requests/cycle")
+	b.ReportMetric(float64(ct.Requests.Load()-before)/float64(b.N), "requests/cycle")
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/cycle")
 	b.ReportMetric(float64(promCPUAfter-promCPU)/float64(b.N), "prom-cpu-ns/cycle")
 }

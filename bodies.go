@@ -2,10 +2,8 @@ package availmon
 
 import (
 	"bytes"
-	"encoding/json"
 	"github.com/availmon/availmon/internal/cachedbody"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,15 +62,13 @@ func envelopeHead(v any) []byte {
 		// bug, not a request error.
 		panic("availmon: encoding snapshot: " + err.Error())
 	}
-	return trimmed(buf.Bytes())
+	return cachedbody.Trimmed(buf.Bytes())
 }
 
 // writeEncoded answers with an envelope whose data is b's ready bytes and
-// whose meta follows them. meta must be the same for every request of b
-// (its timestamp is the snapshot's, not the request's): the answer's
-// strong ETag covers it. A client that already has the answer gets 304 Not
-// Modified, and one that accepts gzip gets the compressed bytes made once
-// per body.
+// whose meta follows them (cachedbody's ServeJSON). meta must be the same
+// for every request of b (its timestamp is the snapshot's, not the
+// request's): the answer's strong ETag covers it.
 func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, meta any) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -85,109 +81,17 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cached
 		}
 	}
 	buf.WriteString("}\n")
-	m.writeCached(w, r, b, buf.Bytes(), "application/json; charset=utf-8")
+	b.ServeJSON(w, r, buf.Bytes())
 }
 
-// writeCached answers with b's bytes and tail, of content type ctype, as
-// writeEncoded describes.
-func (m *Monitor) writeCached(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, tail []byte, ctype string) {
-	g, gz := b.Gzipped()
-	gz = gz && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding"))
-	etag := b.ETag(tail, gz)
-	h := w.Header()
-	h.Set("ETag", etag)
-	// The answer depends on Accept-Encoding; caches must key on it.
-	h.Add("Vary", "Accept-Encoding")
-	// Stored, but revalidated on every use: that is what makes
-	// If-None-Match worth sending.
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if cachedbody.ETagMatch(r.Header.Values("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Type", ctype)
-	if gz {
-		h.Set("Content-Encoding", "gzip")
-		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
-		w.WriteHeader(http.StatusOK)
-		g.WriteTo(w, tail) //nolint:errcheck // the client went away; nothing to do
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b.Head())+len(tail)))
-	w.WriteHeader(http.StatusOK)
-	// Errors are ignored: the client went away.
-	w.Write(b.Head()) //nolint:errcheck
-	w.Write(tail)     //nolint:errcheck
-}
-
-// The largest answers (/api/apps, /api/metrics/summary) are megabytes at
-// 10,000 apps. encoding/json encodes a value whole into a buffer of its own
-// and keeps that buffer in a pool for the next encoding, so one such answer
-// left a buffer of twice its size alive for good, besides the answer. They
-// are encoded an element at a time instead, into a buffer sized from the
-// last answer of the same kind: the answer is then the only large
-// allocation, made once.
+// The largest answers (/api/apps, /api/metrics/summary) are encoded an
+// element at a time (cachedbody.Stream), into a buffer sized from the last
+// answer of the same kind.
 
 // bodyHints are the sizes of the last large answers, to size the next.
 type bodyHints struct {
 	apps, summary atomic.Int64
 	metrics       atomic.Int64 // the snapshot part of /metrics (metrics.go)
-}
-
-// streamJSON writes a value as encoding/json would, but its large lists an
-// element at a time.
-type streamJSON struct {
-	buf *bytes.Buffer
-	enc *json.Encoder
-	err error
-}
-
-func newStreamJSON(buf *bytes.Buffer) *streamJSON {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	return &streamJSON{buf: buf, enc: enc}
-}
-
-// value writes v whole.
-func (s *streamJSON) value(v any) {
-	if s.err != nil {
-		return
-	}
-	if s.err = s.enc.Encode(v); s.err == nil {
-		s.buf.Truncate(s.buf.Len() - 1) // Encode's newline
-	}
-}
-
-// list writes items as a JSON array, as encoding/json writes a slice.
-func list[T any](s *streamJSON, items []T) {
-	if items == nil {
-		s.buf.WriteString("null")
-		return
-	}
-	lazyList[T]{n: len(items), elem: func(i int) T { return items[i] }}.write(s)
-}
-
-// lazyList is a JSON array whose elements are made one at a time, as they
-// are written: a list of every app is then never whole in memory besides
-// its bytes (as []appJSON, 9 MB at 50,000 apps, every snapshot a poller
-// asks for it).
-type lazyList[T any] struct {
-	n    int
-	elem func(i int) T
-}
-
-func (l lazyList[T]) write(s *streamJSON) {
-	s.buf.WriteByte('[')
-	var v T // one, reused: encoding it through an interface moves it to the heap
-	for i := range l.n {
-		if i > 0 {
-			s.buf.WriteByte(',')
-		}
-		v = l.elem(i)
-		s.value(&v)
-	}
-	s.buf.WriteByte(']')
 }
 
 // summaryHeadJSON is summaryJSON without its lists, which must be its last
@@ -202,21 +106,22 @@ type summaryHeadJSON struct {
 // lazySummary is summaryJSON with its lists made as they are written.
 type lazySummary struct {
 	head      summaryHeadJSON
-	apps      lazyList[appSummaryJSON]
-	locations lazyList[locationSummaryItemJSON]
+	apps      cachedbody.LazyList[appSummaryJSON]
+	locations cachedbody.LazyList[locationSummaryItemJSON]
 }
 
-func (s *streamJSON) summary(v *lazySummary) {
-	s.value(v.head)
-	if s.err != nil {
+func (v *lazySummary) write(s *cachedbody.Stream) {
+	s.Value(v.head)
+	if s.Err() != nil {
 		return
 	}
-	s.buf.Truncate(s.buf.Len() - 1) // the head's "}"
-	s.buf.WriteString(`,"apps_summary":`)
-	v.apps.write(s)
-	s.buf.WriteString(`,"locations_summary":`)
-	v.locations.write(s)
-	s.buf.WriteByte('}')
+	buf := s.Buf()
+	buf.Truncate(buf.Len() - 1) // the head's "}"
+	buf.WriteString(`,"apps_summary":`)
+	v.apps.Write(s)
+	buf.WriteString(`,"locations_summary":`)
+	v.locations.Write(s)
+	buf.WriteByte('}')
 }
 
 // largeEnvelopeHead is envelopeHead for the large answers, in a buffer of
@@ -224,35 +129,28 @@ func (s *streamJSON) summary(v *lazySummary) {
 func largeEnvelopeHead(v any, hint *atomic.Int64) []byte {
 	buf := bytes.NewBuffer(make([]byte, 0, hint.Load()+hint.Load()/64))
 	buf.WriteString(`{"data":`)
-	s := newStreamJSON(buf)
+	s := cachedbody.NewStream(buf)
 	switch v := v.(type) {
 	case []appJSON:
-		list(s, v)
-	case lazyList[appJSON]:
-		v.write(s)
+		cachedbody.List(s, v)
+	case cachedbody.LazyList[appJSON]:
+		v.Write(s)
 	case lazySummary:
-		s.summary(&v)
+		v.write(s)
 	default:
-		s.value(v)
+		s.Value(v)
 	}
-	if s.err != nil {
+	if err := s.Err(); err != nil {
 		// Only our own types are encoded here; failing to encode them is a
 		// bug, not a request error.
-		panic("availmon: encoding snapshot: " + s.err.Error())
+		panic("availmon: encoding snapshot: " + err.Error())
 	}
 	hint.Store(int64(buf.Len()))
-	return trimmed(buf.Bytes())
+	return cachedbody.Trimmed(buf.Bytes())
 }
 
-// trimmed returns b, or a copy of it when b's array is much larger: a
-// buffer that grew by doubling can be twice the answer, which lives as long
-// as its snapshot.
-func trimmed(b []byte) []byte {
-	if cap(b)-len(b) > len(b)/8 {
-		return bytes.Clone(b)
-	}
-	return b
-}
+// trimmed is cachedbody.Trimmed, under the name ledger_api.go calls.
+func trimmed(b []byte) []byte { return cachedbody.Trimmed(b) }
 
 // historyCache keeps a snapshot's /api/status/history answers. An answer
 // depends on the minute history, which only a cycle changes (and every

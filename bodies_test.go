@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sync/atomic"
 	"testing"
+
+	"github.com/availmon/availmon/internal/cachedbody"
 )
 
 // TestLargeEnvelopeHeadEqualsWhole: encoding the large answers an element at
@@ -27,19 +29,19 @@ func TestLargeEnvelopeHeadEqualsWhole(t *testing.T) {
 	for i := range s.locs {
 		summary.Locations = append(summary.Locations, s.locationSummary(i))
 	}
-	noApps := lazyList[appJSON]{elem: func(int) appJSON { panic("no element") }}
+	noApps := cachedbody.LazyList[appJSON]{Elem: func(int) appJSON { panic("no element") }}
 	for _, tc := range []struct {
 		name  string
 		v     any
 		whole any // what encoding/json is given, when not v
 	}{
 		{"apps", apps, nil},
-		{"apps made as written", lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}, apps},
+		{"apps made as written", cachedbody.LazyList[appJSON]{N: len(s.apps), Elem: s.appJSON}, apps},
 		{"no apps", []appJSON{}, nil},
 		{"no apps made as written", noApps, []appJSON{}},
 		{"nil apps", []appJSON(nil), nil},
 		{"summary made as written", lazy, summary},
-		{"empty summary", lazySummary{apps: lazyList[appSummaryJSON]{}, locations: lazyList[locationSummaryItemJSON]{}},
+		{"empty summary", lazySummary{apps: cachedbody.LazyList[appSummaryJSON]{}, locations: cachedbody.LazyList[locationSummaryItemJSON]{}},
 			summaryJSON{Apps: []appSummaryJSON{}, Locations: []locationSummaryItemJSON{}}},
 		{"other", locationJSON{Name: "x", Apps: []string{"a"}}, nil},
 	} {

@@ -124,7 +124,7 @@ func (m *Monitor) followClock(end time.Time) time.Duration {
 		"step", step.String(), "last_cycle", st.lastCycle, "now", end)
 	for i := range st.apps {
 		st.apps[i].redate(step)
-		st.history[i].redate(step)
+		st.history[i].Redate(step)
 		st.appDay[i].redate(step)
 	}
 	for i := range st.locDay {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/history"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -174,15 +175,15 @@ func TestRedateKeepsCounts(t *testing.T) {
 
 // A history re-dated by a step keeps its checks' spacing.
 func TestHistoryRedate(t *testing.T) {
-	var h appHistory
+	var h history.Checks
 	for _, at := range []time.Duration{0, time.Minute, 2 * time.Minute} {
-		h.add(checkEntry{at: t0.Add(at).UnixNano(), status: StatusUp}, 10)
+		h.Add(history.Check{At: t0.Add(at).UnixNano(), Status: history.Up}, 10)
 	}
-	h.redate(-24 * time.Hour)
-	h.add(checkEntry{at: t0.Add(-24*time.Hour + 3*time.Minute).UnixNano(), status: StatusUp}, 10)
+	h.Redate(-24 * time.Hour)
+	h.Add(history.Check{At: t0.Add(-24*time.Hour + 3*time.Minute).UnixNano(), Status: history.Up}, 10)
 	var got []time.Duration
-	for _, e := range h.list() {
-		got = append(got, time.Unix(0, e.at).Sub(t0.Add(-24*time.Hour)))
+	for _, e := range h.List() {
+		got = append(got, time.Unix(0, e.At).Sub(t0.Add(-24*time.Hour)))
 	}
 	want := []time.Duration{0, time.Minute, 2 * time.Minute, 3 * time.Minute}
 	if diff := cmp.Diff(want, got); diff != "" {

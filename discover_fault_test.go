@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -23,8 +24,8 @@ type wireDiscoveryStatus struct {
 	} `json:"failing_rules"`
 }
 
-func (c *apiClient) discoveryStatus() (system, connectivity string, d *wireDiscoveryStatus) {
-	c.t.Helper()
+// discoveryStatus reads the members of /api/status that discovery sets.
+func discoveryStatus(c *availtest.API) (system, connectivity string, d *wireDiscoveryStatus) {
 	var body struct {
 		Data struct {
 			SystemStatus           string               `json:"system_status"`
@@ -32,7 +33,7 @@ func (c *apiClient) discoveryStatus() (system, connectivity string, d *wireDisco
 			Discovery              *wireDiscoveryStatus `json:"discovery"`
 		}
 	}
-	c.get("/api/status", &body)
+	c.Get("/api/status", &body)
 	return body.Data.SystemStatus, body.Data.PrometheusConnectivity, body.Data.Discovery
 }
 
@@ -44,42 +45,42 @@ func (c *apiClient) discoveryStatus() (system, connectivity string, d *wireDisco
 // all is healthy again.
 func TestDiscoveryQueryFault(t *testing.T) {
 	t.Parallel()
-	rig := newFaultRig(t)
+	rig := availtest.NewFaultRig(t)
 	const ruleQuery = `demo_up`
 	for _, fault := range []promtest.Fault{promtest.Hang(), promtest.Execution("query processing would load too many samples")} {
 		t.Run(fault.String(), func(t *testing.T) {
-			rm := rig.monitor(monitorSetup{
-				apps:      goodApps(1),
-				source:    promsource.Options{QueryTimeout: 500 * time.Millisecond},
-				locations: []availmon.Location{{Name: "Tel Aviv", Match: []string{"demo"}}},
-				discover: []availmon.DiscoveryRule{{Name: "demo-apps", Query: ruleQuery, AppName: "svc-{{ .app }}",
+			rm := rig.Monitor(availtest.MonitorSetup{
+				Apps:      availtest.GoodApps(1),
+				Source:    promsource.Options{QueryTimeout: 500 * time.Millisecond},
+				Locations: []availmon.Location{{Name: "Tel Aviv", Match: []string{"demo"}}},
+				Discover: []availmon.DiscoveryRule{{Name: "demo-apps", Query: ruleQuery, AppName: "svc-{{ .app }}",
 					LocationLabel: "job"}},
 			})
 			healthy := func(step string) {
 				t.Helper()
-				rig.prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
-				rm.cycle()
-				want := map[string]string{fmtApp(0): "up", "svc-a": "up"}
-				if d := cmp.Diff(want, rm.api.appStates()); d != "" {
+				rig.Prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
+				rm.Cycle()
+				want := map[string]string{availtest.FmtApp(0): "up", "svc-a": "up"}
+				if d := cmp.Diff(want, rm.API.AppStates()); d != "" {
 					t.Errorf("%s: states (-want +got):\n%s", step, d)
 				}
-				sys, conn, d := rm.api.discoveryStatus()
+				sys, conn, d := discoveryStatus(rm.API)
 				if sys != "healthy" || conn != "connected" || d == nil || d.Status != "ok" || d.Rules != 1 || len(d.FailingRules) != 0 {
 					t.Errorf("%s: system_status %s, connectivity %s, discovery %+v", step, sys, conn, d)
 				}
 			}
 			healthy("before the fault")
 
-			rig.proxy.Inject(promtest.Rule{Fault: fault, Match: func(q string) bool { return q == ruleQuery }})
+			rig.Proxy.Inject(promtest.Rule{Fault: fault, Match: func(q string) bool { return q == ruleQuery }})
 			const faulted = 4
 			for range faulted {
-				rm.cycle()
+				rm.Cycle()
 			}
-			want := map[string]string{fmtApp(0): "up", "svc-a": "unavailable"}
-			if d := cmp.Diff(want, rm.api.appStates()); d != "" {
+			want := map[string]string{availtest.FmtApp(0): "up", "svc-a": "unavailable"}
+			if d := cmp.Diff(want, rm.API.AppStates()); d != "" {
 				t.Errorf("faulted: states (-want +got):\n%s", d)
 			}
-			sys, conn, d := rm.api.discoveryStatus()
+			sys, conn, d := discoveryStatus(rm.API)
 			if sys != "degraded" || conn != "connected" {
 				t.Errorf("faulted: system_status %s, connectivity %s; want degraded, connected", sys, conn)
 			}
@@ -88,9 +89,9 @@ func TestDiscoveryQueryFault(t *testing.T) {
 				t.Errorf("faulted: discovery %+v, want the rule demo-apps failing with its error", d)
 			}
 
-			rig.proxy.Clear()
+			rig.Proxy.Clear()
 			healthy("after the fault")
-			logs := rm.log.String()
+			logs := rm.Log.String()
 			if n := strings.Count(logs, `msg="discovery query failed; its apps are unavailable until it answers" rule=demo-apps`); n != 1 {
 				t.Errorf("%d lines for the failure starting, want 1:\n%s", n, logs)
 			}

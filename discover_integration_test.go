@@ -10,6 +10,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/availmontest"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -23,9 +24,9 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 	exp.Set("search", 0)
 	exp.Set("billing", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
-	backend, ct := promBackend(t, "main", prom)
+	backend, ct := availtest.PromBackend(t, "main", prom)
 	clock := availmontest.NewClock(time.Now()) // for forget_after on schedule
-	m := newMonitor(t, availmon.Options{
+	m := availtest.NewMonitor(t, availmon.Options{
 		Locations: []availmon.Location{{Name: "Demo land", Latitude: 1, Longitude: 2, Match: []string{"demo"}}},
 		Backends:  []availmon.Backend{backend},
 		Discover: []availmon.DiscoveryRule{{Name: "demo", Query: promtest.ExporterMetric, AppName: "svc-{{ .app }}",
@@ -33,17 +34,17 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 		Clock:   clock,
 		Timeout: time.Minute,
 	})
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(3))
 
 	cycle := func(want map[string]string) {
 		t.Helper()
-		before := ct.requests.Load()
-		scrape(t, m)
-		if n := ct.requests.Load() - before; n != 1 {
+		before := ct.Requests.Load()
+		availtest.Scrape(t, m)
+		if n := ct.Requests.Load() - before; n != 1 {
 			t.Errorf("a cycle made %d requests, want 1", n)
 		}
-		if d := cmp.Diff(want, api.appStates()); d != "" {
+		if d := cmp.Diff(want, api.AppStates()); d != "" {
 			t.Errorf("apps (-want +got):\n%s", d)
 		}
 	}
@@ -54,8 +55,8 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(2))
 	clock.Advance(time.Minute)
 	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-billing": "unavailable"})
-	var d struct{ Data wireAppDetail }
-	api.get("/api/apps/svc-billing", &d)
+	var d struct{ Data availtest.WireAppDetail }
+	api.Get("/api/apps/svc-billing", &d)
 	if d.Data.Error != "no sample" || len(d.Data.History) != 2 {
 		t.Errorf("svc-billing: error %q, %d checks; want no sample and 2", d.Data.Error, len(d.Data.History))
 	}
@@ -69,8 +70,8 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 	prom.WaitForQuery(t, promtest.ExporterMetric, promtest.SampleCount(3))
 	clock.Advance(time.Minute)
 	cycle(map[string]string{"svc-cart": "up", "svc-search": "down", "svc-payments": "down"})
-	var loc struct{ Data wireLocation }
-	api.get("/api/locations/Demo%20land", &loc)
+	var loc struct{ Data availtest.WireLocation }
+	api.Get("/api/locations/Demo%20land", &loc)
 	if loc.Data.Summary.TotalApps != 3 || loc.Data.Summary.DownCount != 2 {
 		t.Errorf("location summary: %+v", loc.Data.Summary)
 	}
@@ -78,7 +79,7 @@ func TestDiscoveryPrometheusComeAndGo(t *testing.T) {
 
 // discovery10k serves 10,000 series in three regions, scraped by a real
 // Prometheus, and returns a Monitor whose one rule makes them apps.
-func discovery10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promtest.Server) {
+func discovery10k(tb testing.TB) (*availmon.Monitor, *availtest.CountingTransport, *promtest.Server) {
 	tb.Helper()
 	var text strings.Builder
 	fmt.Fprintf(&text, "# TYPE svc_up gauge\n")
@@ -87,12 +88,12 @@ func discovery10k(tb testing.TB) (*availmon.Monitor, *countingTransport, *promte
 		if i%7 == 0 {
 			v = 0
 		}
-		fmt.Fprintf(&text, "svc_up{service=%q,region=\"r%d\"} %d\n", fmtApp(i), i%3, v)
+		fmt.Fprintf(&text, "svc_up{service=%q,region=\"r%d\"} %d\n", availtest.FmtApp(i), i%3, v)
 	}
 	target := promtest.NewStaticTarget(tb, text.String())
 	prom := promtest.Start(tb, promtest.Job("svc", target.Target()))
-	backend, ct := promBackend(tb, "main", prom)
-	m := newMonitor(tb, availmon.Options{
+	backend, ct := availtest.PromBackend(tb, "main", prom)
+	m := availtest.NewMonitor(tb, availmon.Options{
 		Locations: []availmon.Location{
 			{Name: "north", Latitude: 60, Match: []string{"r0"}},
 			{Name: "south", Latitude: -30, Match: []string{"r1"}},
@@ -113,16 +114,16 @@ func TestDiscovery10kOneRequest(t *testing.T) {
 	}
 	t.Parallel()
 	m, ct, _ := discovery10k(t)
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	for cycle := 1; cycle <= 2; cycle++ {
-		before := ct.requests.Load()
+		before := ct.Requests.Load()
 		start := time.Now()
-		scrape(t, m)
-		t.Logf("cycle %d: %d requests, %s", cycle, ct.requests.Load()-before, time.Since(start))
-		if n := ct.requests.Load() - before; n != 1 {
+		availtest.Scrape(t, m)
+		t.Logf("cycle %d: %d requests, %s", cycle, ct.Requests.Load()-before, time.Since(start))
+		if n := ct.Requests.Load() - before; n != 1 {
 			t.Errorf("cycle %d: %d requests for %d discovered apps, want 1", cycle, n, manyApps)
 		}
-		states := api.appStates()
+		states := api.AppStates()
 		if len(states) != manyApps {
 			t.Fatalf("cycle %d: %d apps, want %d", cycle, len(states), manyApps)
 		}
@@ -131,13 +132,13 @@ func TestDiscovery10kOneRequest(t *testing.T) {
 			if i%7 == 0 {
 				want = "down"
 			}
-			if got := states[fmtApp(i)]; got != want {
-				t.Fatalf("cycle %d: %s is %q, want %q", cycle, fmtApp(i), got, want)
+			if got := states[availtest.FmtApp(i)]; got != want {
+				t.Fatalf("cycle %d: %s is %q, want %q", cycle, availtest.FmtApp(i), got, want)
 			}
 		}
 	}
-	var loc struct{ Data wireLocation }
-	api.get("/api/locations/south", &loc)
+	var loc struct{ Data availtest.WireLocation }
+	api.Get("/api/locations/south", &loc)
 	if loc.Data.Summary.TotalApps != manyApps/3 {
 		t.Errorf("south has %d apps, want %d", loc.Data.Summary.TotalApps, manyApps/3)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -215,7 +216,7 @@ func (q *outsiderPast) Hours(ctx context.Context, r availmon.PastRange, add func
 
 // equalRun is a monitor run until its backfill is done.
 type equalRun struct {
-	api *apiClient
+	api *availtest.API
 	m   *availmon.Monitor
 	reg *prometheus.Registry
 }
@@ -246,7 +247,7 @@ func runEqual(t *testing.T, name, url string, src availmon.Source) equalRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scrape(t, m)
+	availtest.Scrape(t, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -258,7 +259,7 @@ func runEqual(t *testing.T, name, url string, src availmon.Source) equalRun {
 		}
 		time.Sleep(20 * time.Millisecond) // polling the log, not waiting for an outcome
 	}
-	return equalRun{api: serveAPI(t, m), m: m, reg: reg}
+	return equalRun{api: availtest.ServeAPI(t, m), m: m, reg: reg}
 }
 
 // A source written outside availmon, with only its exported API, is an
@@ -280,7 +281,7 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 	srv := promtest.Start(t, promtest.Past(past))
 	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(3))
 
-	be, ct := promBackend(t, "main", srv)
+	be, ct := availtest.PromBackend(t, "main", srv)
 	theirs := newOutsider(t, srv.URL())
 	ours := runEqual(t, "main", srv.URL(), be.Source)
 	other := runEqual(t, "main", srv.URL(), theirs)
@@ -295,9 +296,9 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 	theirs.mu.Unlock()
 
 	// The apps, listed and discovered, and their states.
-	apps := func(c *apiClient) map[string]string {
-		var resp struct{ Data []wireApp }
-		c.get("/api/apps", &resp)
+	apps := func(c *availtest.API) map[string]string {
+		var resp struct{ Data []availtest.WireApp }
+		c.Get("/api/apps", &resp)
 		out := map[string]string{}
 		for _, a := range resp.Data {
 			out[a.Name] = a.Location + " " + a.Status + " " + a.Metric
@@ -347,11 +348,11 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 		sent func() int64
 		want int64
 	}{
-		{"promsource", ours, ct.requests.Load, 2},
+		{"promsource", ours, ct.Requests.Load, 2},
 		{"outsider", other, theirs.requests.Load, 4},
 	} {
 		before, sent := observations(t, r.run.reg), r.sent()
-		scrape(t, r.run.m)
+		availtest.Scrape(t, r.run.m)
 		if got, n := observations(t, r.run.reg)-before, r.sent()-sent; got != uint64(n) || n != r.want {
 			t.Errorf("%s: a cycle of %d requests (want %d) made %d observations", r.name, n, r.want, got)
 		}

@@ -130,20 +130,20 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("application not found", fmt.Sprintf("no application is named %q", name)))
 		return
 	}
-	entries := s.history[i].list()
+	entries := s.history[i].List()
 	// A cycle writes the history before it publishes the snapshot that
 	// reflects it: leave out checks this snapshot does not show yet, so the
 	// app's status and its last history entry are one view.
 	if !s.apps[i].checked() {
 		entries = nil
 	}
-	for n := len(entries); n > 0 && entries[n-1].at > s.apps[i].lastCheck; n-- {
+	for n := len(entries); n > 0 && entries[n-1].At > s.apps[i].lastCheck; n-- {
 		entries = entries[:n-1]
 	}
 	hist := make([]historyEntryJSON, len(entries))
 	for j, e := range entries {
-		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.at)), Status: e.status,
-			ResponseTime: seconds(e.rt), Error: e.err}
+		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.At)), Status: statusOfHist(e.Status),
+			ResponseTime: seconds(e.RT), Error: e.Err}
 	}
 	writeJSON(w, http.StatusOK, envelope{
 		Data: appDetailJSON{appJSON: s.appJSON(i), History: hist},

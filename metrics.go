@@ -201,7 +201,7 @@ func encodeMetrics(exp *promexport.Exporter, p *promexport.Snapshot, f expfmt.Fo
 		return nil, err
 	}
 	last.Store(int64(buf.Len()))
-	return cachedbody.New(trimmed(buf.Bytes())), nil // it may have grown after all: keep only the answer
+	return cachedbody.New(cachedbody.Trimmed(buf.Bytes())), nil // it may have grown after all: keep only the answer
 }
 
 // liveGatherer gathers the monitor's live families and extra's, leaving

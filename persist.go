@@ -10,6 +10,7 @@ import (
 
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
 )
@@ -113,7 +114,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].restore(a.history, m.cfg.historySize)
+		st.history[i].Restore(a.history, m.cfg.historySize)
 		st.appDay[i].set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
@@ -136,19 +137,19 @@ func (m *Monitor) apply(s *statefile.State) int {
 type savedApp struct {
 	name, location string
 	state          appState
-	history        []checkEntry // oldest first
+	history        []history.Check // oldest first
 	day            dayWindow
 }
 
 func appFromFile(a *statefile.App) savedApp {
 	out := savedApp{name: a.Name, location: a.Location, day: dayFromFile(&a.Day),
-		history: make([]checkEntry, len(a.Checks))}
+		history: make([]history.Check, len(a.Checks))}
 	for i, c := range a.Checks {
-		out.history[i] = checkEntry{at: c.At, rt: c.RT, status: statusFromFile(c.Status), err: c.Err}
+		out.history[i] = history.Check{At: c.At, RT: c.RT, Status: history.StatusOfFile(c.Status), Err: c.Err}
 	}
 	out.state = unchecked()
 	if a.Last.Checked {
-		out.state = checkedState(statusFromFile(a.Last.Status), a.Last.At, a.Last.RT)
+		out.state = checkedState(statusOfHist(history.StatusOfFile(a.Last.Status)), a.Last.At, a.Last.RT)
 	}
 	out.state.err = a.Last.Err
 	return out
@@ -193,17 +194,6 @@ func statusToFile(s Status) statefile.Status {
 		return statefile.Down
 	default:
 		return statefile.Unavailable
-	}
-}
-
-func statusFromFile(s statefile.Status) Status {
-	switch s {
-	case statefile.Up:
-		return StatusUp
-	case statefile.Down:
-		return StatusDown
-	default:
-		return StatusUnavailable
 	}
 }
 
@@ -352,7 +342,7 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 
 // A save encodes the live state straight into the buffer it writes: no copy
 // of every app's history is taken first. At 10,000 apps with full histories
-// that copy would be a 56 MB arena of checkEntry plus the encoding grown by
+// that copy would be a 56 MB arena of history.Check plus the encoding grown by
 // doubling, every save interval: the largest burst of live heap of the
 // binary, which the garbage collector's heap goal would double again.
 
@@ -384,7 +374,8 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	for i := range m.plan.apps {
 		a := &m.plan.apps[i]
 		e.App(a.Name, a.Location)
-		st.history[i].encode(e, &st.apps[i])
+		last := lastToFile(&st.apps[i])
+		st.history[i].Encode(e, &last)
 		st.appDay[i].encode(e)
 	}
 	e.Ledger(m.ledger.AppendBinary)
@@ -416,28 +407,6 @@ func (h *minuteHistory) encodeSeen(e *statefile.Encoder) {
 				LastUp: b.lastUp, LastDown: b.lastDown, LastUnavailable: b.lastU})
 		}
 	}
-}
-
-// encode encodes the checks, oldest first, the app's last state st and the
-// table of their error texts, as statefile.Encode does a decoded app. It
-// walks the checks once, straight from their encoded form: the error
-// numbers of the history become the table's refs as they are first used.
-func (h *appHistory) encode(e *statefile.Encoder, st *appState) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	e.BeginChecks(h.n, len(h.errs))
-	r := h.reader()
-	for range h.n {
-		ms, rt, s, errNum := r.next()
-		var ref uint64
-		if errNum != 0 {
-			ref = e.Ref(int(errNum), h.errs[errNum-1].text)
-		}
-		e.Check(ms, rt, statusToFile(s), ref)
-	}
-	last := lastToFile(st)
-	e.Last(&last)
-	e.ErrTexts()
 }
 
 // encode encodes w as statefile.Encoder.Day does a decoded day.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/google/go-cmp/cmp"
@@ -35,7 +36,7 @@ func (m *Monitor) copyState() *statefile.State {
 		s.Locations[i] = statefile.Location{Name: l.Name, Day: dayToFile(&st.locDay[i])}
 	}
 	for i, a := range m.plan.apps {
-		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].list()),
+		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List()),
 			Last: lastToFile(&st.apps[i]), Day: dayToFile(st.appDay[i].window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
@@ -53,10 +54,10 @@ func (m *Monitor) copyState() *statefile.State {
 // decoded State holds as nil.
 var emptyLedger = ledger.New(ledger.Options{}).AppendBinary(nil)
 
-func checksToFile(es []checkEntry) []statefile.Check {
+func checksToFile(es []history.Check) []statefile.Check {
 	out := make([]statefile.Check, len(es))
 	for i, e := range es {
-		out[i] = statefile.Check{At: e.at, RT: e.rt, Status: statusToFile(e.status), Err: e.err}
+		out[i] = statefile.Check{At: e.At, RT: e.RT, Status: history.FileStatus(e.Status), Err: e.Err}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/availmon/availmon/internal/errlist"
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/objectives"
 )
 
@@ -197,7 +198,7 @@ func diffNamed[T any](prev, next []T, name func(T) string, prevIdx, nextIdx map[
 func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
-		history:      make([]*appHistory, len(p.apps)),
+		history:      make([]*history.Checks, len(p.apps)),
 		appDay:       make([]appDayWindow, len(p.apps)),
 		locDay:       make([]dayWindow, len(p.locations)),
 		sysDay:       st.sysDay,
@@ -216,7 +217,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		j, ok := old.appIndex[a.Name]
 		if !ok {
 			ns.apps[i] = unchecked()
-			ns.history[i] = new(appHistory)
+			ns.history[i] = new(history.Checks)
 			continue
 		}
 		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]

@@ -40,7 +40,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="availmon-report-%s.csv"`, q.Period))
-		m.writeCached(w, r, a.body, nil, "text/csv; charset=utf-8; header=present")
+		a.body.Serve(w, r, nil, "text/csv; charset=utf-8; header=present")
 		return
 	}
 	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})

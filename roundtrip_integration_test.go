@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -31,9 +32,9 @@ func TestPrometheusRoundTrip(t *testing.T) {
 	prom := promtest.Start(t,
 		promtest.Job("demo", exp.Target()),
 		promtest.Job("availmon", self.Listener.Addr().String()))
-	backend, _ := promBackend(t, "main", prom)
-	m := newMonitor(t, availmon.Options{
-		Locations: twoLocations,
+	backend, _ := availtest.PromBackend(t, "main", prom)
+	m := availtest.NewMonitor(t, availmon.Options{
+		Locations: availtest.TwoLocations,
 		Apps: []availmon.App{
 			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`},
 			{Name: "b", Location: "Tel Aviv", Metric: `demo_up{app="b"}`},
@@ -45,7 +46,7 @@ func TestPrometheusRoundTrip(t *testing.T) {
 	})
 	self.Config.Handler = m.Handler()
 	self.Start()
-	api := &apiClient{t: t, srv: self}
+	api := availtest.NewAPI(t, self)
 	prom.WaitForQuery(t, `demo_up`, promtest.SampleCount(4))
 
 	// fromPromQL turns availmon_up into app -> state, with every app of
@@ -83,9 +84,9 @@ func TestPrometheusRoundTrip(t *testing.T) {
 	}
 	roundTrip := func(step string) {
 		t.Helper()
-		scrape(t, m)
-		want := api.appStates()
-		st := api.status()
+		availtest.Scrape(t, m)
+		want := api.AppStates()
+		st := api.Status()
 		wantCounts := map[string]int{"up": st.ApplicationsUp, "down": st.ApplicationsDown, "unavailable": st.ApplicationsUnavailable}
 		// Prometheus scrapes availmon every second: wait for the scrape
 		// that follows this cycle.
@@ -102,7 +103,7 @@ func TestPrometheusRoundTrip(t *testing.T) {
 	}
 
 	roundTrip("first cycle")
-	if got := api.appStates(); got["a"] != "up" || got["b"] != "down" || got["gone"] != "unavailable" {
+	if got := api.AppStates(); got["a"] != "up" || got["b"] != "down" || got["gone"] != "unavailable" {
 		t.Fatalf("states after the first cycle = %v, want a up, b down, gone unavailable", got)
 	}
 
@@ -120,7 +121,7 @@ func TestPrometheusRoundTrip(t *testing.T) {
 	})
 	roundTrip("after the flip")
 	want := map[string]string{"a": "down", "b": "up", "c": "unavailable", "d": "up", "gone": "up"}
-	if diff := cmp.Diff(want, api.appStates()); diff != "" {
+	if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 		t.Errorf("states after the flip (-want +got):\n%s", diff)
 	}
 

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/internal/history"
 )
 
 // ErrAlreadyRunning is returned by Run when another Run of the same Monitor
@@ -300,7 +303,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		*prev = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
-		st.history[i].add(checkEntry{at: cur.lastCheck, status: r.Status, rt: cur.rt, err: cur.err}, m.cfg.historySize)
+		st.history[i].Add(history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: cur.err}, m.cfg.historySize)
 		if cur.maint() {
 			continue // counts neither for nor against availability
 		}
@@ -372,4 +375,38 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	// After the snapshot: a subscriber's first state is the apps', which
 	// these events are not part of.
 	m.events.append(evs...)
+}
+
+// maxErrorText bounds every error text availmon keeps per app.
+const maxErrorText = errtext.Max
+
+// boundError returns err, or when its text is longer than maxErrorText an
+// error whose text is cut to that length.
+func boundError(err error) error {
+	if err == nil || len(err.Error()) <= maxErrorText {
+		return err
+	}
+	return errors.New(errtext.Truncate(err.Error(), maxErrorText))
+}
+
+// textInterner keeps one copy of each error text of a cycle. A failing
+// backend gives thousands of apps the same error, each made afresh by its
+// Error method, and a failing app mostly the same text as last cycle: kept
+// as made, every app would hold its own copy of the text every cycle.
+type textInterner map[string]string
+
+// intern returns s, as prev when they are equal, or as the first copy of
+// it this interner saw.
+func (t *textInterner) intern(s, prev string) string {
+	if s == prev {
+		return prev
+	}
+	if v, ok := (*t)[s]; ok {
+		return v
+	}
+	if *t == nil {
+		*t = make(textInterner)
+	}
+	(*t)[s] = s
+	return s
 }

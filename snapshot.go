@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/objectives"
 )
@@ -15,7 +16,7 @@ import (
 // rather than an encoding of every app (bodies.go).
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
-	history       []*appHistory
+	history       []*history.Checks
 	seq           uint64    // snapshots published before this one: changes with every snapshot
 	eventSeq      uint64    // the first event not reflected in this snapshot
 	at            time.Time // end of the last cycle; zero before the first
@@ -48,8 +49,9 @@ type snapshot struct {
 	hints       *bodyHints
 }
 
-// appView is an app as a snapshot shows it, in 64 bytes (144 before its
-// parts were packed): a snapshot has one per app.
+// appView is an app as a snapshot shows it, packed into 64 bytes (its
+// fields unpacked would take 144): a snapshot has one per app, and two
+// snapshots are often alive.
 type appView struct {
 	appState
 	day dayCounts
@@ -172,7 +174,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 
 func (s *snapshot) appsData() *cachedbody.Body {
 	return s.appsJSON.getLarge(&s.hints.apps, func() any {
-		return lazyList[appJSON]{n: len(s.apps), elem: s.appJSON}
+		return cachedbody.LazyList[appJSON]{N: len(s.apps), Elem: s.appJSON}
 	})
 }
 
@@ -230,8 +232,8 @@ func (s *snapshot) summary() lazySummary {
 			AverageResponseTime: s.day.avgResponse(),
 			UptimePercentage:    s.day.uptime(),
 		},
-		apps:      lazyList[appSummaryJSON]{n: len(s.apps), elem: s.appSummary},
-		locations: lazyList[locationSummaryItemJSON]{n: len(s.locs), elem: s.locationSummary},
+		apps:      cachedbody.LazyList[appSummaryJSON]{N: len(s.apps), Elem: s.appSummary},
+		locations: cachedbody.LazyList[locationSummaryItemJSON]{N: len(s.locs), Elem: s.locationSummary},
 	}
 }
 

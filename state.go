@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/availmon/availmon/internal/history"
 )
 
 // appState is what the last check of one app found. There is one per app
@@ -145,7 +147,7 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
-	history      []*appHistory // pointers: a reconfiguration hands them on
+	history      []*history.Checks // pointers: a reconfiguration hands them on
 	appDay       []appDayWindow
 	locDay       []dayWindow
 	sysDay       dayWindow
@@ -159,7 +161,7 @@ type cycleState struct {
 func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
-		history:     make([]*appHistory, len(p.apps)),
+		history:     make([]*history.Checks, len(p.apps)),
 		appDay:      make([]appDayWindow, len(p.apps)),
 		locDay:      make([]dayWindow, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
@@ -167,7 +169,7 @@ func newCycleState(p *plan) *cycleState {
 	}
 	for i := range st.apps {
 		st.apps[i] = unchecked()
-		st.history[i] = new(appHistory)
+		st.history[i] = new(history.Checks)
 	}
 	return st
 }
@@ -458,4 +460,26 @@ func appThresholds(apps []App, o *Options) []thresholds {
 		}
 	}
 	return out
+}
+
+// histStatus is s as a history keeps it.
+func histStatus(s Status) history.Status {
+	switch s {
+	case StatusUp:
+		return history.Up
+	case StatusDown:
+		return history.Down
+	}
+	return history.Unavailable
+}
+
+// statusOfHist is the status a history's s stands for.
+func statusOfHist(s history.Status) Status {
+	switch s {
+	case history.Up:
+		return StatusUp
+	case history.Down:
+		return StatusDown
+	}
+	return StatusUnavailable
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,46 +21,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
 // writeReloadConfig writes a configuration of two apps whose backends are
-// down: a Prometheus query and an HTTP probe, each of a closed port.
-func writeReloadConfig(t *testing.T) string {
-	t.Helper()
-	body := fmt.Sprintf(`scrape_interval: 1s
-scrape_timeout: 500ms
-prometheus:
-  - name: main
-    url: http://%s
-locations:
-  - name: Tel Aviv
-    latitude: 32.0853
-    longitude: 34.7818
-apps:
-  - name: checkout
-    location: Tel Aviv
-    metric: up{job="checkout"}
-  - name: homepage
-    location: Tel Aviv
-    http:
-      url: http://%s/healthz
-`, closedPort(t), closedPort(t))
-	path := filepath.Join(t.TempDir(), "availmon.yaml")
-	writeFile(t, path, body)
-	return path
-}
-
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
+// down (availtest.WriteDownConfig).
+func writeReloadConfig(t *testing.T) string { return availtest.WriteDownConfig(t, "") }
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()

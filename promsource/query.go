@@ -118,7 +118,7 @@ func (s *Source) post(ctx context.Context, form url.Values, into []byte) (*http.
 // do is api.Client's Do, but reads the answer into a buffer that starts at
 // the size of the largest recent answer: client_golang's grows from 512
 // bytes by doubling, so every answer of a cycle (a megabyte at 10,000 apps)
-// was allocated about twice over, garbage that a lower GOGC pays for. It
+// would be allocated about twice over, garbage that a lower GOGC pays for. It
 // reads into into instead when that has the room, so that the queries of
 // one call share a buffer.
 func (s *Source) do(ctx context.Context, req *http.Request, into []byte) (*http.Response, []byte, error) {

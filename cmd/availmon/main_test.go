@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,50 +20,14 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/google/go-cmp/cmp"
 )
 
-// closedPort returns a loopback address nothing listens on, for a backend
-// that is down: its apps are unavailable, and availmon stays healthy.
-func closedPort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// writeConfig writes a config whose one backend is down.
-func writeConfig(t *testing.T, extra string) string {
-	t.Helper()
-	body := fmt.Sprintf(`scrape_interval: 1s
-scrape_timeout: 500ms
-prometheus:
-  - name: main
-    url: http://%s
-locations:
-  - name: Tel Aviv
-    latitude: 32.0853
-    longitude: 34.7818
-apps:
-  - name: checkout
-    location: Tel Aviv
-    metric: up{job="checkout"}
-  - name: homepage
-    location: Tel Aviv
-    http:
-      url: http://%s/healthz
-%s`, closedPort(t), closedPort(t), extra)
-	path := filepath.Join(t.TempDir(), "availmon.yaml")
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// writeConfig writes a config whose backends are down
+// (availtest.WriteDownConfig), with extra appended.
+func writeConfig(t *testing.T, extra string) string { return availtest.WriteDownConfig(t, extra) }
 
 func noEnv(string) (string, bool) { return "", false }
 
@@ -452,7 +415,7 @@ apps:
   - {name: homepage, location: Tel Aviv, http: {url: "%s/ok", body_contains: ok}}
   - {name: admin, location: London, http: {url: "%s/fail"}}
   - {name: legacy, location: London, http: {url: "http://%s/"}}
-`, prom.URL(), web.URL, web.URL, closedPort(t))
+`, prom.URL(), web.URL, web.URL, availtest.ClosedPort(t))
 	path := filepath.Join(t.TempDir(), "mixed.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

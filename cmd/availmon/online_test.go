@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -33,7 +34,7 @@ locations:
 discover:
   - {name: by-app, prometheus: main, query: demo_up, app: 'svc-{{ .app }}', location_label: job}
   - {name: nowhere, prometheus: main, query: demo_up, app: '{{ .app }}', location_label: instance}
-`, prom.URL(), closedPort(t))
+`, prom.URL(), availtest.ClosedPort(t))
 	path := filepath.Join(t.TempDir(), "online.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

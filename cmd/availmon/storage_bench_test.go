@@ -13,6 +13,7 @@ import (
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/internal/availtest"
 )
 
 // BenchmarkStartupWithState is the real binary's start-up to its first
@@ -21,7 +22,7 @@ import (
 func BenchmarkStartupWithState(b *testing.B) {
 	const apps, locs = 10_000, 100
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "scrape_interval: 1h\nprometheus:\n  - name: main\n    url: http://%s\nlocations:\n", closedPort(b))
+	fmt.Fprintf(&cfg, "scrape_interval: 1h\nprometheus:\n  - name: main\n    url: http://%s\nlocations:\n", availtest.ClosedPort(b))
 	o := availmon.Options{Interval: time.Hour, Source: availmon.SourceFunc(func(context.Context, availmon.App) availmon.Result {
 		return availmon.Result{Status: availmon.StatusUp, ResponseTime: time.Millisecond}
 	})}

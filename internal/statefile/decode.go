@@ -92,8 +92,8 @@ func (d *decoder) int63() int64 {
 }
 
 // count32 reads a count a minute keeps in 32 bits, saturating as a
-// history's bucket does: a file may hold more from before the buckets
-// shrank.
+// history's bucket does: the encoding holds up to 63 bits, so a file
+// written with a wider bucket still reads.
 func (d *decoder) count32() uint32 {
 	return uint32(min(uint64(d.int63()), math.MaxUint32))
 }

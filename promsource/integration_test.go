@@ -1,218 +1,22 @@
-package availmon_test
+package promsource_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
 
 // These tests run availmon against a real Prometheus (internal/promtest);
 // they skip when the binary is missing, unless CI is set.
-
-// countingTransport counts the requests a PrometheusSource sends.
-type countingTransport struct {
-	next     http.RoundTripper
-	requests atomic.Int64
-}
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.requests.Add(1)
-	return c.next.RoundTrip(r)
-}
-
-func newCountingTransport() *countingTransport {
-	return &countingTransport{next: http.DefaultTransport.(*http.Transport).Clone()}
-}
-
-// promBackend is a Backend reading from srv through a counting transport.
-func promBackend(t testing.TB, name string, srv *promtest.Server) (availmon.Backend, *countingTransport) {
-	t.Helper()
-	ct := newCountingTransport()
-	t.Cleanup(ct.next.(*http.Transport).CloseIdleConnections)
-	// The tests check answers, not speed: a query may wait long on a
-	// machine loaded with other tests.
-	src, err := promsource.New(promsource.Options{
-		Name: name, URL: srv.URL(), RoundTripper: ct, QueryTimeout: time.Minute,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}, ct
-}
-
-// apiClient reads a Monitor's API over real HTTP.
-type apiClient struct {
-	t   testing.TB
-	srv *httptest.Server
-}
-
-func serveAPI(t testing.TB, m *availmon.Monitor) *apiClient {
-	srv := httptest.NewServer(m.Handler())
-	t.Cleanup(srv.Close)
-	return &apiClient{t: t, srv: srv}
-}
-
-// get decodes the JSON answer to GET path into v and returns the status.
-func (c *apiClient) get(path string, v any) int {
-	c.t.Helper()
-	res, err := http.Get(c.srv.URL + path)
-	if err != nil {
-		c.t.Fatalf("GET %s: %v", path, err)
-	}
-	defer res.Body.Close()
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		c.t.Fatalf("GET %s: decoding: %v", path, err)
-	}
-	return res.StatusCode
-}
-
-type wireApp struct {
-	Name          string   `json:"name"`
-	Location      string   `json:"location"`
-	Status        string   `json:"status"`
-	LastCheck     *string  `json:"last_check"`
-	ResponseTime  *float64 `json:"response_time"`
-	Metric        string   `json:"metric"`
-	PrometheusURL string   `json:"prometheus_url"`
-	Error         string   `json:"error"`
-}
-
-type wireHistoryEntry struct {
-	Status       string  `json:"status"`
-	ResponseTime float64 `json:"response_time"`
-	Error        string  `json:"error"`
-}
-
-type wireAppDetail struct {
-	wireApp
-	History []wireHistoryEntry `json:"history"`
-}
-
-type wireLocationSummary struct {
-	TotalApps              int      `json:"total_apps"`
-	UpCount                int      `json:"up_count"`
-	DownCount              int      `json:"down_count"`
-	UnavailableCount       int      `json:"unavailable_count"`
-	AvailabilityPercentage *float64 `json:"availability_percentage"`
-}
-
-type wireLocation struct {
-	Name string `json:"name"`
-	Apps []struct {
-		Name   string `json:"name"`
-		Status string `json:"status"`
-	} `json:"apps"`
-	Summary wireLocationSummary `json:"summary"`
-}
-
-type wireStatus struct {
-	SystemStatus            string   `json:"system_status"`
-	OverallAvailability     *float64 `json:"overall_availability"`
-	TotalApplications       int      `json:"total_applications"`
-	ApplicationsUp          int      `json:"applications_up"`
-	ApplicationsDown        int      `json:"applications_down"`
-	ApplicationsUnavailable int      `json:"applications_unavailable"`
-	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
-}
-
-// appStates is GET /api/apps as name -> status.
-func (c *apiClient) appStates() map[string]string {
-	c.t.Helper()
-	var body struct{ Data []wireApp }
-	if code := c.get("/api/apps", &body); code != http.StatusOK {
-		c.t.Fatalf("GET /api/apps: status %d", code)
-	}
-	out := make(map[string]string, len(body.Data))
-	for _, a := range body.Data {
-		out[a.Name] = a.Status
-	}
-	return out
-}
-
-// appErrors returns the error of every app that has one, for failure
-// messages.
-func (c *apiClient) appErrors() map[string]string {
-	c.t.Helper()
-	var body struct{ Data []wireApp }
-	c.get("/api/apps", &body)
-	out := make(map[string]string)
-	for _, a := range body.Data {
-		if a.Error != "" {
-			out[a.Name] = a.Error
-		}
-	}
-	return out
-}
-
-func (c *apiClient) app(name string) wireAppDetail {
-	c.t.Helper()
-	var body struct{ Data wireAppDetail }
-	if code := c.get("/api/apps/"+url.PathEscape(name), &body); code != http.StatusOK {
-		c.t.Fatalf("GET /api/apps/%s: status %d", name, code)
-	}
-	return body.Data
-}
-
-func (c *apiClient) location(name string) wireLocation {
-	c.t.Helper()
-	var body struct{ Data wireLocation }
-	if code := c.get("/api/locations/"+url.PathEscape(name), &body); code != http.StatusOK {
-		c.t.Fatalf("GET /api/locations/%s: status %d", name, code)
-	}
-	return body.Data
-}
-
-func (c *apiClient) status() wireStatus {
-	c.t.Helper()
-	var body struct{ Data wireStatus }
-	if code := c.get("/api/status", &body); code != http.StatusOK {
-		c.t.Fatalf("GET /api/status: status %d", code)
-	}
-	return body.Data
-}
-
-func pct(f float64) *float64 { return &f }
-
-func scrape(t testing.TB, m *availmon.Monitor) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := m.Scrape(ctx); err != nil {
-		t.Fatalf("Scrape: %v", err)
-	}
-}
-
-func newMonitor(t testing.TB, o availmon.Options) *availmon.Monitor {
-	t.Helper()
-	if o.Interval == 0 {
-		o.Interval = time.Hour // cycles are run by the test with Scrape
-	}
-	m, err := availmon.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-var twoLocations = []availmon.Location{
-	{Name: "Tel Aviv", Latitude: 32.0853, Longitude: 34.7818},
-	{Name: "Frankfurt", Latitude: 50.1109, Longitude: 8.6821},
-}
 
 // A target flips up, down and away; after Prometheus has scraped each
 // change, one cycle makes /api/apps, /api/locations/{name} and /api/status
@@ -225,9 +29,9 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 	}
 	fra.Set("c", 1)
 	prom := promtest.Start(t, promtest.Job("tlv", tlv.Target()), promtest.Job("fra", fra.Target()))
-	backend, _ := promBackend(t, "main", prom)
-	m := newMonitor(t, availmon.Options{
-		Locations: twoLocations,
+	backend, _ := availtest.PromBackend(t, "main", prom)
+	m := availtest.NewMonitor(t, availmon.Options{
+		Locations: availtest.TwoLocations,
 		Apps: []availmon.App{
 			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`},
 			{Name: "b", Location: "Tel Aviv", Metric: `demo_up{app="b"}`},
@@ -237,25 +41,25 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 		},
 		Backends: []availmon.Backend{backend},
 	})
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	prom.WaitForQuery(t, `demo_up == 1`, promtest.SampleCount(3))
 	prom.WaitForQuery(t, `up == 1`, promtest.SampleCount(2))
-	runMonitor(t, m, api) // for a live loop; the test runs the cycles
+	availtest.RunMonitor(t, m, api) // for a live loop; the test runs the cycles
 
 	type want struct {
 		apps      map[string]string
-		tlv, fra  wireLocationSummary
-		status    wireStatus
+		tlv, fra  availtest.WireLocationSummary
+		status    availtest.WireStatus
 		appErrors map[string]string // app -> part of its error
 	}
 	check := func(step string, w want) {
 		t.Helper()
-		scrape(t, m)
-		if diff := cmp.Diff(w.apps, api.appStates()); diff != "" {
+		availtest.Scrape(t, m)
+		if diff := cmp.Diff(w.apps, api.AppStates()); diff != "" {
 			t.Errorf("%s: /api/apps states (-want +got):\n%s", step, diff)
 		}
-		for name, sum := range map[string]wireLocationSummary{"Tel Aviv": w.tlv, "Frankfurt": w.fra} {
-			loc := api.location(name)
+		for name, sum := range map[string]availtest.WireLocationSummary{"Tel Aviv": w.tlv, "Frankfurt": w.fra} {
+			loc := api.Location(name)
 			if diff := cmp.Diff(sum, loc.Summary); diff != "" {
 				t.Errorf("%s: /api/locations/%s summary (-want +got):\n%s", step, name, diff)
 			}
@@ -265,44 +69,44 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 				}
 			}
 		}
-		if diff := cmp.Diff(w.status, api.status()); diff != "" {
+		if diff := cmp.Diff(w.status, api.Status()); diff != "" {
 			t.Errorf("%s: /api/status (-want +got):\n%s", step, diff)
 		}
 		for name, part := range w.appErrors {
-			if got := api.app(name).Error; !strings.Contains(got, part) {
+			if got := api.App(name).Error; !strings.Contains(got, part) {
 				t.Errorf("%s: app %s error = %q, want it to contain %q", step, name, got, part)
 			}
 		}
 	}
-	status := func(up, down, unavail int, avail *float64) wireStatus {
-		return wireStatus{SystemStatus: "healthy", OverallAvailability: avail, TotalApplications: 4,
+	status := func(up, down, unavail int, avail *float64) availtest.WireStatus {
+		return availtest.WireStatus{SystemStatus: "healthy", OverallAvailability: avail, TotalApplications: 4,
 			ApplicationsUp: up, ApplicationsDown: down, ApplicationsUnavailable: unavail,
 			PrometheusConnectivity: "connected"}
 	}
 
 	check("all up", want{
 		apps:   map[string]string{"a": "up", "b": "up", "c": "up", "fra-target": "up"},
-		tlv:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		fra:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		status: status(4, 0, 0, pct(100)),
+		tlv:    availtest.WireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: availtest.Pct(100)},
+		fra:    availtest.WireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: availtest.Pct(100)},
+		status: status(4, 0, 0, availtest.Pct(100)),
 	})
 
 	tlv.Set("b", 0)
 	prom.WaitForQuery(t, `demo_up{app="b"}`, promtest.SampleEquals(0))
 	check("b down", want{
 		apps:   map[string]string{"a": "up", "b": "down", "c": "up", "fra-target": "up"},
-		tlv:    wireLocationSummary{TotalApps: 2, UpCount: 1, DownCount: 1, AvailabilityPercentage: pct(50)},
-		fra:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		status: status(3, 1, 0, pct(75)),
+		tlv:    availtest.WireLocationSummary{TotalApps: 2, UpCount: 1, DownCount: 1, AvailabilityPercentage: availtest.Pct(50)},
+		fra:    availtest.WireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: availtest.Pct(100)},
+		status: status(3, 1, 0, availtest.Pct(75)),
 	})
 
 	tlv.Delete("a")
 	prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleCount(0))
 	check("a away", want{
 		apps:      map[string]string{"a": "unavailable", "b": "down", "c": "up", "fra-target": "up"},
-		tlv:       wireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: pct(0)},
-		fra:       wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		status:    status(2, 1, 1, pct(66.67)),
+		tlv:       availtest.WireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: availtest.Pct(0)},
+		fra:       availtest.WireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: availtest.Pct(100)},
+		status:    status(2, 1, 1, availtest.Pct(66.67)),
 		appErrors: map[string]string{"a": "no sample"},
 	})
 
@@ -311,9 +115,9 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 	prom.WaitForQuery(t, `demo_up{app="c"}`, promtest.SampleCount(0))
 	check("Frankfurt exporter gone", want{
 		apps:   map[string]string{"a": "unavailable", "b": "down", "c": "unavailable", "fra-target": "down"},
-		tlv:    wireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: pct(0)},
-		fra:    wireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: pct(0)},
-		status: status(0, 2, 2, pct(0)),
+		tlv:    availtest.WireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: availtest.Pct(0)},
+		fra:    availtest.WireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: availtest.Pct(0)},
+		status: status(0, 2, 2, availtest.Pct(0)),
 	})
 
 	tlv.Set("a", 1)
@@ -321,57 +125,18 @@ func TestPrometheusFollowsTargets(t *testing.T) {
 	prom.WaitForQuery(t, `demo_up == 1`, promtest.SampleCount(2))
 	check("Tel Aviv back up", want{
 		apps:   map[string]string{"a": "up", "b": "up", "c": "unavailable", "fra-target": "down"},
-		tlv:    wireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: pct(100)},
-		fra:    wireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: pct(0)},
-		status: status(2, 1, 1, pct(66.67)),
+		tlv:    availtest.WireLocationSummary{TotalApps: 2, UpCount: 2, AvailabilityPercentage: availtest.Pct(100)},
+		fra:    availtest.WireLocationSummary{TotalApps: 2, DownCount: 1, UnavailableCount: 1, AvailabilityPercentage: availtest.Pct(0)},
+		status: status(2, 1, 1, availtest.Pct(66.67)),
 	})
 	// Run's first cycle, then the test's five.
 	var hist []string
-	for _, e := range api.app("b").History {
+	for _, e := range api.App("b").History {
 		hist = append(hist, e.Status)
 	}
 	if diff := cmp.Diff([]string{"up", "up", "down", "down", "down", "up"}, hist); diff != "" {
 		t.Errorf("history of b (-want +got):\n%s", diff)
 	}
-}
-
-// runMonitor runs m until the test ends and waits for its first cycle, so
-// /health reports on a live scrape loop.
-func runMonitor(t *testing.T, m *availmon.Monitor, api *apiClient) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Run(ctx); err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		var body struct {
-			Data struct {
-				LastUpdate *string `json:"last_update"`
-			}
-		}
-		api.get("/api/status", &body)
-		if body.Data.LastUpdate != nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first cycle of Run did not complete within 30s")
-		}
-		<-tick.C
-	}
-}
-
-func (c *apiClient) health() (int, string) {
-	c.t.Helper()
-	var body struct{ Status string }
-	code := c.get("/health", &body)
-	return code, body.Status
 }
 
 // A backend that stops answering makes its apps unavailable and the
@@ -386,10 +151,10 @@ func TestPrometheusBackendDown(t *testing.T) {
 	exp.Set("b", 0)
 	prom1 := promtest.Start(t, promtest.Job("demo", exp.Target()))
 	prom2 := promtest.Start(t, promtest.Job("demo", exp.Target()))
-	b1, _ := promBackend(t, "one", prom1)
-	b2, _ := promBackend(t, "two", prom2)
-	m := newMonitor(t, availmon.Options{
-		Locations: twoLocations,
+	b1, _ := availtest.PromBackend(t, "one", prom1)
+	b2, _ := availtest.PromBackend(t, "two", prom2)
+	m := availtest.NewMonitor(t, availmon.Options{
+		Locations: availtest.TwoLocations,
 		Apps: []availmon.App{
 			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`, Backend: "one"},
 			{Name: "b", Location: "Tel Aviv", Metric: `demo_up{app="b"}`, Backend: "one"},
@@ -397,28 +162,28 @@ func TestPrometheusBackendDown(t *testing.T) {
 		},
 		Backends: []availmon.Backend{b1, b2},
 	})
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	for _, p := range []*promtest.Server{prom1, prom2} {
 		p.WaitForQuery(t, `demo_up`, promtest.SampleCount(3))
 	}
-	runMonitor(t, m, api)
+	availtest.RunMonitor(t, m, api)
 
 	type view struct {
 		Apps   map[string]string
-		Status wireStatus
+		Status availtest.WireStatus
 		Health int
 	}
 	look := func() view {
-		code, _ := api.health()
-		return view{Apps: api.appStates(), Status: api.status(), Health: code}
+		code, _ := api.Health()
+		return view{Apps: api.AppStates(), Status: api.Status(), Health: code}
 	}
-	st := func(system, conn string, up, down, unavail int, avail *float64) wireStatus {
-		return wireStatus{SystemStatus: system, OverallAvailability: avail, TotalApplications: 3,
+	st := func(system, conn string, up, down, unavail int, avail *float64) availtest.WireStatus {
+		return availtest.WireStatus{SystemStatus: system, OverallAvailability: avail, TotalApplications: 3,
 			ApplicationsUp: up, ApplicationsDown: down, ApplicationsUnavailable: unavail, PrometheusConnectivity: conn}
 	}
 	healthy := view{
 		Apps:   map[string]string{"a": "up", "b": "down", "c": "up"},
-		Status: st("healthy", "connected", 2, 1, 0, pct(66.67)),
+		Status: st("healthy", "connected", 2, 1, 0, availtest.Pct(66.67)),
 		Health: http.StatusOK,
 	}
 	steps := []struct {
@@ -429,7 +194,7 @@ func TestPrometheusBackendDown(t *testing.T) {
 		{"both answer", func() {}, healthy},
 		{"backend two stopped", prom2.Stop, view{
 			Apps:   map[string]string{"a": "up", "b": "down", "c": "unavailable"},
-			Status: st("degraded", "degraded", 1, 1, 1, pct(50)),
+			Status: st("degraded", "degraded", 1, 1, 1, availtest.Pct(50)),
 			Health: http.StatusOK,
 		}},
 		{"both stopped", prom1.Stop, view{
@@ -447,13 +212,13 @@ func TestPrometheusBackendDown(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
-		scrape(t, m)
+		availtest.Scrape(t, m)
 		if diff := cmp.Diff(s.want, look()); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", s.name, diff)
 		}
 	}
 	// The outage is in each app's history, with the reason.
-	h := api.app("c").History
+	h := api.App("c").History
 	if len(h) < 4 {
 		t.Fatalf("history of c has %d entries, want at least 4", len(h))
 	}
@@ -473,7 +238,7 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 	exp.Set("b", 0)
 	exp.Set("c", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
-	backend, ct := promBackend(t, "main", prom)
+	backend, ct := availtest.PromBackend(t, "main", prom)
 	bad := []struct {
 		name, metric, wantErr string
 	}{
@@ -496,8 +261,8 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 	for _, b := range bad {
 		apps = append(apps, availmon.App{Name: b.name, Location: "Tel Aviv", Metric: b.metric})
 	}
-	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
-	api := serveAPI(t, m)
+	m := availtest.NewMonitor(t, availmon.Options{Locations: availtest.TwoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
+	api := availtest.ServeAPI(t, m)
 	prom.WaitForQuery(t, `demo_up`, promtest.SampleCount(3))
 
 	want := map[string]string{"a": "up", "b": "down", "c": "up", "commented": "up", "bad-rt": "up"}
@@ -505,14 +270,14 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 		want[b.name] = "unavailable"
 	}
 	for cycle := 1; cycle <= 3; cycle++ {
-		before := ct.requests.Load()
-		scrape(t, m)
-		requests := ct.requests.Load() - before
-		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+		before := ct.Requests.Load()
+		availtest.Scrape(t, m)
+		requests := ct.Requests.Load() - before
+		if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 			t.Errorf("cycle %d: states (-want +got):\n%s", cycle, diff)
 		}
 		for _, b := range bad {
-			h := api.app(b.name).History
+			h := api.App(b.name).History
 			if len(h) != cycle {
 				t.Fatalf("cycle %d: %s has %d history entries", cycle, b.name, len(h))
 			}
@@ -528,7 +293,7 @@ func TestPrometheusInvalidExpressionInBatch(t *testing.T) {
 		}
 		t.Logf("cycle %d: %d requests", cycle, requests)
 	}
-	if rt := api.app("bad-rt").ResponseTime; rt == nil || *rt <= 0 || *rt > 10 {
+	if rt := api.App("bad-rt").ResponseTime; rt == nil || *rt <= 0 || *rt > 10 {
 		t.Errorf("bad-rt response_time = %v, want the query round trip", rt)
 	}
 }
@@ -544,7 +309,7 @@ func TestPrometheusValues(t *testing.T) {
 	exp.Set("rt", 0.25)
 	exp.Set("up", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
-	backend, _ := promBackend(t, "main", prom)
+	backend, _ := availtest.PromBackend(t, "main", prom)
 	apps := []availmon.App{
 		{Name: "scalar-1", Metric: `1`},
 		{Name: "scalar-0", Metric: `0`},
@@ -561,8 +326,8 @@ func TestPrometheusValues(t *testing.T) {
 	for i := range apps {
 		apps[i].Location = "Tel Aviv"
 	}
-	m := newMonitor(t, availmon.Options{Locations: twoLocations[:1], Apps: apps, Backends: []availmon.Backend{backend}})
-	api := serveAPI(t, m)
+	m := availtest.NewMonitor(t, availmon.Options{Locations: availtest.TwoLocations[:1], Apps: apps, Backends: []availmon.Backend{backend}})
+	api := availtest.ServeAPI(t, m)
 	prom.WaitForQuery(t, `demo_up`, promtest.SampleCount(5))
 
 	type got struct {
@@ -570,8 +335,8 @@ func TestPrometheusValues(t *testing.T) {
 		RT     float64 // only compared when the test knows it
 	}
 	view := func(withRT map[string]bool) map[string]got {
-		var body struct{ Data []wireApp }
-		api.get("/api/apps", &body)
+		var body struct{ Data []availtest.WireApp }
+		api.Get("/api/apps", &body)
 		out := make(map[string]got)
 		for _, a := range body.Data {
 			g := got{Status: a.Status}
@@ -593,27 +358,24 @@ func TestPrometheusValues(t *testing.T) {
 	// Twice: the first cycle finds out which expressions cannot be
 	// combined, the second runs with that knowledge.
 	for cycle := 1; cycle <= 2; cycle++ {
-		scrape(t, m)
+		availtest.Scrape(t, m)
 		if diff := cmp.Diff(want, view(rtApps)); diff != "" {
 			t.Errorf("cycle %d (-want +got):\n%s", cycle, diff)
 		}
 	}
-	if e := api.app("nan").Error; !strings.Contains(e, "NaN") {
+	if e := api.App("nan").Error; !strings.Contains(e, "NaN") {
 		t.Errorf("nan: error %q, want it to mention NaN", e)
 	}
 
 	exp.Set("m2", 0)
 	prom.WaitForQuery(t, `demo_up{app="m2"}`, promtest.SampleEquals(0))
-	scrape(t, m)
+	availtest.Scrape(t, m)
 	want["several"] = got{Status: "down"}
 	want["bool"] = got{Status: "down"}
 	if diff := cmp.Diff(want, view(rtApps)); diff != "" {
 		t.Errorf("one of several down (-want +got):\n%s", diff)
 	}
 }
-
-// fmtApp names the i-th of many generated apps.
-func fmtApp(i int) string { return fmt.Sprintf("app-%d", i) }
 
 // One bad expression among a full batch costs a few queries to find, not
 // one query per app of the batch; the next cycle is two queries.
@@ -622,31 +384,31 @@ func TestPrometheusOneBadExpressionAmongMany(t *testing.T) {
 	exp := promtest.NewExporter(t)
 	exp.Set("a", 1)
 	prom := promtest.Start(t, promtest.Job("demo", exp.Target()))
-	backend, ct := promBackend(t, "main", prom)
+	backend, ct := availtest.PromBackend(t, "main", prom)
 	apps := make([]availmon.App, promsource.BatchSize)
 	want := make(map[string]string, len(apps))
 	for i := range apps {
-		apps[i] = availmon.App{Name: fmtApp(i), Location: "Tel Aviv", Metric: `demo_up{app="a"}`}
-		want[fmtApp(i)] = "up"
+		apps[i] = availmon.App{Name: availtest.FmtApp(i), Location: "Tel Aviv", Metric: `demo_up{app="a"}`}
+		want[availtest.FmtApp(i)] = "up"
 	}
 	apps[137].Metric = `label_replace(demo_up, "x", "$1", "app", "(")`
-	want[fmtApp(137)] = "unavailable"
-	m := newMonitor(t, availmon.Options{Locations: twoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
-	api := serveAPI(t, m)
+	want[availtest.FmtApp(137)] = "unavailable"
+	m := availtest.NewMonitor(t, availmon.Options{Locations: availtest.TwoLocations, Apps: apps, Backends: []availmon.Backend{backend}})
+	api := availtest.ServeAPI(t, m)
 	prom.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
 
 	// Halving 200 apps down to the bad one: at most 2 queries a level over
 	// ceil(log2(200)) = 8 levels, plus the first query and the bad app's own.
 	limits := []int64{1 + 2*8 + 1, 2}
 	for cycle, limit := range limits {
-		before := ct.requests.Load()
-		scrape(t, m)
-		requests := ct.requests.Load() - before
+		before := ct.Requests.Load()
+		availtest.Scrape(t, m)
+		requests := ct.Requests.Load() - before
 		t.Logf("cycle %d: %d requests", cycle+1, requests)
 		if requests > limit {
 			t.Errorf("cycle %d made %d requests, want at most %d", cycle+1, requests, limit)
 		}
-		if diff := cmp.Diff(want, api.appStates()); diff != "" {
+		if diff := cmp.Diff(want, api.AppStates()); diff != "" {
 			t.Errorf("cycle %d: states (-want +got):\n%s", cycle+1, diff)
 		}
 	}
@@ -674,8 +436,8 @@ func TestPrometheusBackendHangs(t *testing.T) {
 		}
 		return availmon.Backend{Name: name, URL: srv.URL(), Source: src, BatchSize: promsource.BatchSize}
 	}
-	m := newMonitor(t, availmon.Options{
-		Locations: twoLocations,
+	m := availtest.NewMonitor(t, availmon.Options{
+		Locations: availtest.TwoLocations,
 		Apps: []availmon.App{
 			{Name: "a", Location: "Tel Aviv", Metric: `demo_up{app="a"}`, Backend: "fast"},
 			{Name: "b", Location: "Frankfurt", Metric: `demo_up{app="b"}`, Backend: "hung"},
@@ -683,37 +445,37 @@ func TestPrometheusBackendHangs(t *testing.T) {
 		Backends: []availmon.Backend{backend("fast", fast, 10*time.Second), backend("hung", hung, queryTimeout)},
 		Timeout:  10 * time.Second,
 	})
-	api := serveAPI(t, m)
+	api := availtest.ServeAPI(t, m)
 	for _, p := range []*promtest.Server{fast, hung} {
 		p.WaitForQuery(t, `demo_up`, promtest.SampleCount(2))
 	}
-	runMonitor(t, m, api) // for a live loop; the test runs the cycles
+	availtest.RunMonitor(t, m, api) // for a live loop; the test runs the cycles
 
 	hung.Pause()
 	start := time.Now()
-	scrape(t, m)
+	availtest.Scrape(t, m)
 	took := time.Since(start)
-	if diff := cmp.Diff(map[string]string{"a": "up", "b": "unavailable"}, api.appStates()); diff != "" {
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "unavailable"}, api.AppStates()); diff != "" {
 		t.Errorf("hung backend: states (-want +got):\n%s", diff)
 	}
 	if took < queryTimeout || took > 5*queryTimeout {
 		t.Errorf("the cycle took %s; want about the hung backend's query timeout %s", took, queryTimeout)
 	}
-	if e := api.app("b").Error; !strings.Contains(e, "deadline exceeded") {
+	if e := api.App("b").Error; !strings.Contains(e, "deadline exceeded") {
 		t.Errorf("b: error %q, want a timeout", e)
 	}
-	if st := api.status(); st.PrometheusConnectivity != "degraded" || st.SystemStatus != "degraded" {
+	if st := api.Status(); st.PrometheusConnectivity != "degraded" || st.SystemStatus != "degraded" {
 		t.Errorf("status = %+v, want connectivity and system degraded", st)
 	}
 
 	hung.Resume()
 	// Be sure the thawed server answers with the sample before the cycle.
 	hung.WaitForQuery(t, `demo_up{app="b"}`, promtest.SampleEquals(1))
-	scrape(t, m)
-	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.appStates()); diff != "" {
+	availtest.Scrape(t, m)
+	if diff := cmp.Diff(map[string]string{"a": "up", "b": "up"}, api.AppStates()); diff != "" {
 		t.Errorf("thawed backend: states (-want +got):\n%s", diff)
 	}
-	if st := api.status(); st.PrometheusConnectivity != "connected" {
+	if st := api.Status(); st.PrometheusConnectivity != "connected" {
 		t.Errorf("connectivity %q after the thaw, want connected", st.PrometheusConnectivity)
 	}
 }

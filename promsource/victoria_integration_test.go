@@ -1,4 +1,4 @@
-package availmon_test
+package promsource_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -25,29 +26,29 @@ func TestVictoriaMetricsBadExpression(t *testing.T) {
 	exp.Set("a", 1)
 	vm := promtest.StartVictoriaMetrics(t, promtest.Job("demo", exp.Target()))
 	vm.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleEquals(1))
-	rig := &faultRig{t: t, prom: vm, proxy: promtest.NewFaultProxy(t, vm.URL())}
+	rig := &availtest.FaultRig{T: t, Prom: vm, Proxy: promtest.NewFaultProxy(t, vm.URL())}
 	// Valid PromQL that VictoriaMetrics cannot evaluate (a bad regular
 	// expression), long enough for its message to pass 512 bytes.
-	apps := append(goodApps(20), availmon.App{Name: "bad",
+	apps := append(availtest.GoodApps(20), availmon.App{Name: "bad",
 		Metric: `label_replace(demo_up{app="a"} + ` + strings.Repeat("0*", 200) + `0, "x", "$1", "app", "(")`})
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize})
-	want := allStates(apps, "up")
+	rm := rig.Monitor(availtest.MonitorSetup{Apps: apps, BatchSize: promsource.BatchSize})
+	want := availtest.AllStates(apps, "up")
 	want["bad"] = "unavailable"
 	// Run's first cycle found the bad expression; many more cycles show
 	// that no answer is cut short on the way.
 	for cycle := 1; cycle <= 10; cycle++ {
-		if n := rm.cycle(); n != 2 {
+		if n := rm.Cycle(); n != 2 {
 			t.Errorf("cycle %d: %d requests, want 2 (the combined query and the bad app alone)", cycle, n)
 		}
-		if diff := cmp.Diff(want, rm.api.appStates()); diff != "" {
+		if diff := cmp.Diff(want, rm.API.AppStates()); diff != "" {
 			t.Errorf("cycle %d: states (-want +got):\n%s", cycle, diff)
 		}
-		if st := rm.api.status(); st.PrometheusConnectivity != "connected" || st.SystemStatus != "healthy" {
+		if st := rm.API.Status(); st.PrometheusConnectivity != "connected" || st.SystemStatus != "healthy" {
 			t.Errorf("cycle %d: status %s, connectivity %s", cycle, st.SystemStatus, st.PrometheusConnectivity)
 		}
-		rm.checkErrors("victoria-metrics")
+		rm.CheckErrors("victoria-metrics")
 	}
-	if e := rm.api.app("bad").Error; !strings.Contains(e, "422") {
+	if e := rm.API.App("bad").Error; !strings.Contains(e, "422") {
 		t.Errorf("bad app error %q, want VictoriaMetrics' 422", e)
 	}
 }

@@ -1,4 +1,4 @@
-package availmon
+package history
 
 import (
 	"fmt"
@@ -10,16 +10,16 @@ import (
 // benchChecks returns n checks a second apart with response times of 20 to
 // 80 ms, as a healthy app's history holds them; with distinct, each has an
 // error text of its own (a failing app naming the connection's port).
-func benchChecks(n int, distinct bool) []checkEntry {
+func benchChecks(n int, distinct bool) []Check {
 	r := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).UnixNano()
-	es := make([]checkEntry, n)
+	es := make([]Check, n)
 	for i := range es {
-		es[i] = checkEntry{at: start + int64(i)*int64(time.Second),
-			rt: 20*time.Millisecond + time.Duration(r.Int64N(int64(60*time.Millisecond))), status: StatusUp}
+		es[i] = Check{At: start + int64(i)*int64(time.Second),
+			RT: 20*time.Millisecond + time.Duration(r.Int64N(int64(60*time.Millisecond))), Status: Up}
 		if distinct {
-			es[i].status = StatusDown
-			es[i].err = fmt.Sprintf("dial tcp 10.0.0.1:%d: connect: connection refused", 30000+i)
+			es[i].Status = Down
+			es[i].Err = fmt.Sprintf("dial tcp 10.0.0.1:%d: connect: connection refused", 30000+i)
 		}
 	}
 	return es
@@ -33,18 +33,18 @@ func BenchmarkHistoryAdd(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			const size = 100
 			es := benchChecks(4*size, bc.distinct)
-			var h appHistory
+			var h Checks
 			for _, e := range es {
-				h.add(e, size)
+				h.Add(e, size)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			at := es[len(es)-1].at
+			at := es[len(es)-1].At
 			for i := 0; b.Loop(); i++ {
 				e := es[i%len(es)]
 				at += int64(time.Second)
-				e.at = at
-				h.add(e, size)
+				e.At = at
+				h.Add(e, size)
 			}
 		})
 	}
@@ -52,13 +52,13 @@ func BenchmarkHistoryAdd(b *testing.B) {
 
 func BenchmarkHistoryList(b *testing.B) {
 	const size = 100
-	var h appHistory
+	var h Checks
 	for _, e := range benchChecks(size, false) {
-		h.add(e, size)
+		h.Add(e, size)
 	}
-	dst := make([]checkEntry, 0, size)
+	dst := make([]Check, 0, size)
 	b.ReportAllocs()
 	for b.Loop() {
-		dst = h.appendTo(dst[:0])
+		dst = h.AppendTo(dst[:0])
 	}
 }

@@ -1,4 +1,4 @@
-package availmon_test
+package promsource_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -19,15 +20,15 @@ import (
 // fused apps, one query: x1 1, x2 0, x3 without a series.
 func TestPrometheusOddAnswers(t *testing.T) {
 	t.Parallel()
-	rig := newFaultRig(t)
+	rig := availtest.NewFaultRig(t)
 	apps := []availmon.App{
 		{Name: "x1", Metric: `demo_up{app="x1"}`},
 		{Name: "x2", Metric: `demo_up{app="x2"}`},
 		{Name: "x3", Metric: `demo_up{app="x3"}`},
 	}
 	var srcLog promtest.SyncBuffer
-	rm := rig.monitor(monitorSetup{apps: apps, batchSize: promsource.BatchSize,
-		source: promsource.Options{Logger: slog.New(slog.NewTextHandler(&srcLog, nil))}})
+	rm := rig.Monitor(availtest.MonitorSetup{Apps: apps, BatchSize: promsource.BatchSize,
+		Source: promsource.Options{Logger: slog.New(slog.NewTextHandler(&srcLog, nil))}})
 	series := func(sample string) string {
 		return `{"metric":{"__name__":"demo_up","app":"x1"},` + sample + `},{"metric":{"app":"x2"},"value":[1700000000.5,"0"]}`
 	}
@@ -67,18 +68,18 @@ func TestPrometheusOddAnswers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			logBefore := len(srcLog.String())
-			rig.proxy.Inject(promtest.Rule{Fault: promtest.Answer(tt.name, tt.body)})
-			defer rig.proxy.Clear()
-			if n := rm.cycle(); n < 1 {
+			rig.Proxy.Inject(promtest.Rule{Fault: promtest.Answer(tt.name, tt.body)})
+			defer rig.Proxy.Clear()
+			if n := rm.Cycle(); n < 1 {
 				t.Fatalf("%d requests", n)
 			}
-			states := rm.api.appStates()
+			states := rm.API.AppStates()
 			if got := fmt.Sprintf("%s %s %s", states["x1"], states["x2"], states["x3"]); got != tt.want {
 				t.Errorf("states %q, want %q", got, tt.want)
 			}
 			if tt.err != "" {
 				for _, a := range apps {
-					e := rm.api.app(a.Name).Error
+					e := rm.API.App(a.Name).Error
 					if !strings.Contains(e, tt.err) || strings.Contains(e, "panic") {
 						t.Errorf("app %s: error %q, want it to say %q", a.Name, e, tt.err)
 					}
@@ -88,24 +89,24 @@ func TestPrometheusOddAnswers(t *testing.T) {
 			if warned := strings.Contains(logged, "prometheus returned warnings"); warned != tt.warned {
 				t.Errorf("warnings logged %v, want %v:\n%s", warned, tt.warned, logged)
 			}
-			rm.checkErrors(tt.name)
+			rm.CheckErrors(tt.name)
 		})
 	}
 	// Discovery's queries, decoded by client_golang in full, refuse a
 	// null sample too.
-	src, err := promsource.New(promsource.Options{Name: "main", URL: rig.proxy.URL()})
+	src, err := promsource.New(promsource.Options{Name: "main", URL: rig.Proxy.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rig.proxy.Inject(promtest.Rule{Fault: promtest.Answer("null", vector(`null`))})
+	rig.Proxy.Inject(promtest.Rule{Fault: promtest.Answer("null", vector(`null`))})
 	if _, _, err := src.Instant(t.Context(), `demo_up`); err == nil || !strings.Contains(err.Error(), "null sample") {
 		t.Errorf("Instant of an answer with a null sample: err %v", err)
 	}
-	rig.proxy.Clear()
+	rig.Proxy.Clear()
 
 	// And the real Prometheus behind the proxy again.
-	rm.cycle()
-	if diff := cmp.Diff(map[string]string{"x1": "unavailable", "x2": "unavailable", "x3": "unavailable"}, rm.api.appStates()); diff != "" {
+	rm.Cycle()
+	if diff := cmp.Diff(map[string]string{"x1": "unavailable", "x2": "unavailable", "x3": "unavailable"}, rm.API.AppStates()); diff != "" {
 		t.Errorf("real answer (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package availmon
+package history
 
 import (
 	"bytes"
@@ -10,33 +10,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/google/go-cmp/cmp"
 )
 
-// historyModel is what an appHistory must show, kept plainly: a slice of
+// t0 is a whole minute, as the monitor's tests start at.
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// emptyLedger is the ledger section of a monitor that recorded nothing.
+var emptyLedger = ledger.New(ledger.Options{}).AppendBinary(nil)
+
+// historyModel is what a Checks must show, kept plainly: a slice of
 // the last size checks as the API shows them, and for each the slot of
 // its error text, a slot being free when no check refers to it (counted
 // afresh, where the history counts references as it goes).
 type historyModel struct {
 	size, maxTexts int
-	checks         []checkEntry // err empty: it is slots[slot[i]]
-	slot           []int        // -1 for no error
+	checks         []Check // err empty: it is slots[slot[i]]
+	slot           []int   // -1 for no error
 	slots          []string
 }
 
-func (m *historyModel) add(e checkEntry) {
+func (m *historyModel) add(e Check) {
 	for len(m.checks) >= max(m.size, 1) {
 		m.checks, m.slot = m.checks[1:], m.slot[1:]
 	}
-	ms := e.at / 1e6
-	if e.at%1e6 < 0 {
+	ms := e.At / 1e6
+	if e.At%1e6 < 0 {
 		ms-- // floor
 	}
 	ms = min(max(ms, -1<<43), 1<<43-1)
-	us := min(max(e.rt.Round(time.Microsecond)/time.Microsecond, 0), math.MaxUint32)
-	m.checks = append(m.checks, checkEntry{at: ms * 1e6, rt: us * time.Microsecond, status: e.status})
-	m.slot = append(m.slot, m.slotFor(e.err))
+	us := min(max(e.RT.Round(time.Microsecond)/time.Microsecond, 0), math.MaxUint32)
+	m.checks = append(m.checks, Check{At: ms * 1e6, RT: us * time.Microsecond, Status: e.Status})
+	m.slot = append(m.slot, m.slotFor(e.Err))
 }
 
 func (m *historyModel) used(s int) bool {
@@ -72,18 +79,18 @@ func (m *historyModel) slotFor(text string) int {
 	return len(m.slots) - 1
 }
 
-func (m *historyModel) restore(es []checkEntry) {
+func (m *historyModel) restore(es []Check) {
 	m.checks, m.slot, m.slots = nil, nil, nil
 	for _, e := range es[max(0, len(es)-m.size):] {
 		m.add(e)
 	}
 }
 
-func (m *historyModel) list() []checkEntry {
-	out := make([]checkEntry, len(m.checks))
+func (m *historyModel) list() []Check {
+	out := make([]Check, len(m.checks))
 	for i, c := range m.checks {
 		if s := m.slot[i]; s >= 0 {
-			c.err = m.slots[s]
+			c.Err = m.slots[s]
 		}
 		out[i] = c
 	}
@@ -98,7 +105,7 @@ type historyGen struct {
 	texts int // the texts in use are those numbered texts-8 to texts
 }
 
-func (g *historyGen) next(r func(n int) int) checkEntry {
+func (g *historyGen) next(r func(n int) int) Check {
 	const s = int64(time.Second)
 	switch k := r(20); {
 	case k < 12: // steady
@@ -112,20 +119,20 @@ func (g *historyGen) next(r func(n int) int) checkEntry {
 	default: // the ends, and anywhere
 		g.at = [...]int64{math.MaxInt64, math.MinInt64, int64(r(1 << 30)), -int64(r(1<<30)) * s}[r(4)]
 	}
-	e := checkEntry{at: g.at, status: statusCodes[r(3)]}
+	e := Check{At: g.at, Status: Status(r(3))}
 	switch k := r(10); {
 	case k < 6:
-		e.rt = time.Duration(20_000+r(60_000))*time.Microsecond + time.Duration(r(1000))
+		e.RT = time.Duration(20_000+r(60_000))*time.Microsecond + time.Duration(r(1000))
 	case k < 8:
-		e.rt = time.Duration(r(1 << 20))
+		e.RT = time.Duration(r(1 << 20))
 	default:
-		e.rt = [...]time.Duration{-time.Second, 0, 500, math.MaxInt64, math.MaxUint32*time.Microsecond + 499, 3 * time.Hour}[r(6)]
+		e.RT = [...]time.Duration{-time.Second, 0, 500, math.MaxInt64, math.MaxUint32*time.Microsecond + 499, 3 * time.Hour}[r(6)]
 	}
 	if r(3) > 0 {
 		if r(4) == 0 {
 			g.texts++ // churn
 		}
-		e.err = fmt.Sprintf("dial tcp 10.0.0.1:%d: refused", g.texts-r(8))
+		e.Err = fmt.Sprintf("dial tcp 10.0.0.1:%d: refused", g.texts-r(8))
 	}
 	return e
 }
@@ -134,7 +141,7 @@ func (g *historyGen) next(r func(n int) int) checkEntry {
 // taking its choices from r, and compares them after every step.
 func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int) {
 	t.Helper()
-	var h appHistory
+	var h Checks
 	m := historyModel{size: size, maxTexts: maxTexts}
 	g := historyGen{at: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).UnixNano()}
 	for step := range steps {
@@ -155,8 +162,8 @@ func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int)
 			h.mu.Unlock()
 			m.add(e)
 		}
-		if want, got := m.list(), h.list(); !slices.Equal(want, got) { // cmp.Diff only to report: it is slow
-			t.Fatalf("size %d, %d texts: after step %d (-want +got):\n%s", size, maxTexts, step, cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})))
+		if want, got := m.list(), h.List(); !slices.Equal(want, got) { // cmp.Diff only to report: it is slow
+			t.Fatalf("size %d, %d texts: after step %d (-want +got):\n%s", size, maxTexts, step, cmp.Diff(want, got))
 		}
 		checkHistoryRefs(t, &h)
 		if step%16 == 0 {
@@ -167,7 +174,7 @@ func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int)
 
 // checkHistoryRefs checks that every error text is counted by the checks
 // that show it, and that a text no check shows is let go.
-func checkHistoryRefs(t *testing.T, h *appHistory) {
+func checkHistoryRefs(t *testing.T, h *Checks) {
 	t.Helper()
 	refs := make([]int, len(h.errs))
 	r := h.reader()
@@ -188,7 +195,7 @@ func checkHistoryRefs(t *testing.T, h *appHistory) {
 
 // checkHistoryEncoding checks that a save walks the live history to the
 // bytes it gives for a copy of it.
-func checkHistoryEncoding(t *testing.T, h *appHistory) {
+func checkHistoryEncoding(t *testing.T, h *Checks) {
 	t.Helper()
 	live := statefile.NewEncoder(nil)
 	live.Header(t0, nil)
@@ -197,12 +204,16 @@ func checkHistoryEncoding(t *testing.T, h *appHistory) {
 	live.Locations(0)
 	live.Apps(1)
 	live.App("a", "l")
-	h.encode(live, &appState{})
+	h.Encode(live, &statefile.Last{})
 	live.BeginDay(0)
 	live.Ledger(func(b []byte) []byte { return append(b, emptyLedger...) })
 	live.Replay(nil)
 	live.Maintenance(&statefile.Maintenance{})
-	copied := encodeState(&statefile.State{SavedAt: t0, Apps: []statefile.App{{Name: "a", Location: "l", Checks: checksToFile(h.list())}}})
+	var checks []statefile.Check
+	for _, c := range h.List() {
+		checks = append(checks, statefile.Check{At: c.At, RT: c.RT, Status: FileStatus(c.Status), Err: c.Err})
+	}
+	copied := statefile.Encode(&statefile.State{SavedAt: t0, Apps: []statefile.App{{Name: "a", Location: "l", Checks: checks}}})
 	if !bytes.Equal(live.Bytes(), copied) {
 		t.Fatalf("live encoding %x, of a copy %x", live.Bytes(), copied)
 	}
@@ -253,20 +264,20 @@ func FuzzHistoryModel(f *testing.F) {
 // past what 32 bits of microseconds hold come back as the nearest value
 // kept.
 func TestAppHistoryEdges(t *testing.T) {
-	var h appHistory
+	var h Checks
 	old := time.Date(1960, 1, 1, 0, 0, 0, 5e6, time.UTC).UnixNano()
-	h.add(checkEntry{at: old, rt: 3 * time.Hour, status: StatusDown}, 4)
-	h.add(checkEntry{at: old, rt: -time.Second, status: StatusUnavailable, err: "x"}, 4)
-	h.add(checkEntry{at: math.MaxInt64, rt: math.MaxInt64, status: StatusUp}, 4)
-	h.add(checkEntry{at: math.MinInt64, rt: 1499, status: StatusUp}, 4)
-	got := h.list()
-	want := []checkEntry{
-		{at: old, rt: 4294967295 * time.Microsecond, status: StatusDown},
-		{at: old, rt: 0, status: StatusUnavailable, err: "x"},
-		{at: statefile.MaxCheckMillis * int64(time.Millisecond), rt: math.MaxUint32 * time.Microsecond, status: StatusUp}, // year 2248
-		{at: statefile.MinCheckMillis * int64(time.Millisecond), rt: time.Microsecond, status: StatusUp},                  // year 1691
+	h.Add(Check{At: old, RT: 3 * time.Hour, Status: Down}, 4)
+	h.Add(Check{At: old, RT: -time.Second, Status: Unavailable, Err: "x"}, 4)
+	h.Add(Check{At: math.MaxInt64, RT: math.MaxInt64, Status: Up}, 4)
+	h.Add(Check{At: math.MinInt64, RT: 1499, Status: Up}, 4)
+	got := h.List()
+	want := []Check{
+		{At: old, RT: 4294967295 * time.Microsecond, Status: Down},
+		{At: old, RT: 0, Status: Unavailable, Err: "x"},
+		{At: statefile.MaxCheckMillis * int64(time.Millisecond), RT: math.MaxUint32 * time.Microsecond, Status: Up}, // year 2248
+		{At: statefile.MinCheckMillis * int64(time.Millisecond), RT: time.Microsecond, Status: Up},                  // year 1691
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(checkEntry{})); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -276,9 +287,9 @@ func TestAppHistoryEdges(t *testing.T) {
 // allocator's size class.
 func TestHistoryBufferSize(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
-		var h appHistory
+		var h Checks
 		for _, e := range benchChecks(1000, distinct) {
-			h.add(e, 100)
+			h.Add(e, 100)
 			if h.n == 100 {
 				if live := len(h.buf) - h.head; cap(h.buf) > 2*(live+maxCheckBytes) {
 					t.Fatalf("distinct errors %v: %d bytes of checks in a buffer of %d", distinct, live, cap(h.buf))

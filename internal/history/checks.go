@@ -1,27 +1,35 @@
-package availmon
+package history
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/statefile"
 )
 
-// checkEntry is one check in an app's recent history, as appHistory takes
-// and gives it.
-type checkEntry struct {
-	at     int64 // unix nanoseconds; kept to the millisecond
-	rt     time.Duration
-	status Status
-	err    string
+// Status is a check's outcome.
+type Status uint8
+
+// The outcomes, numbered as a history packs them.
+const (
+	Up Status = iota
+	Down
+	Unavailable
+)
+
+// Check is one check in an app's recent history, as Checks takes and
+// gives it.
+type Check struct {
+	At     int64 // unix nanoseconds; kept to the millisecond
+	RT     time.Duration
+	Status Status
+	Err    string
 }
 
-// appHistory is an app's most recent checks, at most the history size of
+// Checks is an app's most recent checks, at most the history size of
 // them, oldest first. There are HistorySize checks per app, so thousands of
 // apps make millions of them: they are kept as a stream of varints, about 4
 // bytes a check (fixed 12-byte entries would make the histories the largest
@@ -42,7 +50,7 @@ type checkEntry struct {
 // The oldest check's time bytes are stale once the check before it has
 // been dropped: its time and delta are in first and firstDelta instead, so
 // that dropping it only moves head and updates them from the next one.
-type appHistory struct {
+type Checks struct {
 	mu                sync.Mutex
 	buf               []byte
 	head, n           int       // where the oldest check starts; the number of checks
@@ -64,20 +72,10 @@ const maxErrTexts = math.MaxUint16
 // maxCheckBytes bounds the encoding of one check.
 const maxCheckBytes = 3 * binary.MaxVarintLen64
 
-var statusCodes = [...]Status{StatusUp, StatusDown, StatusUnavailable}
+func packStatus(s Status) uint64 { return uint64(min(s, Unavailable)) }
 
-func packStatus(s Status) uint64 {
-	switch s {
-	case StatusUp:
-		return 0
-	case StatusDown:
-		return 1
-	}
-	return 2
-}
-
-// add appends e, dropping the oldest checks past size.
-func (h *appHistory) add(e checkEntry, size int) {
+// Add appends e, dropping the oldest checks past size.
+func (h *Checks) Add(e Check, size int) {
 	h.mu.Lock()
 	h.push(e, size, maxErrTexts)
 	h.mu.Unlock()
@@ -85,15 +83,15 @@ func (h *appHistory) add(e checkEntry, size int) {
 
 // push is add with the bound on distinct error texts as a parameter, so
 // that tests can reach it.
-func (h *appHistory) push(e checkEntry, size, maxTexts int) {
+func (h *Checks) push(e Check, size, maxTexts int) {
 	size = max(size, 1)
 	for h.n >= size {
 		h.dropOldest()
 	}
 	// Release before interning, so that a full table reuses the slot of
 	// the dropped check.
-	errNum := h.intern(e.err, maxTexts, size)
-	ms := statefile.CheckMillis(e.at)
+	errNum := h.intern(e.Err, maxTexts, size)
+	ms := statefile.CheckMillis(e.At)
 	var dod int64
 	if h.n == 0 {
 		h.first, h.firstDelta, h.last, h.lastDelta = ms, 0, ms, 0
@@ -105,7 +103,7 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	}
 	var tmp [maxCheckBytes]byte
 	c := binary.AppendVarint(tmp[:0], dod)
-	word := uint64(statefile.CheckMicros(e.rt))<<3 | packStatus(e.status) // rounded, as the API shows it
+	word := uint64(statefile.CheckMicros(e.RT))<<3 | packStatus(e.Status) // rounded, as the API shows it
 	if errNum != 0 {
 		word |= 4
 	}
@@ -118,10 +116,10 @@ func (h *appHistory) push(e checkEntry, size, maxTexts int) {
 	h.n++
 }
 
-// redate moves every check's time by step, to the millisecond
+// Redate moves every check's time by step, to the millisecond
 // (followClock): the times are kept as differences from the oldest, so
 // only the oldest and the newest change.
-func (h *appHistory) redate(step time.Duration) {
+func (h *Checks) Redate(step time.Duration) {
 	ms := int64(step.Round(time.Millisecond) / time.Millisecond)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -132,7 +130,7 @@ func (h *appHistory) redate(step time.Duration) {
 }
 
 // dropOldest drops the oldest check; there is one.
-func (h *appHistory) dropOldest() {
+func (h *Checks) dropOldest() {
 	r := h.reader()
 	_, _, _, errNum := r.next()
 	h.release(errNum)
@@ -152,7 +150,7 @@ func (h *appHistory) dropOldest() {
 // at most 16 bytes per byte added, and no check allocates once the history
 // is full and its checks keep their size. A history not yet full is sized
 // for size checks like those it has: one allocation fills it.
-func (h *appHistory) room(need, size int) {
+func (h *Checks) room(need, size int) {
 	if len(h.buf)+need <= cap(h.buf) {
 		return
 	}
@@ -179,7 +177,7 @@ func withCap[S ~[]E, E any](s S, c int) S {
 // intern returns the number of text in errs, adding it if new: errs holds
 // at most maxTexts texts (past it, new texts share the last slot) and
 // grows no larger than size checks can refer to.
-func (h *appHistory) intern(text string, maxTexts, size int) uint16 {
+func (h *Checks) intern(text string, maxTexts, size int) uint16 {
 	if text == "" {
 		return 0
 	}
@@ -212,7 +210,7 @@ func (h *appHistory) intern(text string, maxTexts, size int) uint16 {
 }
 
 // release drops one reference to error number n.
-func (h *appHistory) release(n uint16) {
+func (h *Checks) release(n uint16) {
 	if n == 0 {
 		return
 	}
@@ -229,7 +227,7 @@ type checkReader struct {
 	oldest    bool   // the next check is the oldest: its time is ms
 }
 
-func (h *appHistory) reader() checkReader {
+func (h *Checks) reader() checkReader {
 	return checkReader{b: h.buf[h.head:], ms: h.first, delta: h.firstDelta, oldest: true}
 }
 
@@ -250,32 +248,32 @@ func (r *checkReader) next() (ms int64, rtMicros uint32, s Status, errNum uint16
 		r.b = r.b[i:]
 		errNum = uint16(n)
 	}
-	return r.ms, uint32(word >> 3), statusCodes[word&3], errNum
+	return r.ms, uint32(word >> 3), Status(word & 3), errNum
 }
 
-// check returns a decoded check as a checkEntry.
-func (h *appHistory) check(ms int64, rtMicros uint32, s Status, errNum uint16) checkEntry {
-	e := checkEntry{
-		at:     ms * int64(time.Millisecond),
-		rt:     time.Duration(rtMicros) * time.Microsecond,
-		status: s,
+// check returns a decoded check as a Check.
+func (h *Checks) check(ms int64, rtMicros uint32, s Status, errNum uint16) Check {
+	e := Check{
+		At:     ms * int64(time.Millisecond),
+		RT:     time.Duration(rtMicros) * time.Microsecond,
+		Status: s,
 	}
 	if errNum != 0 {
-		e.err = h.errs[errNum-1].text
+		e.Err = h.errs[errNum-1].text
 	}
 	return e
 }
 
-// list returns the checks, oldest first.
-func (h *appHistory) list() []checkEntry {
+// List returns the checks, oldest first.
+func (h *Checks) List() []Check {
 	h.mu.Lock()
 	n := h.n
 	h.mu.Unlock()
-	return h.appendTo(make([]checkEntry, 0, n))
+	return h.AppendTo(make([]Check, 0, n))
 }
 
-// appendTo appends the checks to dst, oldest first.
-func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
+// AppendTo appends the checks to dst, oldest first.
+func (h *Checks) AppendTo(dst []Check) []Check {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.reader()
@@ -285,9 +283,9 @@ func (h *appHistory) appendTo(dst []checkEntry) []checkEntry {
 	return dst
 }
 
-// restore makes es (oldest first) the history, keeping the last size of
+// Restore makes es (oldest first) the history, keeping the last size of
 // them.
-func (h *appHistory) restore(es []checkEntry, size int) {
+func (h *Checks) Restore(es []Check, size int) {
 	h.mu.Lock()
 	h.reset(es, size, maxErrTexts)
 	h.mu.Unlock()
@@ -295,43 +293,52 @@ func (h *appHistory) restore(es []checkEntry, size int) {
 
 // reset is restore under h.mu, with the bound on distinct error texts as a
 // parameter.
-func (h *appHistory) reset(es []checkEntry, size, maxTexts int) {
+func (h *Checks) reset(es []Check, size, maxTexts int) {
 	h.buf, h.head, h.n, h.errs = h.buf[:0], 0, 0, nil
 	for _, e := range es[max(0, len(es)-size):] {
 		h.push(e, size, maxTexts)
 	}
 }
 
-// maxErrorText bounds every error text availmon keeps per app.
-const maxErrorText = errtext.Max
-
-// boundError returns err, or when its text is longer than maxErrorText an
-// error whose text is cut to that length.
-func boundError(err error) error {
-	if err == nil || len(err.Error()) <= maxErrorText {
-		return err
+// Encode writes the checks, oldest first, the app's last state and the
+// table of their error texts to e, as statefile.Encode does a decoded app.
+// It walks the checks once, straight from their encoded form: the error
+// numbers of the history become the table's refs as they are first used.
+func (h *Checks) Encode(e *statefile.Encoder, last *statefile.Last) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e.BeginChecks(h.n, len(h.errs))
+	r := h.reader()
+	for range h.n {
+		ms, rt, s, errNum := r.next()
+		var ref uint64
+		if errNum != 0 {
+			ref = e.Ref(int(errNum), h.errs[errNum-1].text)
+		}
+		e.Check(ms, rt, FileStatus(s), ref)
 	}
-	return errors.New(errtext.Truncate(err.Error(), maxErrorText))
+	e.Last(last)
+	e.ErrTexts()
 }
 
-// textInterner keeps one copy of each error text of a cycle. A failing
-// backend gives thousands of apps the same error, each made afresh by its
-// Error method, and a failing app mostly the same text as last cycle: kept
-// as made, every app would hold its own copy of the text every cycle.
-type textInterner map[string]string
+// FileStatus is s as a state file codes it.
+func FileStatus(s Status) statefile.Status {
+	switch s {
+	case Up:
+		return statefile.Up
+	case Down:
+		return statefile.Down
+	}
+	return statefile.Unavailable
+}
 
-// intern returns s, as prev when they are equal, or as the first copy of
-// it this interner saw.
-func (t *textInterner) intern(s, prev string) string {
-	if s == prev {
-		return prev
+// StatusOfFile is the status a state file's code s stands for.
+func StatusOfFile(s statefile.Status) Status {
+	switch s {
+	case statefile.Up:
+		return Up
+	case statefile.Down:
+		return Down
 	}
-	if v, ok := (*t)[s]; ok {
-		return v
-	}
-	if *t == nil {
-		*t = make(textInterner)
-	}
-	(*t)[s] = s
-	return s
+	return Unavailable
 }

@@ -1,11 +1,12 @@
 //go:build !race
 
-package availmon_test
+package promsource_test
 
 import (
 	"runtime"
 	"testing"
 
+	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 	"github.com/availmon/availmon/promsource"
 )
@@ -15,15 +16,15 @@ import (
 // Allocation figures are only meaningful without the race detector, and
 // with no other test running: this test is not parallel.
 func TestPrometheusHugeAnswerMemory(t *testing.T) {
-	rig := newFaultRig(t)
+	rig := availtest.NewFaultRig(t)
 	const limit = 4 << 20
-	rm := rig.monitor(monitorSetup{apps: goodApps(10), batchSize: promsource.BatchSize,
-		source: promsource.Options{MaxResponseBytes: limit}})
-	rig.proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(100 << 20)})
+	rm := rig.Monitor(availtest.MonitorSetup{Apps: availtest.GoodApps(10), BatchSize: promsource.BatchSize,
+		Source: promsource.Options{MaxResponseBytes: limit}})
+	rig.Proxy.Inject(promtest.Rule{Fault: promtest.HugeVector(100 << 20)})
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rm.cycle()
+	rm.Cycle()
 	runtime.ReadMemStats(&after)
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("one cycle with a 100 MB answer and a %d-byte limit allocated %d bytes", limit, alloc)

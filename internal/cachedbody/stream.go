@@ -1,0 +1,76 @@
+package cachedbody
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The largest answers are megabytes at 10,000 apps. encoding/json encodes
+// a value whole into a buffer of its own and keeps that buffer in a pool
+// for the next encoding, so one such answer would leave a buffer of twice
+// its size alive for good, besides the answer. A Stream encodes them an
+// element at a time instead, into a buffer the caller sizes from the last
+// answer of the same kind: the answer is then the only large allocation,
+// made once.
+
+// Stream writes values as encoding/json would (HTML not escaped), but its
+// large lists an element at a time. The first error sticks.
+type Stream struct {
+	buf *bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+// NewStream returns a Stream that writes to buf.
+func NewStream(buf *bytes.Buffer) *Stream {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return &Stream{buf: buf, enc: enc}
+}
+
+// Buf is the buffer written to, for the punctuation between values.
+func (s *Stream) Buf() *bytes.Buffer { return s.buf }
+
+// Err is the first encoding error, nil if none.
+func (s *Stream) Err() error { return s.err }
+
+// Value writes v whole.
+func (s *Stream) Value(v any) {
+	if s.err != nil {
+		return
+	}
+	if s.err = s.enc.Encode(v); s.err == nil {
+		s.buf.Truncate(s.buf.Len() - 1) // Encode's newline
+	}
+}
+
+// List writes items as a JSON array, as encoding/json writes a slice.
+func List[T any](s *Stream, items []T) {
+	if items == nil {
+		s.buf.WriteString("null")
+		return
+	}
+	LazyList[T]{N: len(items), Elem: func(i int) T { return items[i] }}.Write(s)
+}
+
+// LazyList is a JSON array of N elements made one at a time by Elem, as
+// they are written: a list of every app is then never whole in memory
+// besides its bytes.
+type LazyList[T any] struct {
+	N    int
+	Elem func(i int) T
+}
+
+// Write writes the array.
+func (l LazyList[T]) Write(s *Stream) {
+	s.buf.WriteByte('[')
+	var v T // one, reused: encoding it through an interface moves it to the heap
+	for i := range l.N {
+		if i > 0 {
+			s.buf.WriteByte(',')
+		}
+		v = l.Elem(i)
+		s.Value(&v)
+	}
+	s.buf.WriteByte(']')
+}
