@@ -141,10 +141,10 @@ func TestValidate(t *testing.T) {
 		{name: "a slash in the name", o: with(func(o *objective.Objective) { o.Name = "a/b" }), want: objective.ErrName},
 		{name: "a name starting with a dot", o: with(func(o *objective.Objective) { o.Name = ".a" }), want: objective.ErrName},
 		{name: "a name too long", o: with(func(o *objective.Objective) { o.Name = string(make([]byte, 129)) }), want: objective.ErrName},
-		{name: "latency", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, 300 * time.Millisecond })},
+		{name: "latency", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, 300*time.Millisecond })},
 		{name: "latency of a minute", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, time.Minute })},
 		{name: "latency without a threshold", o: with(func(o *objective.Objective) { o.Kind = objective.Latency }), want: objective.ErrKind},
-		{name: "latency over a minute", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, time.Minute + 1 }), want: objective.ErrKind},
+		{name: "latency over a minute", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, time.Minute+1 }), want: objective.ErrKind},
 		{name: "a threshold on availability", o: with(func(o *objective.Objective) { o.Threshold = time.Second }), want: objective.ErrKind},
 		{name: "an unknown kind", o: with(func(o *objective.Objective) { o.Kind = 2 }), want: objective.ErrKind},
 		{name: "latency of a service", o: with(func(o *objective.Objective) {

@@ -73,7 +73,7 @@ func (t *track) view() latencyView {
 		return latencyView{}
 	}
 	n := len(t.buckets)
-	return latencyView{base: t.base, closed: t.buckets[:n-1:n-1], last: t.buckets[n-1]}
+	return latencyView{base: t.base, closed: t.buckets[: n-1 : n-1], last: t.buckets[n-1]}
 }
 
 // latencyView is a track as one snapshot saw it: the closed buckets, which
