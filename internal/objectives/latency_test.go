@@ -67,8 +67,8 @@ func TestTrackView(t *testing.T) {
 	tr := track{keep: 3}
 	tr.add(t0, true)
 	v := tr.view()
-	tr.add(t0.Add(time.Minute), false)          // the same bucket
-	tr.add(t0.Add(bucketLen), false)            // the next
+	tr.add(t0.Add(time.Minute), false)           // the same bucket
+	tr.add(t0.Add(bucketLen), false)             // the next
 	before := totals(v, t0, t0.Add(2*bucketLen)) // as v saw it: one fast check
 	if want := (timeline.Totals{Up: bucketLen, Unknown: bucketLen}); before != want {
 		t.Errorf("the first view: %+v, want %+v", before, want)
