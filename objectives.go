@@ -69,7 +69,7 @@ func (m *Monitor) evaluateObjectives(s *snapshot, now time.Time) []Event {
 func fleetOf(p *plan, discovery bool) objectives.Fleet {
 	f := objectives.Fleet{Discovery: discovery,
 		Apps: make([]string, len(p.apps)), Locations: make([]string, len(p.locations)),
-		Services: make([]string, len(p.ctl.services))}
+		Services: make([]string, len(p.ctl.services)), AppLocation: p.appLocs}
 	for i, a := range p.apps {
 		f.Apps[i] = a.Name
 	}

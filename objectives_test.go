@@ -112,6 +112,9 @@ func TestObjectivesFigures(t *testing.T) {
 			"error_budget": budget(0.005, 7200, 300), "burn_rates": burns(0.0, 0.0, 300.0/7200/0.005),
 			"projected_attainment": nil, "state": "breached"},
 	}
+	for _, o := range want {
+		o["kind"], o["latency_threshold_seconds"] = "availability", nil
+	}
 	if d := cmp.Diff(want, got, cmpopts.EquateApprox(1e-9, 1e-6)); d != "" {
 		t.Errorf("/api/objectives (-want +got):\n%s", d)
 	}

@@ -307,6 +307,11 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		if cur.maint() {
 			continue // counts neither for nor against availability
 		}
+		if cur.rt > 0 && m.objs.setPlan == p {
+			// Latency objectives count every check that measured a time,
+			// a probe's timeout too: it was not answered within.
+			m.objs.tracker.Check(m.objs.set, i, at, cur.rt)
+		}
 		rt := windowRT(cur.rt)
 		measured := st.appDay[i].add(at, r.Status, rt)
 		st.locDay[p.appLocs[i]].add(at, r.Status, rt, measured)

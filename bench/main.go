@@ -31,6 +31,7 @@ import (
 type options struct {
 	apps      []int
 	locations int
+	objective int // objectives in the configuration
 	history   int
 	interval  time.Duration
 	duration  time.Duration
@@ -50,6 +51,7 @@ func main() {
 	var o options
 	apps := flag.String("apps", "1000,10000,50000", "comma-separated app counts to measure")
 	flag.IntVar(&o.locations, "locations", 100, "locations the apps are spread over")
+	flag.IntVar(&o.objective, "objectives", 1000, "objectives in the configuration, on apps spread evenly (at most one per app); 0 for none")
 	flag.IntVar(&o.history, "history", 100, "history_size; memory is measured once every app has this many checks")
 	flag.DurationVar(&o.interval, "interval", time.Second, "availmon's scrape_interval")
 	flag.DurationVar(&o.duration, "d", 10*time.Second, "wrk duration per endpoint")

@@ -164,8 +164,10 @@ func exporterText(n int) []byte {
 	return []byte(b.String())
 }
 
-// availmonConfig is the YAML configuration of n apps in locs locations.
-func availmonConfig(promURL string, n, locs, history int, interval time.Duration) string {
+// availmonConfig is the YAML configuration of n apps in locs locations,
+// with objs objectives (at most n) on apps spread evenly over them, a
+// third of them over calendar months.
+func availmonConfig(promURL string, n, locs, history int, interval time.Duration, objs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scrape_interval: %s\nhistory_size: %d\nlog_level: warn\n", interval, history)
 	fmt.Fprintf(&b, "prometheus:\n  - name: main\n    url: %s\n", promURL)
@@ -176,6 +178,13 @@ func availmonConfig(promURL string, n, locs, history int, interval time.Duration
 	b.WriteString("apps:\n")
 	for i := range n {
 		fmt.Fprintf(&b, "  - name: %s\n    location: location-%03d\n    metric: bench_app_up{app=%q}\n", appName(i), i%locs, appName(i))
+	}
+	if objs = min(objs, n); objs > 0 {
+		b.WriteString("objectives:\n")
+	}
+	for k := range objs {
+		fmt.Fprintf(&b, "  - {name: objective-%04d, target: 99.9%%, window: %s, app: %s, labels: {team: t%02d}}\n",
+			k, []string{"30d", "28d", "month"}[k%3], appName(k*n/objs), k%100)
 	}
 	return b.String()
 }

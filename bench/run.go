@@ -35,6 +35,7 @@ func endpoints() []endpoint {
 		{Name: "/api/metrics/summary", Path: "/api/metrics/summary"},
 		{Name: "/api/availability?window=90d&by=app", Path: "/api/availability?window=90d&by=app"},
 		{Name: "/metrics", Path: "/metrics"},
+		{Name: "/api/objectives", Path: "/api/objectives"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		// A poller that sends the last ETag it got: 304s, and one full
@@ -153,7 +154,7 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	defer stopBackend()
 
 	cfg := filepath.Join(dir, "availmon.yaml")
-	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval, o.objective)), 0o644); err != nil {
 		return r, err
 	}
 	addr, err := freeAddr()

@@ -71,8 +71,7 @@ func (p *parser) objective(path string, f fileObjective) (objective.Objective, b
 		p.badAt(path+".window", "objective %q: %v", f.Name, err)
 		ok = false
 	}
-	if f.Latency != nil {
-		p.badAt(path+".latency", "objective %q: latency objectives are not computed yet; only availability objectives are", f.Name)
+	if f.Latency != nil && !p.latency(path+".latency", f, &o) {
 		ok = false
 	}
 	if !ok || strings.TrimSpace(f.Name) == "" {
@@ -83,6 +82,18 @@ func (p *parser) objective(path string, f fileObjective) (objective.Objective, b
 		return o, false
 	}
 	return o, true
+}
+
+// latency makes o a latency objective with f's threshold, reporting what is
+// wrong with it.
+func (p *parser) latency(path string, f fileObjective, o *objective.Objective) bool {
+	if f.Latency.Threshold == "" {
+		p.badAt(path, "objective %q: a latency objective needs a threshold (such as 300ms)", f.Name)
+		return false
+	}
+	d, ok := p.duration(path+".threshold", f.Latency.Threshold)
+	o.Kind, o.Threshold = objective.Latency, d
+	return ok
 }
 
 // objectiveErrPath is where in the objective the problem err lies.
@@ -97,6 +108,10 @@ func objectiveErrPath(path string, err error, f fileObjective) string {
 			}
 		}
 		return path + ".labels"
+	case errors.Is(err, objective.ErrKind) && f.Latency != nil:
+		return path + ".latency.threshold"
+	case errors.Is(err, objective.ErrSubject) && f.Latency != nil && f.Service != "":
+		return path + ".service"
 	case errors.Is(err, objective.ErrSubject) && f.PerApp && f.Selector == nil:
 		return path + ".per_app"
 	case errors.Is(err, objective.ErrSubject) && f.Selector != nil:
@@ -138,7 +153,8 @@ func (p *parser) warnAt(path string, format string, args ...any) {
 }
 
 // ObjectiveLines describe each objective as `availmon -check-config` lists
-// them: "checkout: 99.9% over 30d of app checkout".
+// them: "objective checkout: 99.9% over 30d of app checkout", "objective
+// fast: 99% of checks within 300ms over 30d of app checkout".
 func (c *Config) ObjectiveLines() []string {
 	out := make([]string, len(c.Objectives))
 	for i, o := range c.Objectives {
@@ -146,7 +162,11 @@ func (c *Config) ObjectiveLines() []string {
 		if o.Subject.PerApp {
 			sub = "each app of " + o.Subject.Name()
 		}
-		out[i] = fmt.Sprintf("objective %s: %g%% over %s of %s", o.Name, o.Target*100, o.Window, sub)
+		what := ""
+		if o.Kind == objective.Latency {
+			what = " of checks within " + o.Threshold.String()
+		}
+		out[i] = fmt.Sprintf("objective %s: %g%%%s over %s of %s", o.Name, o.Target*100, what, o.Window, sub)
 	}
 	return out
 }

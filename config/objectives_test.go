@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -24,6 +25,7 @@ func TestObjectivesConfig(t *testing.T) {
 		"  - {name: svc, target: '99%', window: quarter, service: checkout}",
 		"  - {name: each, target: 99.95%, window: 28d, selector: {service: checkout}, per_app: true}",
 		"  - {name: later, target: 99%, window: 90d, selector: {team: search}}", // 28: matches nothing yet
+		"  - {name: fast, target: 99%, window: 30d, app: checkout, latency: {threshold: 300ms}}",
 	)), env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +44,7 @@ func TestObjectivesConfig(t *testing.T) {
 		{Name: "svc", Target: 0.99, Window: win("quarter"), Subject: objective.Subject{Service: "checkout"}},
 		{Name: "each", Target: 0.9995, Window: win("28d"), Subject: objective.Subject{Selector: map[string]string{"service": "checkout"}, PerApp: true}},
 		{Name: "later", Target: 0.99, Window: win("90d"), Subject: objective.Subject{Selector: map[string]string{"team": "search"}}},
+		{Name: "fast", Kind: objective.Latency, Threshold: 300 * time.Millisecond, Target: 0.99, Window: win("30d"), Subject: objective.Subject{App: "checkout"}},
 	}
 	if d := cmp.Diff(want, cfg.Objectives, cmp.AllowUnexported(period.Window{})); d != "" {
 		t.Errorf("objectives (-want +got):\n%s", d)
@@ -49,18 +52,21 @@ func TestObjectivesConfig(t *testing.T) {
 	if len(cfg.Warnings) != 1 || cfg.Warnings[0].Line != 28 || !strings.Contains(cfg.Warnings[0].Msg, `no app of the file has the labels {team="search"}`) {
 		t.Errorf("warnings: %v; want one on line 28 about the selector", cfg.Warnings)
 	}
-	if got := cfg.Summary(); !strings.HasSuffix(got, ", 5 objectives") {
+	if got := cfg.Summary(); !strings.HasSuffix(got, ", 6 objectives") {
 		t.Errorf("Summary() = %q, want it to count the objectives", got)
 	}
 	if got := cfg.ObjectiveLines()[0]; got != "objective checkout-avail: 99.9% over 30d of app checkout" {
 		t.Errorf("ObjectiveLines()[0] = %q", got)
 	}
+	if got := cfg.ObjectiveLines()[5]; got != "objective fast: 99% of checks within 300ms over 30d of app checkout" {
+		t.Errorf("ObjectiveLines()[5] = %q", got)
+	}
 	opts, err := cfg.Options(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(opts.Objectives) != 5 {
-		t.Errorf("Options().Objectives has %d objectives, want 5", len(opts.Objectives))
+	if len(opts.Objectives) != 6 {
+		t.Errorf("Options().Objectives has %d objectives, want 6", len(opts.Objectives))
 	}
 	if _, err := availmon.New(opts); err != nil {
 		t.Errorf("availmon.New: %v", err)
@@ -98,8 +104,16 @@ func TestObjectivesConfigErrors(t *testing.T) {
 			`o.yaml:20: objective "a" is listed twice (first on line 19)`},
 		{"reserved label", []string{"objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    app: checkout", "    labels: {state: x}"},
 			`o.yaml:23: objective "a": label "state": reserved`},
-		{"latency", []string{"objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    app: checkout", "    latency: {threshold: 300ms}"},
-			`o.yaml:23: objective "a": latency objectives are not computed yet`},
+		{"latency without a threshold", []string{"objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    app: checkout", "    latency: {}"},
+			`o.yaml:23: objective "a": a latency objective needs a threshold`},
+		{"latency threshold not a duration", []string{"objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    app: checkout", "    latency: {threshold: fast}"},
+			`o.yaml:23: objectives[0].latency.threshold: "fast" is not a duration`},
+		{"latency threshold too long", []string{"objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    app: checkout", "    latency:", "      threshold: 2m"},
+			`o.yaml:24: objective "a": threshold "2m0s": a latency threshold must be above 0 and at most 1m`},
+		{"latency of a service", []string{"services: [{name: checkout}]", "objectives:", "  - name: a", "    target: 99%", "    window: 30d", "    service: checkout", "    latency: {threshold: 1s}"},
+			`o.yaml:23: objective "a": service "checkout": a latency objective covers apps`},
+		{"latency unknown key", []string{"objectives:", "  - {name: a, target: 99%, window: 30d, app: checkout, latency: {threshold: 1s, percentile: 99}}"},
+			`unknown key "percentile"`},
 		{"unknown key", []string{"objectives:", "  - {name: a, target: 99%, window: 30d, app: checkout, slo: x}"}, `unknown key "slo" in objectives[0]`},
 		{"not a list", []string{"objectives: {name: a}"}, `o.yaml:18: cannot unmarshal !!map into a list of objectives`},
 	}

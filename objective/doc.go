@@ -18,7 +18,9 @@
 // down time bad, and time that is unknown (nobody observed it) or in
 // maintenance is not counted at all. Partial time, which only a location's
 // own record has, is not counted either: a location's or a selection's
-// objective is fed the sum of its apps' time (Views).
+// objective is fed the sum of its apps' time (Views). A Latency objective
+// is fed time too, by whoever records its checks: good and bad in the
+// share of checks answered within its Threshold, unknown without checks.
 //
 //   - Attainment is up / (up + down) over the window so far.
 //   - The error budget is (1 - target) times the time the window counts:

@@ -18,7 +18,8 @@ var (
 	// ErrWindow: the window is not a rolling window of 1d to 400d, month or
 	// quarter.
 	ErrWindow = errors.New("invalid objective window")
-	// ErrKind: the kind is not one this version computes.
+	// ErrKind: the kind is not one this version computes, or the
+	// threshold does not go with it.
 	ErrKind = errors.New("invalid objective kind")
 	// ErrSubject: the subject names more than one of app, location,
 	// service and selector, or has PerApp without a selector, or a
@@ -33,7 +34,7 @@ const (
 	targetForms  = "write a percentage above 0% and at most 100%, such as 99.9% or 99.95%"
 	windowForms  = "allowed: a rolling window from 1d to 400d such as 28d, 30d or 90d, or a calendar month or quarter"
 	nameForms    = "use 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit"
-	kindForms    = "allowed: availability"
+	kindForms    = "allowed: availability, or latency with a threshold above 0 and at most 1m"
 	subjectForms = "name exactly one of app, location, service and selector (label: value pairs); per_app only with a selector"
 )
 

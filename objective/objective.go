@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,9 @@ type Objective struct {
 	Name string
 	// Kind is what is counted as good; the zero Kind is Availability.
 	Kind Kind
+	// Threshold is a Latency objective's: a check answered within it is
+	// good. Zero for an Availability objective.
+	Threshold time.Duration
 	// Target is the fraction of counted time promised good: 0.999 for
 	// "99.9%" (ParseTarget). Above 0, at most 1.
 	Target float64
@@ -39,28 +43,38 @@ const (
 	// Availability counts the subject's up time as good and its down time
 	// as bad, from its timeline.
 	Availability Kind = iota
+	// Latency counts the share of checks answered within the objective's
+	// Threshold: whoever records the checks hands Evaluate each span of
+	// time split into good and bad by that share, and the time without
+	// checks as unknown.
+	Latency
 )
+
+// The thresholds a latency objective may have: a check answered in more
+// than a minute is not one a latency promise is about.
+const maxThreshold = time.Minute
 
 // String returns the kind's name as ParseKind reads it.
 func (k Kind) String() string {
-	if k == Availability {
+	switch k {
+	case Availability:
 		return "availability"
+	case Latency:
+		return "latency"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// ParseKind reads an objective's kind: "availability". Latency objectives
-// are not computed yet, and are refused like any other name. The error
-// wraps ErrKind.
+// ParseKind reads an objective's kind: "availability" or "latency". The
+// error wraps ErrKind.
 func ParseKind(s string) (Kind, error) {
-	if s == "availability" {
+	switch s {
+	case "availability":
 		return Availability, nil
+	case "latency":
+		return Latency, nil
 	}
-	reason := "unknown kind"
-	if s == "latency" {
-		reason = "latency objectives are not supported yet"
-	}
-	return 0, refuse(ErrKind, "kind", s, reason, kindForms)
+	return 0, refuse(ErrKind, "kind", s, "unknown kind", kindForms)
 }
 
 // reservedLabels are the label names the exported series of an objective
@@ -77,8 +91,8 @@ func (o Objective) Validate() error {
 	if !validName(o.Name) {
 		return refuse(ErrName, "name", o.Name, "not a valid objective name", nameForms)
 	}
-	if o.Kind != Availability {
-		return refuse(ErrKind, "kind", o.Kind.String(), "unknown kind", kindForms)
+	if err := o.validKind(); err != nil {
+		return err
 	}
 	if !validTarget(o.Target) {
 		return refuse(ErrTarget, "target", formatTarget(o.Target), "must be above 0% and at most 100%", targetForms)
@@ -98,6 +112,25 @@ func (o Objective) Validate() error {
 		if err := validLabel(n, o.Labels[n]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validKind returns the error of an unknown kind, or of a threshold that
+// does not go with the kind: a latency objective has one of more than 0
+// and at most a minute, an availability objective none; and of a latency
+// objective on a service.
+func (o Objective) validKind() error {
+	switch {
+	case o.Kind > Latency:
+		return refuse(ErrKind, "kind", o.Kind.String(), "unknown kind", kindForms)
+	case o.Kind == Availability && o.Threshold != 0:
+		return refuse(ErrKind, "threshold", o.Threshold.String(), "only a latency objective has a threshold", kindForms)
+	case o.Kind == Latency && (o.Threshold <= 0 || o.Threshold > maxThreshold):
+		return refuse(ErrKind, "threshold", o.Threshold.String(), "a latency threshold must be above 0 and at most 1m", kindForms)
+	case o.Kind == Latency && o.Subject.Service != "":
+		// A service's record is its quorum state, which no check answers.
+		return refuse(ErrSubject, "service", o.Subject.Service, "a latency objective covers apps: an app, a location or a selector", subjectForms)
 	}
 	return nil
 }

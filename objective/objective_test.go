@@ -105,14 +105,17 @@ func TestParseKind(t *testing.T) {
 	if k, err := objective.ParseKind("availability"); err != nil || k != objective.Availability || k.String() != "availability" {
 		t.Fatalf("ParseKind(availability) = %v, %v", k, err)
 	}
-	for _, s := range []string{"latency", "", "Availability", "uptime"} {
+	if k, err := objective.ParseKind("latency"); err != nil || k != objective.Latency || k.String() != "latency" {
+		t.Fatalf("ParseKind(latency) = %v, %v", k, err)
+	}
+	for _, s := range []string{"", "Availability", "uptime", "Latency"} {
 		if _, err := objective.ParseKind(s); !errors.Is(err, objective.ErrKind) {
 			t.Errorf("ParseKind(%q) = %v, want ErrKind", s, err)
 		}
 	}
-	_, err := objective.ParseKind("latency")
-	if want := `kind "latency": latency objectives are not supported yet; allowed: availability`; err.Error() != want {
-		t.Errorf("ParseKind(latency) = %q, want %q", err, want)
+	_, err := objective.ParseKind("uptime")
+	if want := `kind "uptime": unknown kind; allowed: availability, or latency with a threshold above 0 and at most 1m`; err.Error() != want {
+		t.Errorf("ParseKind(uptime) = %q, want %q", err, want)
 	}
 }
 
@@ -138,7 +141,15 @@ func TestValidate(t *testing.T) {
 		{name: "a slash in the name", o: with(func(o *objective.Objective) { o.Name = "a/b" }), want: objective.ErrName},
 		{name: "a name starting with a dot", o: with(func(o *objective.Objective) { o.Name = ".a" }), want: objective.ErrName},
 		{name: "a name too long", o: with(func(o *objective.Objective) { o.Name = string(make([]byte, 129)) }), want: objective.ErrName},
-		{name: "latency", o: with(func(o *objective.Objective) { o.Kind = 1 }), want: objective.ErrKind},
+		{name: "latency", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, 300*time.Millisecond })},
+		{name: "latency of a minute", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, time.Minute })},
+		{name: "latency without a threshold", o: with(func(o *objective.Objective) { o.Kind = objective.Latency }), want: objective.ErrKind},
+		{name: "latency over a minute", o: with(func(o *objective.Objective) { o.Kind, o.Threshold = objective.Latency, time.Minute+1 }), want: objective.ErrKind},
+		{name: "a threshold on availability", o: with(func(o *objective.Objective) { o.Threshold = time.Second }), want: objective.ErrKind},
+		{name: "an unknown kind", o: with(func(o *objective.Objective) { o.Kind = 2 }), want: objective.ErrKind},
+		{name: "latency of a service", o: with(func(o *objective.Objective) {
+			o.Kind, o.Threshold, o.Subject = objective.Latency, time.Second, objective.Subject{Service: "shop"}
+		}), want: objective.ErrSubject},
 		{name: "no target", o: with(func(o *objective.Objective) { o.Target = 0 }), want: objective.ErrTarget},
 		{name: "target over 1", o: with(func(o *objective.Objective) { o.Target = 1.001 }), want: objective.ErrTarget},
 		{name: "target NaN", o: with(func(o *objective.Objective) { o.Target = math.NaN() }), want: objective.ErrTarget},

@@ -10,6 +10,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/objective"
 	"github.com/availmon/availmon/web"
 )
 
@@ -342,9 +344,58 @@ func (f *fleet) control() http.Handler {
 		f.gate.release()
 	})
 	f.stubs.control(mux)
+	mux.HandleFunc("POST /objectives", f.setObjectives)
 	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) { f.stop() })
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { f.start() })
 	return mux
+}
+
+// setObjectives reconfigures the running monitor with ?mode=list's three
+// objectives on apps of smallFleet (one up, one down, one unavailable:
+// every column orders them differently), or with none, and answers once
+// /api/objectives shows them.
+func (f *fleet) setObjectives(w http.ResponseWriter, r *http.Request) {
+	obj := func(name, target, window, app string) objective.Objective {
+		tg, err := objective.ParseTarget(target)
+		if err != nil {
+			panic(err)
+		}
+		win, err := objective.ParseWindow(window)
+		if err != nil {
+			panic(err)
+		}
+		return objective.Objective{Name: name, Target: tg, Window: win, Subject: objective.Subject{App: app},
+			Labels: map[string]string{"team": "web"}}
+	}
+	var objs []objective.Objective
+	if r.FormValue("mode") == "list" {
+		objs = []objective.Objective{obj("checkout", "99.95%", "30d", "london-web"),
+			obj("api-gateway", "99%", "30d", "telaviv-db"), obj("web-front", "99.9%", "month", "ny-batch")}
+	}
+	f.opts.Objectives = objs
+	if _, err := f.m.Reconfigure(f.opts); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// The objectives are evaluated at the next cycle (every second).
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rec := httptest.NewRecorder()
+		f.m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/objectives", nil))
+		var body struct{ Data []any }
+		if json.Unmarshal(rec.Body.Bytes(), &body) == nil && len(body.Data) == len(objs) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			http.Error(w, "the objectives did not show: "+ctx.Err().Error(), http.StatusInternalServerError)
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // fleetSecret signs the control server's writes: the page itself never
@@ -532,9 +583,11 @@ func TestBrowserBars(t *testing.T) {
 	runScript(t, scaleFleet(t), "bars", "/")
 }
 
-// The backfill's progress bar and the objectives panel, whose server side
-// the stubs stand in for: the bar appears, changes and goes; the panel is
-// hidden on 404 and on an empty list, shown and sortable on a list.
+// The backfill's progress bar, whose server side the stub stands in for,
+// and the objectives panel on the monitor's own /api/objectives: the bar
+// appears, changes and goes; the panel is hidden while no objective is
+// configured, shown and sortable once the control server reconfigures the
+// monitor with three.
 func TestBrowserBackfillObjectives(t *testing.T) {
 	browserTools(t)
 	runScript(t, smallFleet(t), "panels", "/status/")

@@ -12,6 +12,7 @@ import (
 type Snapshot struct {
 	set  *Set
 	book *ledger.Book
+	lat  []latencyView // by track id
 	at   time.Time
 	st   []objective.Status
 }
@@ -31,6 +32,10 @@ type Tracker struct {
 	set     *Set
 	states  []objective.State
 	scratch objective.Views
+	// The latency objectives' checks, by track, bound to trackSet's ids.
+	tracks   map[trackKey]*track
+	trackSet *Set
+	byID     []*track
 }
 
 // Evaluate computes the figures of s's objectives at now from book, and
@@ -38,9 +43,16 @@ type Tracker struct {
 // the set, or renamed, has no change: it had no state before.
 func (t *Tracker) Evaluate(s *Set, now time.Time, book *ledger.Book) (*Snapshot, []Change) {
 	snap := &Snapshot{set: s, book: book, at: now, st: make([]objective.Status, len(s.entries))}
+	if len(s.tracks) > 0 {
+		t.bindTracks(s)
+		snap.lat = make([]latencyView, len(s.tracks))
+		for id, tr := range t.byID {
+			snap.lat[id] = tr.view()
+		}
+	}
 	for i := range s.entries {
 		e := &s.entries[i]
-		src := e.source(book, t.scratch[:0])
+		src := snap.source(e, t.scratch[:0])
 		snap.st[i] = e.def.Evaluate(now, src)
 		if vs, ok := src.(objective.Views); ok {
 			t.scratch = vs[:0] // kept for the next objective: Evaluate keeps nothing
@@ -75,10 +87,22 @@ func (t *Tracker) Evaluate(s *Set, now time.Time, book *ledger.Book) (*Snapshot,
 	return snap, changes
 }
 
-// source is e's time in book: its app's or service's record, or the sum of
-// its location's or selection's apps' records (the removed apps of a
-// location included, for the time they were there), appended to buf.
-func (e *entry) source(book *ledger.Book, buf objective.Views) objective.Source {
+// source is e's time: for a latency objective its tracks' buckets; else in
+// the book, its app's or service's record, or the sum of its location's or
+// selection's apps' records (the removed apps of a location included, for
+// the time they were there), appended to buf.
+func (s *Snapshot) source(e *entry, buf objective.Views) objective.Source {
+	if e.def.Kind == objective.Latency {
+		if len(e.tracks) == 1 {
+			return s.lat[e.tracks[0]]
+		}
+		vs := make(latencyViews, len(e.tracks))
+		for j, id := range e.tracks {
+			vs[j] = s.lat[id]
+		}
+		return vs
+	}
+	book := s.book
 	switch e.kind {
 	case "app":
 		if i, ok := book.Lookup(ledger.App, e.subject); ok {
@@ -142,5 +166,5 @@ func (s *Snapshot) LabelNames() []string { return s.set.labelNames }
 // Series is objective i's budget over its window, a point a day.
 func (s *Snapshot) Series(i int) []objective.Point {
 	e := &s.set.entries[i]
-	return e.def.Series(s.at, e.source(s.book, nil))
+	return e.def.Series(s.at, s.source(e, nil))
 }

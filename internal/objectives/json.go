@@ -12,6 +12,8 @@ type JSON struct {
 	Name        string            `json:"name"`
 	Target      float64           `json:"target"`
 	Window      string            `json:"window"`
+	Kind        string            `json:"kind"`
+	Threshold   *float64          `json:"latency_threshold_seconds"`
 	Subject     SubjectJSON       `json:"subject"`
 	Labels      map[string]string `json:"labels"`
 	Attainment  *float64          `json:"attainment"`
@@ -76,12 +78,16 @@ func (s *Snapshot) JSON(i int) JSON {
 		labels = map[string]string{}
 	}
 	out := JSON{
-		Name: e.name, Target: e.def.Target, Window: e.def.Window.String(),
+		Name: e.name, Target: e.def.Target, Window: e.def.Window.String(), Kind: e.def.Kind.String(),
 		Subject: SubjectJSON{Kind: e.kind, Name: e.subject}, Labels: labels,
 		Attainment: ratio(st.Attainment), Coverage: coverage(st),
 		ErrorBudget: BudgetJSON{TotalSeconds: st.Budget.Seconds(), RemainingSeconds: st.Remaining.Seconds(),
 			RemainingRatio: ratio(st.RemainingFraction)},
 		Projected: ratio(st.Projected), State: st.State.String(),
+	}
+	if e.def.Kind == objective.Latency {
+		th := e.def.Threshold.Seconds()
+		out.Threshold = &th
 	}
 	b := &out.BurnRates
 	for k, p := range []**float64{&b.M5, &b.M30, &b.H1, &b.H2, &b.H6, &b.D1, &b.D3} {

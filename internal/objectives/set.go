@@ -16,6 +16,9 @@ type Fleet struct {
 	Apps      []string // names, by index
 	Locations []string
 	Services  []string
+	// AppLocation is the index of each app's location; a latency
+	// objective on a location counts its apps' checks.
+	AppLocation []int
 	// Match returns the sorted indexes of the apps that carry every label
 	// of sel.
 	Match func(sel map[string]string) []int
@@ -33,6 +36,7 @@ type entry struct {
 	kind, subject string
 	apps          []int // a selection's apps
 	labels        []string
+	tracks        []int // a latency objective's: ids in Set.tracks
 }
 
 // Set is a resolved set of objectives. It is immutable.
@@ -41,6 +45,11 @@ type Set struct {
 	byName     map[string]int
 	labelNames []string // the union of the objectives' label names, sorted
 	unmatched  []string // selector objectives that match no app yet
+	// tracks are what latency objectives count, each one app's checks
+	// against one threshold; latency[app] the ids of an app's.
+	tracks  []trackSpec
+	latency [][]int
+	trackID map[trackKey]int
 }
 
 // Compile checks defs against the fleet and resolves them; tz is the zone of
@@ -112,7 +121,11 @@ func check(d objective.Objective, f Fleet, names map[string]bool) error {
 func (s *Set) add(d objective.Objective, f Fleet) {
 	sub := d.Subject
 	if sub.Kind() != "selector" {
-		s.push(entry{def: d, name: d.Name, kind: sub.Kind(), subject: sub.Name()})
+		e := entry{def: d, name: d.Name, kind: sub.Kind(), subject: sub.Name()}
+		if d.Kind == objective.Latency {
+			e.tracks = s.track(d, f, latencyApps(d, f, nil))
+		}
+		s.push(e)
 		return
 	}
 	var apps []int
@@ -122,12 +135,21 @@ func (s *Set) add(d objective.Objective, f Fleet) {
 	if len(apps) == 0 {
 		s.unmatched = append(s.unmatched, d.Name)
 	}
+	latency := d.Kind == objective.Latency
 	if !sub.PerApp {
-		s.push(entry{def: d, name: d.Name, kind: "selector", subject: sub.Name(), apps: apps})
+		e := entry{def: d, name: d.Name, kind: "selector", subject: sub.Name(), apps: apps}
+		if latency {
+			e.tracks = s.track(d, f, apps)
+		}
+		s.push(e)
 		return
 	}
 	for _, i := range apps {
-		s.push(entry{def: d, name: d.Name + ":" + f.Apps[i], kind: "app", subject: f.Apps[i]})
+		e := entry{def: d, name: d.Name + ":" + f.Apps[i], kind: "app", subject: f.Apps[i]}
+		if latency {
+			e.tracks = s.track(d, f, []int{i})
+		}
+		s.push(e)
 	}
 }
 
@@ -137,6 +159,54 @@ func (s *Set) push(e entry) {
 	}
 	s.byName[e.name] = len(s.entries)
 	s.entries = append(s.entries, e)
+}
+
+// latencyApps are the apps whose checks latency objective d counts: its
+// app (once the fleet has it), its location's apps or its selection.
+func latencyApps(d objective.Objective, f Fleet, selected []int) []int {
+	sub := d.Subject
+	switch sub.Kind() {
+	case "app":
+		if i := slices.Index(f.Apps, sub.App); i >= 0 {
+			return []int{i}
+		}
+	case "location":
+		li := slices.Index(f.Locations, sub.Location)
+		var out []int
+		for i, l := range f.AppLocation {
+			if l == li {
+				out = append(out, i)
+			}
+		}
+		return out
+	case "selector":
+		return selected
+	}
+	return nil
+}
+
+// track returns the ids of the tracks of apps against d's threshold, adding
+// those s lacks.
+func (s *Set) track(d objective.Objective, f Fleet, apps []int) []int {
+	ids := make([]int, 0, len(apps))
+	keep := keepFor(d.Window)
+	for _, a := range apps {
+		k := trackKey{app: f.Apps[a], threshold: d.Threshold}
+		id, ok := s.trackID[k]
+		if !ok {
+			if s.trackID == nil {
+				s.trackID = make(map[trackKey]int)
+				s.latency = make([][]int, len(f.Apps))
+			}
+			id = len(s.tracks)
+			s.trackID[k] = id
+			s.tracks = append(s.tracks, trackSpec{key: k})
+			s.latency[a] = append(s.latency[a], id)
+		}
+		s.tracks[id].keep = max(s.tracks[id].keep, keep)
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // Len is the number of objectives evaluated: a per_app selector's one per

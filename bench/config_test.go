@@ -1,0 +1,21 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/availmon/availmon/config"
+)
+
+// The configuration the bench gives availmon is one availmon takes, its
+// objectives included.
+func TestAvailmonConfig(t *testing.T) {
+	cfg, err := config.Parse("bench.yaml", []byte(availmonConfig("http://127.0.0.1:9090", 10_000, 100, 100, time.Second, 1000)),
+		func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Apps) != 10_000 || len(cfg.Objectives) != 1000 {
+		t.Errorf("%d apps, %d objectives; want 10000, 1000", len(cfg.Apps), len(cfg.Objectives))
+	}
+}
