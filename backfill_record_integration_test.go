@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/promtest"
 )
 
@@ -153,5 +157,121 @@ func waitBackfillDone(t *testing.T, c *apiClient, log *promtest.SyncBuffer) {
 			t.Fatalf("backfill not done (%s):\n%s", st.Data.Backfill.State, log.String())
 		}
 		time.Sleep(50 * time.Millisecond) // polling a condition, not waiting for an outcome
+	}
+}
+
+// A maintenance window set through the signed API over part of an app's
+// outage, before a restart whose backfill learns that outage from
+// Prometheus: the backfilled time inside the window is maintenance, not
+// down, in /api/availability and the outage says maintenance overlapped.
+func TestBackfillRecordMaintenanceFromPrometheus(t *testing.T) {
+	T := time.Now().Truncate(time.Minute)
+	day := 24 * time.Hour
+	out := [2]time.Time{T.Add(-2*day + 3*time.Hour), T.Add(-2*day + 5*time.Hour)}
+	win := [2]time.Time{out[0].Add(time.Hour), out[0].Add(90 * time.Minute)}
+	p := recordPast{T: T, down: map[string][][2]time.Time{"a": {out}},
+		gap: [2]time.Time{T.Add(-20 * day), T.Add(-20 * day)}}
+	srv := promtest.Start(t, promtest.Past(p.openMetrics(T.Add(-10*day))))
+	srv.WaitForQuery(t, `demo_up`, promtest.SampleCount(3))
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	dir := t.TempDir()
+	var log promtest.SyncBuffer
+	start := func(backfill bool) (*apiClient, func()) {
+		v, err := hmac.NewVerifier(hmac.VerifierOptions{Secrets: [][]byte{secret}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := filestore.New(filestore.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		be, _ := promBackend(t, "main", srv)
+		var apps []availmon.App
+		for _, a := range []string{"a", "b", "c"} {
+			apps = append(apps, availmon.App{Name: a, Location: "Tel Aviv", Metric: fmt.Sprintf(`demo_up{app=%q}`, a)})
+		}
+		m, err := availmon.New(availmon.Options{
+			Locations: []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
+			Apps:      apps, Backends: []availmon.Backend{be},
+			Interval: time.Hour, Backfill: backfill, Authenticator: v, Store: st,
+			Logger: slog.New(slog.NewTextHandler(&log, nil)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- m.Run(ctx) }()
+		var once sync.Once
+		stop := func() {
+			once.Do(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			})
+		}
+		t.Cleanup(stop)
+		return serveAPI(t, m), stop
+	}
+
+	c, stop := start(false)
+	body := fmt.Sprintf(`{"app":"a","from":%q,"to":%q,"comment":"failover drill"}`,
+		win[0].Format(time.RFC3339), win[1].Format(time.RFC3339))
+	req, err := http.NewRequest(http.MethodPost, c.srv.URL+"/api/maintenance", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hmac.SignRequest(req, secret, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/maintenance: %d", res.StatusCode)
+	}
+	stop()
+
+	c, _ = start(true)
+	waitBackfillDone(t, c, &log)
+	var av struct {
+		Data struct {
+			Items []struct {
+				Name        string  `json:"name"`
+				Down        float64 `json:"down_seconds"`
+				Maintenance float64 `json:"maintenance_seconds"`
+			} `json:"items"`
+		} `json:"data"`
+	}
+	c.get("/api/availability?window=9d&by=app", &av)
+	found := false
+	for _, it := range av.Data.Items {
+		if it.Name != "a" {
+			continue
+		}
+		found = true
+		if it.Down != 90*60 || it.Maintenance != 30*60 {
+			t.Errorf("a: down %v s, maintenance %v s; want 5400 s down (2h outage less the window), 1800 s maintenance",
+				it.Down, it.Maintenance)
+		}
+	}
+	if !found {
+		t.Fatalf("no app a in /api/availability: %+v", av)
+	}
+	var outs struct {
+		Data struct {
+			Outages []struct {
+				Start       time.Time `json:"start"`
+				End         time.Time `json:"end"`
+				Maintenance bool      `json:"maintenance"`
+			} `json:"outages"`
+		} `json:"data"`
+	}
+	c.get(fmt.Sprintf("/api/apps/a/outages?from=%s&to=%s", T.Add(-9*day).Format(time.RFC3339), T.Format(time.RFC3339)), &outs)
+	if o := outs.Data.Outages; len(o) != 1 || !o[0].Start.Equal(out[0]) || !o[0].End.Equal(out[1]) || !o[0].Maintenance {
+		t.Errorf("a's outages: %+v, want one %s to %s with maintenance", o, out[0], out[1])
 	}
 }

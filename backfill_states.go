@@ -20,6 +20,15 @@ import (
 // so the cost grows with the changes, not with the days.
 var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 
+// stateBudget is the most instants one question reads: app-instants for a
+// question of some apps, each app's instants for one of every app (a
+// query's batch, at most promsource's 200 apps: 20 million samples,
+// below Prometheus's default query.max-samples of 50 million). It makes
+// the day level of 90 days two questions a query, and the finer levels of
+// a few apps that changed each day a handful more, where each request
+// still answers one point per app and window.
+const stateBudget = 100_000
+
 // stateResolution is the spacing of the instants a window is read at: the
 // cycles' interval when it divides a minute (a cycle reads the app once an
 // interval; a backfilled change then lies within one interval of where a
@@ -223,7 +232,7 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	budget := maxPastSteps
+	budget := stateBudget
 	if pq, ok := q.(PastQuery); ok {
 		budget = max(budget, pq.MaxSteps()*int(time.Minute/res))
 	}

@@ -521,3 +521,51 @@ func TestBackfillStatesMaintenance(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillStatesCost counts the questions the record's backfill asks
+// of one Prometheus query (200 apps, promsource's batch) over 90 days in
+// which 2 of them (1%) are down an hour every day, with the budget
+// askStates gives a promsource query (MaxSteps 10,000) at the minute's
+// resolution of an hourly interval. It reports, it does not assert: the
+// request count of a fleet is this times its queries (10,000 apps: 50).
+func TestBackfillStatesCost(t *testing.T) {
+	day := 24 * time.Hour
+	to := t0.Truncate(time.Minute)
+	from := to.Add(-90 * day).Truncate(day)
+	need := map[int64]bool{}
+	for d := from; d.Before(to); d = d.Add(day) {
+		need[d.Unix()] = true
+	}
+	down := func(app int, t time.Time) bool {
+		return app%100 == 7 && t.Sub(t.Truncate(day)) >= 3*time.Hour && t.Sub(t.Truncate(day)) < 4*time.Hour
+	}
+	const apps = 200
+	asked, points := 0, 0
+	perLevel := map[time.Duration]int{}
+	_, err := refineStates(from, to, time.Minute, max(stateBudget, 10_000), need, func(r PastRange, take func(PastState)) error {
+		asked++
+		perLevel[r.Window]++
+		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+			for i := range apps {
+				if r.Apps != nil && !slices.Contains(r.Apps, i) {
+					continue
+				}
+				points++
+				st := PastState{App: i, At: at, Window: r.Window, Instants: int(r.Window / time.Minute)}
+				st.Present = st.Instants
+				for x := at; x.Before(at.Add(r.Window)) && x.Before(to); x = x.Add(time.Minute) {
+					if down(i, x) {
+						st.Down++
+					}
+				}
+				take(st)
+			}
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("one query of %d apps, 90 days, 1%% down 1h a day: %d questions (by window %v), %d points; 10,000 apps: %d requests",
+		apps, asked, perLevel, points, 50*(asked+1))
+}
