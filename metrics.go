@@ -34,7 +34,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.metrics.collectors()...)
-	own.MustRegister(m.bfm.collectors()...)
+	own.MustRegister(m.bf.metrics.collectors()...)
 	var saves prometheus.Collector
 	if m.persist.store != nil {
 		saves = promexport.SaveCollector(m.persist.saves.promStatus)
@@ -51,7 +51,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 		return nil
 	}
 	cs := append([]prometheus.Collector{m.exp, m.exp.Objectives()}, m.disc.metrics.collectors()...)
-	cs = append(cs, m.bfm.collectors()...)
+	cs = append(cs, m.bf.metrics.collectors()...)
 	for _, c := range []prometheus.Collector{saves, windows} {
 		if c != nil {
 			cs = append(cs, c)
