@@ -290,7 +290,9 @@ func (p *propRun) compare() {
 	from := now.Add(-6 * time.Hour)
 	for kind, names := range map[string][]string{"apps": {"a", "b", "c"}, "locations": {"L1", "L2"}, "services": {"svc"}} {
 		for _, name := range names {
-			var resp struct{ Data struct{ Outages []WireOutage } }
+			var resp struct {
+				Data struct{ Outages []WireOutage }
+			}
 			p.get("/api/"+kind+"/"+name+"/outages?from="+url.QueryEscape(from.Format(time.RFC3339))+
 				"&to="+url.QueryEscape(now.Format(time.RFC3339)), &resp)
 			want := m.series[name].outages(from.Unix(), now.Unix())
