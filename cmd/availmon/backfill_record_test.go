@@ -1,0 +1,193 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/internal/pastfixture"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// startPast starts a Prometheus holding the fixture's samples, kept for
+// the whole past.
+func startPast(t *testing.T, f *pastfixture.Fixture) *promtest.Server {
+	t.Helper()
+	prom := promtest.Start(t, promtest.Past(f.OpenMetrics()), promtest.Retention(time.Since(f.Start)+30*24*time.Hour))
+	prom.WaitForQuery(t, pastfixture.Metric, promtest.SampleCount(len(f.Apps)))
+	return prom
+}
+
+// backfillDone waits until /api/status says the backfill is done.
+func backfillDone(t *testing.T, p *proc) {
+	t.Helper()
+	waitFor(t, "the backfill done", 10*time.Minute, func() bool {
+		st := getJSON[struct {
+			Backfill *struct{ State string } `json:"backfill"`
+		}](t, p.base+"/api/status")
+		return st.Backfill != nil && st.Backfill.State == "done"
+	})
+}
+
+type wireFigures struct {
+	Name         string   `json:"name"`
+	Up           int64    `json:"up_seconds"`
+	Down         int64    `json:"down_seconds"`
+	Unknown      int64    `json:"unknown_seconds"`
+	Maintenance  int64    `json:"maintenance_seconds"`
+	Availability *float64 `json:"availability"`
+	Coverage     *float64 `json:"coverage"`
+	Downtime     int64    `json:"downtime_seconds"`
+	Outages      int      `json:"outages"`
+}
+
+type wireAvailability struct {
+	From  time.Time     `json:"from"`
+	To    time.Time     `json:"to"`
+	Items []wireFigures `json:"items"`
+}
+
+type wireOutage struct {
+	Start       time.Time  `json:"start"`
+	End         *time.Time `json:"end"`
+	Ongoing     bool       `json:"ongoing"`
+	Duration    int64      `json:"duration_seconds"`
+	Maintenance bool       `json:"maintenance"`
+}
+
+// pastQueries are the ranges the figures are compared over: a 30-day
+// window, and the month and quarter of now, in UTC and in Berlin.
+func pastQueries(now time.Time) []string {
+	q := []string{"window=30d"}
+	for _, tz := range []string{"UTC", "Europe/Berlin"} {
+		loc, _ := time.LoadLocation(tz)
+		n := now.In(loc)
+		q = append(q, "period="+n.Format("2006-01")+"&tz="+tz,
+			fmt.Sprintf("period=%d-Q%d&tz=%s", n.Year(), (int(n.Month())+2)/3, tz))
+	}
+	return q
+}
+
+// checkAgainstModel compares every app's, location's and service's
+// figures and outages the binary at base shows with the model's, each to
+// one step (plus Prometheus's lookback) at each change in the range.
+func checkAgainstModel(t *testing.T, f *pastfixture.Fixture, base string) {
+	t.Helper()
+	for _, q := range pastQueries(time.Now()) {
+		for by, model := range map[string]func(string, time.Time, time.Time) pastfixture.Figures{
+			"app": f.AppFigures, "location": f.LocationFigures, "service": f.ServiceFigures,
+		} {
+			a := getJSON[wireAvailability](t, base+"/api/availability?"+q+"&by="+by)
+			if len(a.Items) == 0 {
+				t.Errorf("%s by=%s: no items", q, by)
+			}
+			for _, it := range a.Items {
+				want := model(it.Name, a.From, a.To)
+				compareFigures(t, fmt.Sprintf("%s by=%s %s", q, by, it.Name), want, it, f.Step)
+			}
+		}
+	}
+	to := time.Now().UTC().Truncate(time.Second)
+	from := to.Add(-30 * 24 * time.Hour)
+	rng := "?from=" + url.QueryEscape(from.Format(time.RFC3339)) + "&to=" + url.QueryEscape(to.Format(time.RFC3339))
+	for _, a := range f.Apps {
+		compareOutages(t, "app "+a.Name, f.AppFigures(a.Name, from, to).Outages, outagesOf(t, base+"/api/apps/"+a.Name+"/outages"+rng), f.Step)
+	}
+	for _, l := range f.Locations {
+		compareOutages(t, "location "+l, f.LocationFigures(l, from, to).Outages, outagesOf(t, base+"/api/locations/"+l+"/outages"+rng), f.Step)
+	}
+	for _, s := range f.Services {
+		compareOutages(t, "service "+s, f.ServiceFigures(s, from, to).Outages, outagesOf(t, base+"/api/services/"+s+"/outages"+rng), f.Step)
+	}
+}
+
+func outagesOf(t *testing.T, u string) []wireOutage {
+	return getJSON[struct {
+		Outages []wireOutage `json:"outages"`
+	}](t, u).Outages
+}
+
+func compareFigures(t *testing.T, what string, want pastfixture.Figures, got wireFigures, step time.Duration) {
+	t.Helper()
+	tol := int64(want.Changes+2) * int64(2*step/time.Second)
+	for _, c := range []struct {
+		name      string
+		want, got int64
+	}{
+		{"up", want.Up, got.Up}, {"down", want.Down, got.Down}, {"unknown", want.Unknown, got.Unknown},
+		{"maintenance", want.Maintenance, got.Maintenance}, {"downtime", want.Downtime, got.Downtime},
+	} {
+		if d := c.got - c.want; d > tol || d < -tol {
+			t.Errorf("%s: %s %d s, the model %d s (within %d s)", what, c.name, c.got, c.want, tol)
+		}
+	}
+	if known := want.Up + want.Down; known > 0 {
+		wantA := 100 * float64(want.Up) / float64(known)
+		if got.Availability == nil || math.Abs(*got.Availability-wantA) > 100*float64(tol)/float64(known)+0.0001 {
+			t.Errorf("%s: availability %v, the model %.4f", what, got.Availability, wantA)
+		}
+	}
+	if n := len(want.Outages); got.Outages != n {
+		t.Errorf("%s: %d outages, the model %d", what, got.Outages, n)
+	}
+}
+
+func compareOutages(t *testing.T, what string, want []pastfixture.Outage, got []wireOutage, step time.Duration) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Errorf("%s: %d outages, the model %d:\n got  %+v\n want %+v", what, len(got), len(want), got, want)
+		return
+	}
+	near := func(a, b time.Time) bool { d := a.Sub(b); return d <= 2*step && d >= -2*step }
+	for i, w := range want {
+		g := got[i]
+		ok := near(w.Start, g.Start) && w.Ongoing == g.Ongoing && w.Maintenance == g.Maintenance &&
+			math.Abs(float64(g.Duration)-w.Duration.Seconds()) <= 4*step.Seconds()
+		if ok && !w.Ongoing {
+			ok = g.End != nil && near(w.End, *g.End)
+		}
+		if !ok {
+			t.Errorf("%s: outage %d is %+v, the model %+v", what, i, g, w)
+		}
+	}
+}
+
+// A fresh binary with the backfill on, pointed at a Prometheus that holds
+// the fixture's past, shows every figure of the model once its backfill is
+// done; the same after a SIGKILL and a restart; and a second instance
+// started later agrees.
+func TestBackfillRecordFromPrometheus(t *testing.T) {
+	bin := binary(t)
+	f := pastfixture.New(time.Now())
+	prom := startPast(t, f)
+	dir := t.TempDir()
+	cfg := writeTemp(t, f.Config(prom.URL(), time.Minute, true, "storage:\n  save_interval: 1s\n  backfill: true\n"))
+
+	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
+	backfillDone(t, p)
+	checkAgainstModel(t, f, p.base)
+
+	waitFor(t, "a save after the backfill", 30*time.Second, func() bool {
+		return fileNewer(filepath.Join(dir, filestore.FileName), time.Now().Add(-time.Second))
+	})
+	p.stop(t, syscall.SIGKILL)
+	q := startStored(t, bin, "-config", cfg, "-storage.path", dir)
+	backfillDone(t, q)
+	checkAgainstModel(t, f, q.base)
+
+	second := startStored(t, bin, "-config", cfg, "-storage.path", t.TempDir())
+	backfillDone(t, second)
+	checkAgainstModel(t, f, second.base)
+}
+
+// fileNewer says whether the file at path was written after t.
+func fileNewer(path string, t time.Time) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.ModTime().After(t)
+}
