@@ -19,7 +19,7 @@ import (
 // the whole past.
 func startPast(t *testing.T, f *pastfixture.Fixture) *promtest.Server {
 	t.Helper()
-	prom := promtest.Start(t, promtest.Past(f.OpenMetrics()), promtest.Retention(time.Since(f.Start)+30*24*time.Hour))
+	prom := promtest.Start(t, promtest.PastBlock(f.OpenMetrics()), promtest.Retention(time.Since(f.Start)+30*24*time.Hour))
 	prom.WaitForQuery(t, pastfixture.Metric, promtest.SampleCount(len(f.Apps)))
 	return prom
 }
