@@ -74,9 +74,14 @@ func pastQueries(now time.Time) []string {
 	return q
 }
 
+// pastInterval is the check interval of the binaries under test: the
+// backfill reads the past at this resolution, so each change of state may
+// land up to one interval from the sample that made it.
+const pastInterval = time.Minute
+
 // checkAgainstModel compares every app's, location's and service's
 // figures and outages the binary at base shows with the model's, each to
-// one step (plus Prometheus's lookback) at each change in the range.
+// one interval at each change in the range.
 func checkAgainstModel(t *testing.T, f *pastfixture.Fixture, base string) {
 	t.Helper()
 	for _, q := range pastQueries(time.Now()) {
@@ -89,7 +94,7 @@ func checkAgainstModel(t *testing.T, f *pastfixture.Fixture, base string) {
 			}
 			for _, it := range a.Items {
 				want := model(it.Name, a.From, a.To)
-				compareFigures(t, fmt.Sprintf("%s by=%s %s", q, by, it.Name), want, it, f.Step)
+				compareFigures(t, fmt.Sprintf("%s by=%s %s", q, by, it.Name), want, it, pastInterval)
 			}
 		}
 	}
@@ -97,13 +102,43 @@ func checkAgainstModel(t *testing.T, f *pastfixture.Fixture, base string) {
 	from := to.Add(-30 * 24 * time.Hour)
 	rng := "?from=" + url.QueryEscape(from.Format(time.RFC3339)) + "&to=" + url.QueryEscape(to.Format(time.RFC3339))
 	for _, a := range f.Apps {
-		compareOutages(t, "app "+a.Name, f.AppFigures(a.Name, from, to).Outages, outagesOf(t, base+"/api/apps/"+a.Name+"/outages"+rng), f.Step)
+		compareOutages(t, "app "+a.Name, f.AppFigures(a.Name, from, to).Outages, outagesOf(t, base+"/api/apps/"+a.Name+"/outages"+rng), pastInterval)
 	}
 	for _, l := range f.Locations {
-		compareOutages(t, "location "+l, f.LocationFigures(l, from, to).Outages, outagesOf(t, base+"/api/locations/"+l+"/outages"+rng), f.Step)
+		compareOutages(t, "location "+l, f.LocationFigures(l, from, to).Outages, outagesOf(t, base+"/api/locations/"+l+"/outages"+rng), pastInterval)
 	}
 	for _, s := range f.Services {
-		compareOutages(t, "service "+s, f.ServiceFigures(s, from, to).Outages, outagesOf(t, base+"/api/services/"+s+"/outages"+rng), f.Step)
+		compareOutages(t, "service "+s, f.ServiceFigures(s, from, to).Outages, outagesOf(t, base+"/api/services/"+s+"/outages"+rng), pastInterval)
+	}
+}
+
+// checkInstancesAgree compares the outages of every app, location and
+// service over the whole past as the binaries at a and b show them: the
+// same outages, each edge within one interval.
+func checkInstancesAgree(t *testing.T, f *pastfixture.Fixture, a, b string) {
+	t.Helper()
+	to := time.Now().UTC().Truncate(time.Second)
+	rng := "/outages?from=" + url.QueryEscape(f.Start.Format(time.RFC3339)) + "&to=" + url.QueryEscape(to.Format(time.RFC3339))
+	var paths []string
+	for _, x := range f.Apps {
+		paths = append(paths, "/api/apps/"+x.Name)
+	}
+	for _, l := range f.Locations {
+		paths = append(paths, "/api/locations/"+l)
+	}
+	for _, s := range f.Services {
+		paths = append(paths, "/api/services/"+s)
+	}
+	for _, p := range paths {
+		ga, gb := outagesOf(t, a+p+rng), outagesOf(t, b+p+rng)
+		want := make([]pastfixture.Outage, len(ga))
+		for i, o := range ga {
+			want[i] = pastfixture.Outage{Start: o.Start, Ongoing: o.Ongoing, Duration: time.Duration(o.Duration) * time.Second, Maintenance: o.Maintenance}
+			if o.End != nil {
+				want[i].End = *o.End
+			}
+		}
+		compareOutages(t, "the two instances, "+p, want, gb, pastInterval)
 	}
 }
 
@@ -113,9 +148,11 @@ func outagesOf(t *testing.T, u string) []wireOutage {
 	}](t, u).Outages
 }
 
-func compareFigures(t *testing.T, what string, want pastfixture.Figures, got wireFigures, step time.Duration) {
+// compareFigures allows one interval per change in the range, and one at
+// each end of the range.
+func compareFigures(t *testing.T, what string, want pastfixture.Figures, got wireFigures, interval time.Duration) {
 	t.Helper()
-	tol := int64(want.Changes+2) * int64(2*step/time.Second)
+	tol := int64(want.Changes+2) * int64(interval/time.Second)
 	for _, c := range []struct {
 		name      string
 		want, got int64
@@ -138,17 +175,18 @@ func compareFigures(t *testing.T, what string, want pastfixture.Figures, got wir
 	}
 }
 
-func compareOutages(t *testing.T, what string, want []pastfixture.Outage, got []wireOutage, step time.Duration) {
+// compareOutages allows each edge of an outage one interval.
+func compareOutages(t *testing.T, what string, want []pastfixture.Outage, got []wireOutage, interval time.Duration) {
 	t.Helper()
 	if len(want) != len(got) {
 		t.Errorf("%s: %d outages, the model %d:\n got  %+v\n want %+v", what, len(got), len(want), got, want)
 		return
 	}
-	near := func(a, b time.Time) bool { d := a.Sub(b); return d <= 2*step && d >= -2*step }
+	near := func(a, b time.Time) bool { d := a.Sub(b); return d <= interval && d >= -interval }
 	for i, w := range want {
 		g := got[i]
 		ok := near(w.Start, g.Start) && w.Ongoing == g.Ongoing && w.Maintenance == g.Maintenance &&
-			math.Abs(float64(g.Duration)-w.Duration.Seconds()) <= 4*step.Seconds()
+			math.Abs(float64(g.Duration)-w.Duration.Seconds()) <= 2*interval.Seconds()
 		if ok && !w.Ongoing {
 			ok = g.End != nil && near(w.End, *g.End)
 		}
@@ -163,14 +201,18 @@ func compareOutages(t *testing.T, what string, want []pastfixture.Outage, got []
 // done; the same after a SIGKILL and a restart; and a second instance
 // started later agrees.
 func TestBackfillRecordFromPrometheus(t *testing.T) {
+	begin := time.Now()
 	bin := binary(t)
 	f := pastfixture.New(time.Now())
 	prom := startPast(t, f)
 	dir := t.TempDir()
 	cfg := writeTemp(t, f.Config(prom.URL(), time.Minute, true, "storage:\n  save_interval: 1s\n  backfill: true\n"))
 
+	t.Logf("%s: Prometheus ready", time.Since(begin).Round(time.Second))
+
 	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	backfillDone(t, p)
+	t.Logf("%s: first backfill done", time.Since(begin).Round(time.Second))
 	checkAgainstModel(t, f, p.base)
 
 	waitFor(t, "a save after the backfill", 30*time.Second, func() bool {
@@ -179,11 +221,14 @@ func TestBackfillRecordFromPrometheus(t *testing.T) {
 	p.stop(t, syscall.SIGKILL)
 	q := startStored(t, bin, "-config", cfg, "-storage.path", dir)
 	backfillDone(t, q)
+	t.Logf("%s: backfill after the restart done", time.Since(begin).Round(time.Second))
 	checkAgainstModel(t, f, q.base)
 
 	second := startStored(t, bin, "-config", cfg, "-storage.path", t.TempDir())
 	backfillDone(t, second)
+	t.Logf("%s: second instance's backfill done", time.Since(begin).Round(time.Second))
 	checkAgainstModel(t, f, second.base)
+	checkInstancesAgree(t, f, q.base, second.base)
 }
 
 // fileNewer says whether the file at path was written after t.
