@@ -49,7 +49,7 @@ type window struct {
 	apps []int
 }
 
-// stateLevel is one question's worth of a level: windows of size, a step
+// stateQuestion is one question's worth of a level: windows of size, a step
 // apart, from start to end, asked of apps (nil for all).
 type stateQuestion struct {
 	start, end time.Time
@@ -185,7 +185,7 @@ func (a *stateAnswers) childWindows(parent, size time.Duration, extra []window) 
 	return out, partial
 }
 
-// statePast is Fill's Past of what a backend's job learnt, by the current
+// applyStates fills the ledger with what a backend's job learnt, by the current
 // plan's app indexes (a reconfiguration may have moved or removed apps).
 func (m *Monitor) applyStates(j *stateJob, a *stateAnswers) {
 	if len(a.spans) == 0 {
@@ -223,11 +223,31 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	a := &stateAnswers{from: from, to: to, spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
 	budget := maxPastSteps
 	if pq, ok := q.(PastQuery); ok {
 		budget = max(budget, pq.MaxSteps()*int(time.Minute/res))
 	}
+	a, err := refineStates(from, to, res, budget, need, func(r PastRange, take func(PastState)) error {
+		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
+			return q.States(ctx, r, take)
+		})
+	}, onLevel)
+	if err != nil {
+		return err
+	}
+	m.applyStates(j, a)
+	return nil
+}
+
+// refineStates drives the questions of one query over [from, to), read at
+// res: whole days of every app in need first, then each level's mixed
+// windows by the next level, as few apps a question as it can. ask puts
+// one question and hands each answer to take; onLevel says how much of the
+// first level is answered. It returns what the answers learnt, or the
+// first error of ask.
+func refineStates(from, to time.Time, res time.Duration, budget int, need map[int64]bool,
+	ask func(r PastRange, take func(PastState)) error, onLevel func(float64)) (*stateAnswers, error) {
+	a := &stateAnswers{from: from, to: to, spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
 	ws, extra := windowsIn(from, to, stateLevels[0], nil)
 	ws = slices.DeleteFunc(ws, func(w window) bool { return !need[w.at.Unix()] })
 	levels := append(slices.Clone(stateLevels), res)
@@ -245,13 +265,10 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 		qs := questions(ws, size, res, budget)
 		for qi, qu := range qs {
 			r := PastRange{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
-				return q.States(ctx, r, func(st PastState) { a.take(st, size, last) })
-			})
-			if err != nil {
-				return err
+			if err := ask(r, func(st PastState) { a.take(st, size, last) }); err != nil {
+				return nil, err
 			}
-			if li == 0 {
+			if li == 0 && onLevel != nil {
 				onLevel(float64(qi+1) / float64(len(qs)))
 			}
 		}
@@ -259,6 +276,5 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 			break
 		}
 	}
-	m.applyStates(j, a)
-	return nil
+	return a, nil
 }

@@ -37,7 +37,7 @@ type rangeQuerier interface {
 type pastQuery struct {
 	src    *Source
 	q      *promql.Query
-	apps   [][]int // per item of q: the apps (indexes into PlanPast's apps) asking it
+	apps   [][]int        // per item of q: the apps (indexes into PlanPast's apps) asking it
 	items  []*promql.Expr // the items q was planned from (shared by the queries of one weight), for States' parts
 	weight int
 	series int // items of q
