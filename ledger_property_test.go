@@ -58,7 +58,6 @@ type propWindow struct {
 	apps     []int
 	from, to time.Time
 	deleted  time.Time
-	seenBy   time.Time
 	posted   time.Time
 }
 
@@ -130,11 +129,6 @@ func (p *propRun) cycled() {
 		p.t.Fatalf("the cycle did not end: %v", err)
 	}
 	p.cycles = append(p.cycles, p.clock.Now())
-	for _, w := range p.windows {
-		if w.seenBy.IsZero() {
-			w.seenBy = p.clock.Now()
-		}
-	}
 	p.results = append(p.results, slices.Clone(p.last))
 	p.pick()
 	p.script()
@@ -212,14 +206,12 @@ func (p *propRun) addWindow() {
 	p.windows = append(p.windows, w)
 }
 
-// deleteWindow deletes a window a cycle has seen. One posted and deleted
-// between two cycles is left to TestWindowDeletedBeforeACycle: the
-// monitor never marks it, where the definitions keep its time before the
-// deletion marked.
+// deleteWindow deletes a window, maybe one posted since the last cycle,
+// which no cycle has seen.
 func (p *propRun) deleteWindow() {
 	var live []*propWindow
 	for _, w := range p.windows {
-		if w.deleted.IsZero() && !w.seenBy.IsZero() {
+		if w.deleted.IsZero() {
 			live = append(live, w)
 		}
 	}
