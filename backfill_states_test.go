@@ -3,6 +3,8 @@ package availmon
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -475,4 +477,47 @@ func FuzzRefineStates(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Maintenance windows, from the configuration and the API, one-off and
+// recurring, apply to backfilled time as to live time: an app down all
+// through a backfilled day is in maintenance during each window's
+// occurrences there, and down only outside them.
+func TestBackfillStatesMaintenance(t *testing.T) {
+	day := 24 * time.Hour
+	start := t0.Add(-backfillDays * day).Truncate(day)
+	d := t0.Add(-3 * day).Truncate(day)
+	downDay := timeline.Span{From: d, To: d.Add(day), State: timeline.Down}
+	truth := map[string]pastTruth{"checkout": upSince(start, t0, downDay), "search": upSince(start, t0, downDay),
+		"billing": upSince(start, t0, downDay)}
+	src := newScriptedPast(truth)
+	tm := newTestMonitor(t, openWrites, func(o *Options) {
+		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
+		o.Maintenance = []MaintenanceWindow{{App: "checkout", Cron: "0 3 * * *", Duration: time.Hour}}
+	})
+	for _, a := range []string{"checkout", "search", "billing"} {
+		src.Set(a, StatusUp, time.Millisecond)
+	}
+	for _, body := range []string{
+		`{"app":"search","cron":"30 5 * * *","duration":"2h"}`,
+		fmt.Sprintf(`{"app":"billing","from":%q,"to":%q}`, d.Add(20*time.Hour).Format(time.RFC3339),
+			d.Add(22*time.Hour).Format(time.RFC3339)),
+	} {
+		if rec := do(t, tm.h, http.MethodPost, "/api/maintenance", body, nil); rec.Code != http.StatusCreated {
+			t.Fatalf("POST %s: %d %s", body, rec.Code, rec.Body)
+		}
+	}
+	tm.scrape(t) // the cycle marks the windows
+	tm.backfillRecord(waitCtx(t))
+	tm.cycleMu.Lock()
+	b := tm.ledger.Book(t0)
+	tm.cycleMu.Unlock()
+	for app, inMaint := range map[string]time.Duration{"checkout": time.Hour, "search": 2 * time.Hour, "billing": 2 * time.Hour} {
+		i, _ := b.Lookup(ledger.App, app)
+		got := b.App(i, ledger.Query{From: d, To: d.Add(day)}).Totals
+		want := timeline.Totals{Down: day - inMaint, Maintenance: inMaint}
+		if got.Down != want.Down || got.Maintenance != want.Maintenance || got.Up != 0 {
+			t.Errorf("%s over its backfilled down day: %+v, want down %s, maintenance %s", app, got, want.Down, want.Maintenance)
+		}
+	}
 }

@@ -102,6 +102,56 @@ func (r *Record) SetMaintenance(from, to time.Time, on bool) {
 	}
 }
 
+// MarkMaintenance marks the time of each of spans (their State aside)
+// as in maintenance, as SetMaintenance does one at a time, but rewrites
+// the record once for all of them: many past occurrences of a window cost
+// one rewrite.
+func (r *Record) MarkMaintenance(spans ...Span) {
+	es := make([]edit, 0, len(spans))
+	ahead := slices.Clone(r.maint)
+	for _, sp := range spans {
+		a, b := sec(sp.From), clampEnd(sp.To.Unix())
+		if a >= b {
+			continue
+		}
+		if b > r.st.end {
+			ahead = append(ahead, span{max(a, r.st.end), b})
+		}
+		if a < r.st.end {
+			es = append(es, edit{a: a, b: min(b, r.st.end), kind: editMaint, on: true})
+		}
+	}
+	slices.SortFunc(es, func(x, y edit) int { return int(min(max(x.a-y.a, -1), 1)) })
+	out := es[:0]
+	for _, e := range es {
+		if n := len(out); n > 0 && e.a <= out[n-1].b {
+			out[n-1].b = max(out[n-1].b, e.b)
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(ahead) > len(r.maint) {
+		r.maint = unionSpans(ahead)
+	}
+	if len(out) > 0 {
+		r.rebuild(0, r.st.end, out)
+	}
+}
+
+// unionSpans sorts l and joins its spans that overlap or touch, in place.
+func unionSpans(l []span) []span {
+	slices.SortFunc(l, func(x, y span) int { return int(min(max(x.a-y.a, -1), 1)) })
+	out := l[:0]
+	for _, x := range l {
+		if n := len(out); n > 0 && x.a <= out[n-1].b {
+			out[n-1].b = max(out[n-1].b, x.b)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
 // SetRemoved marks the record's entity as removed at t (from the
 // configuration): its time from t on is unknown, the record is kept until
 // pruned. The zero t clears the mark, as when the entity comes back.
@@ -190,9 +240,11 @@ func (s *stream) first() int64 {
 
 // extend writes state s over [end, b), in maintenance where it was marked.
 func (r *Record) extend(b int64, s State) {
+	i := 0 // r.maint before i ends before r.st.end, which only grows
 	for r.st.end < b {
 		m, next := false, int64(inf)
-		for _, x := range r.maint {
+		for ; i < len(r.maint); i++ {
+			x := r.maint[i]
 			if x.b <= r.st.end {
 				continue
 			}

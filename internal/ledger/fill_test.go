@@ -96,3 +96,47 @@ func TestFillTwice(t *testing.T) {
 		t.Errorf("(-first +second):\n%s", diff)
 	}
 }
+
+// A recurring window first seen after the time it covers (a fresh
+// instance, or the gap of a restart) marks its past occurrences within the
+// retention: backfilled down time inside them is maintenance, as live
+// time would have been, and the occurrence in progress and the next are
+// marked as before.
+func TestFillRecurringWindowPast(t *testing.T) {
+	h := time.Hour
+	now := t0.Add(10 * 24 * h)
+	l := New(Options{Retention: 5 * 24 * h})
+	hourly := Window{Key: "daily 2h-3h", Apps: func() []int { return []int{0} },
+		Next: func(t time.Time) (time.Time, time.Time) {
+			s := t.Truncate(24 * h).Add(2 * h)
+			if !t.Before(s.Add(h)) {
+				s = s.Add(24 * h)
+			}
+			return s, s.Add(h)
+		}}
+	ws := []Window{hourly}
+	l.SetLayout(now, layout(), ws)
+	l.Sync(now, ws, nil)
+	cycle(l, now, U, U, U)
+	from := now.Add(-3 * 24 * h).Truncate(24 * h)
+	l.Fill(Past{From: from, To: now, Service: svcAnyUp, Apps: [][]timeline.Span{
+		{{From: from, To: from.Add(24 * h), State: D}, {From: from.Add(24 * h), To: now, State: U}},
+		{{From: from, To: now, State: U}},
+		{{From: from, To: now, State: U}},
+	}})
+	b := l.Book(now)
+	x := b.App(0, Query{From: from, To: from.Add(24 * h)})
+	want := timeline.Totals{Down: 23 * h, Maintenance: h}
+	if diff := cmp.Diff(want, x.Totals, cmpTotals); diff != "" {
+		t.Errorf("x's backfilled down day (-want +got):\n%s", diff)
+	}
+	if m := b.App(0, Query{From: from, To: now}).Maintenance; m != 3*h {
+		t.Errorf("x's maintenance over the backfilled days: %s, want 3h", m)
+	}
+	if m := b.App(1, Query{From: from, To: now}).Maintenance; m != 0 {
+		t.Errorf("y, not covered, has maintenance %s", m)
+	}
+	if m := b.View(App, 0).Totals(now.Add(-10*24*h), from).Maintenance; m != 2*h {
+		t.Errorf("maintenance before the backfilled days: %s, want 2h (the retention's first days)", m)
+	}
+}

@@ -1,6 +1,10 @@
 package ledger
 
-import "time"
+import (
+	"time"
+
+	"github.com/availmon/availmon/timeline"
+)
 
 // Window is a maintenance window as the ledger marks it.
 type Window struct {
@@ -11,9 +15,10 @@ type Window struct {
 	// A one-off window is [From, To), marked whole, its past included.
 	From, To time.Time
 	// A recurring window has Next instead: the occurrence in progress at
-	// t or the next after it, the zero times when there is none. Its
-	// occurrences are marked from the one in progress when the ledger
-	// first sees it, each before it begins.
+	// t or the next after it, the zero times when there is none. When the
+	// ledger first sees it, its occurrences within the retention are
+	// marked, past ones included as a one-off window's past is; each later
+	// one before it begins.
 	Next func(t time.Time) (start, end time.Time)
 	// Apps returns the indexes of the layout's apps the window covers. A
 	// location or service is in maintenance when it covers all its apps.
@@ -24,6 +29,11 @@ type Window struct {
 // expression that fires every minute must not make a first Sync mark a
 // day's worth.
 const maxAhead = 16
+
+// maxPast bounds the past occurrences a window's first Sync marks, the
+// oldest first (a window every 15 minutes has 38,400 in 400 days), so that
+// a window with a frequent cron costs a new window a bounded time.
+const maxPast = 40_000
 
 // mark is a window the ledger has marked: the occurrences whose time is
 // not over, and the records it marked them in.
@@ -92,13 +102,17 @@ func (l *Ledger) Sync(now time.Time, ws []Window, deleted []Deleted) {
 }
 
 // newMark marks the window w, seen at t: a one-off whole, a recurring one
-// its occurrence in progress at t (later ones are ahead's).
+// its occurrences within the retention that are over by t and the one in
+// progress at t (later ones are ahead's).
 func (l *Ledger) newMark(w Window, t time.Time) *mark {
 	m := &mark{w: w, seen: true, ents: l.covered(w)}
 	if w.Next == nil {
 		m.occ = []span{{w.From, w.To}}
-	} else if a, b := w.Next(t); !a.IsZero() && a.Before(t) && b.After(a) {
-		m.occ = []span{{a, b}}
+	} else {
+		m.past(t.Add(-l.retention), t)
+		if a, b := w.Next(t); !a.IsZero() && a.Before(t) && b.After(a) {
+			m.occ = []span{{a, b}}
+		}
 	}
 	for _, o := range m.occ {
 		m.setSpan(o.a, o.b, true)
@@ -154,6 +168,28 @@ func (m *mark) setSpan(from, to time.Time, on bool) {
 		for _, e := range m.ents {
 			e.rec.SetMaintenance(a, b, on)
 		}
+	}
+}
+
+// past marks the occurrences of a recurring window over [from, now) that
+// are over by now (ahead marks the one in progress), so that time the
+// monitor did not see (before it ran, a restart's gap, filled by the
+// backfill) is in maintenance exactly as time it saw.
+func (m *mark) past(from, now time.Time) {
+	var occ []timeline.Span
+	for range maxPast {
+		a, b := m.w.Next(from)
+		if a.IsZero() || !b.After(a) || !b.After(from) || b.After(now) {
+			break
+		}
+		occ = append(occ, timeline.Span{From: a, To: b})
+		from = b
+	}
+	if len(occ) == 0 {
+		return
+	}
+	for _, e := range m.ents {
+		e.rec.MarkMaintenance(occ...)
 	}
 }
 
