@@ -54,25 +54,30 @@ func (m *Monitor) ledgerWindows(p *plan) []ledger.Window {
 	ws := m.maint.list()
 	out := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		lw := ledger.Window{Key: w.ledgerKey(), Apps: func() []int {
-			in := make([]bool, len(p.apps))
-			w.mark(p, in)
-			var idx []int
-			for j, ok := range in {
-				if ok {
-					idx = append(idx, j)
-				}
-			}
-			return idx
-		}}
-		if w.sched == nil {
-			lw.From, lw.To = w.From, w.To
-		} else {
-			lw.Next = w.next
-		}
-		out[i] = lw
+		out[i] = w.ledgerWindow(p)
 	}
 	return out
+}
+
+// ledgerWindow is the window as the ledger marks it, over the apps of p.
+func (w *maintWindow) ledgerWindow(p *plan) ledger.Window {
+	lw := ledger.Window{Key: w.ledgerKey(), Apps: func() []int {
+		in := make([]bool, len(p.apps))
+		w.mark(p, in)
+		var idx []int
+		for j, ok := range in {
+			if ok {
+				idx = append(idx, j)
+			}
+		}
+		return idx
+	}}
+	if w.sched == nil {
+		lw.From, lw.To = w.From, w.To
+	} else {
+		lw.Next = w.next
+	}
+	return lw
 }
 
 // ledgerKey names the window and its definition: a configuration window
@@ -97,7 +102,7 @@ func (w *maintWindow) ledgerKey() string {
 func (m *Monitor) feedLedger(p *plan, results []Result, end time.Time, inMaint []bool, evs []Event) []Event {
 	l := m.ledger
 	hold := 2 * m.Interval()
-	l.Sync(end, m.ledgerWindows(p), m.maint.takeDeleted())
+	l.Sync(end, m.ledgerWindows(p), m.maint.takeDeleted(p))
 	st := m.state
 	for i, r := range results {
 		l.Check(i, st.apps[i].lastCheckTime(), timelineState(r.Status), hold, inMaint != nil && inMaint[i])
@@ -156,15 +161,18 @@ func outageEvent(c ledger.Change) Event {
 	return ev
 }
 
-// takeDeleted returns when the windows deleted through the API since the
-// last call went, by their ledger keys: the ledger unmarks their time from
-// then, not from the next cycle.
-func (mt *maintenance) takeDeleted() map[string]time.Time {
+// takeDeleted returns the windows deleted through the API since the last
+// call, and when each went: the ledger unmarks their time from then, not
+// from the next cycle, and marks the time before it of one no cycle saw.
+func (mt *maintenance) takeDeleted(p *plan) []ledger.Deleted {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	d := mt.deleted
+	out := make([]ledger.Deleted, len(mt.deleted))
+	for i, d := range mt.deleted {
+		out[i] = ledger.Deleted{Window: d.w.ledgerWindow(p), At: d.at}
+	}
 	mt.deleted = nil
-	return d
+	return out
 }
 
 // restoreLedger puts the saved ledger in place (statefile.Decode checked it).

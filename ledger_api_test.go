@@ -19,7 +19,7 @@ import (
 //   - search is in an API window [20m, 25m) set at 1m;
 //   - billing is unavailable in [20m, 25m), and in a configuration window
 //     every 20 minutes for 2 minutes ([0, 2m), [20m, 22m), [40m, 42m)).
-func liveLedgerMonitor(t *testing.T) *testMonitor {
+func liveLedgerMonitor(t testing.TB) *testMonitor {
 	t.Helper()
 	tm := newTestMonitor(t, func(o *Options) {
 		o.AllowUnauthenticatedWrites = true
@@ -53,7 +53,7 @@ func liveLedgerMonitor(t *testing.T) *testMonitor {
 	return tm
 }
 
-func postWindow(t *testing.T, tm *testMonitor, body string) string {
+func postWindow(t testing.TB, tm *testMonitor, body string) string {
 	t.Helper()
 	rec := do(t, tm.h, http.MethodPost, "/api/maintenance", body, nil)
 	if rec.Code != http.StatusCreated {
@@ -235,6 +235,9 @@ func TestAvailabilityBadInput(t *testing.T) {
 		{"/api/apps/checkout/outages?from=" + url.QueryEscape(ts(t0.Add(time.Hour))) + "&to=" + url.QueryEscape(ts(t0)), 400, "before"},
 		{"/api/apps/checkout/outages?from=2020-01-01T00:00:00Z", 400, "retention"},
 		{"/api/apps/checkout/outages?since=1", 400, "accepted query parameters: from, to"},
+		{"/api/locations/Frankfurt/outages?to=2026-11-25", 400, "RFC 3339"},
+		{"/api/locations/Frankfurt/outages?from=" + url.QueryEscape(ts(t0)) + "&from=" + url.QueryEscape(ts(t0)), 400, "2 times"},
+		{"/api/apps/checkout/outages?from=%zz", 400, "invalid"},
 	} {
 		code, body := get(t, tm.h, tt.target)
 		if code != tt.status {
@@ -274,6 +277,37 @@ func FuzzAvailabilityQuery(f *testing.F) {
 		}
 		if body := decode(t, rec.Body.Bytes()); rec.Code == http.StatusBadRequest && body["error"].(obj)["code"] != "VALIDATION_ERROR" {
 			t.Fatalf("GET /api/availability?%s: %v", q, body)
+		}
+	})
+}
+
+// No from or to makes the outages endpoints fail or panic: every answer
+// is 200 with outages inside what was asked, or a 400 in the error
+// envelope.
+func FuzzOutagesRange(f *testing.F) {
+	for _, q := range []string{"", "from=2026-11-25T00:00:00Z", "from=2026-11-25T00:00:00Z&to=2026-11-25T01:00:00%2B01:00",
+		"to=2026-11-25T10:00:00.123456789Z", "from=yesterday", "from=2026-11-25T00:00:00Z&from=2026-11-25T00:00:00Z", "%zz", "to=9999-12-31T23:59:59Z"} {
+		f.Add(q)
+	}
+	tm := liveLedgerMonitor(f)
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, path := range []string{"/api/apps/checkout/outages", "/api/locations/Tel%20Aviv/outages"} {
+			rec := do(t, tm.h, http.MethodGet, path+"?"+url.PathEscape(q), "", nil)
+			if rec.Code != http.StatusOK && rec.Code != http.StatusBadRequest {
+				t.Fatalf("GET %s?%s = %d %s", path, q, rec.Code, rec.Body)
+			}
+			body := decode(t, rec.Body.Bytes())
+			if rec.Code == http.StatusBadRequest && body["error"].(obj)["code"] != "VALIDATION_ERROR" {
+				t.Fatalf("GET %s?%s: %v", path, q, body)
+			}
+			if rec.Code == http.StatusOK {
+				d := body["data"].(obj)
+				from, err1 := time.Parse(time.RFC3339Nano, d["from"].(string))
+				to, err2 := time.Parse(time.RFC3339Nano, d["to"].(string))
+				if err1 != nil || err2 != nil || to.Before(from) || to.After(tm.clock.Now()) {
+					t.Fatalf("GET %s?%s: range %v to %v (now %s)", path, q, d["from"], d["to"], tm.clock.Now())
+				}
+			}
 		}
 	})
 }

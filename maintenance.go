@@ -207,7 +207,13 @@ type maintenance struct {
 	mu      sync.Mutex
 	windows []*maintWindow // Options' first, then the API's in order
 	nextID  int
-	deleted map[string]time.Time // by ledger key: when the API deleted them (takeDeleted)
+	deleted []deletedWindow // what the API deleted since the last cycle (takeDeleted)
+}
+
+// deletedWindow is a window the API deleted at at.
+type deletedWindow struct {
+	w  *maintWindow
+	at time.Time
 }
 
 func newMaintenance(ws []MaintenanceWindow, now time.Time) (*maintenance, []error) {
@@ -367,10 +373,7 @@ func (mt *maintenance) remove(id string, now time.Time) (*maintWindow, error) {
 			return nil, errConfigWindow
 		}
 		mt.windows = slices.Delete(mt.windows, i, i+1)
-		if mt.deleted == nil {
-			mt.deleted = make(map[string]time.Time)
-		}
-		mt.deleted[w.ledgerKey()] = now
+		mt.deleted = append(mt.deleted, deletedWindow{w, now})
 		return w, nil
 	}
 	return nil, errNoWindow

@@ -172,7 +172,7 @@ func (l *Ledger) SetLayout(now time.Time, lay Layout, ws []Window) {
 	}
 	l.tally = make([]tally, len(lay.Locations))
 	l.roster = nil
-	l.resync(now, ws)
+	l.resync(now, ws, nil)
 }
 
 // prune drops the time past the retention, about once a day, and the

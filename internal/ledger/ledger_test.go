@@ -143,7 +143,7 @@ func TestMaintenanceWindows(t *testing.T) {
 	l.Sync(end, []Window{long, daily}, nil)
 	cycle(l, end, U, U, U)
 	at := end.Add(time.Minute)
-	l.Sync(at.Add(iv), []Window{daily}, map[string]time.Time{"long": at})
+	l.Sync(at.Add(iv), []Window{daily}, []Deleted{{Window: long, At: at}})
 	cycle(l, at.Add(iv), U, U, U)
 	b = l.Book(at.Add(iv))
 	if x := b.App(0, Query{From: end, To: at.Add(iv)}); x.Maintenance != time.Minute {
@@ -251,4 +251,44 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("records lost")
 		}
 	})
+}
+
+// A window deleted before any Sync saw it was in force from its start to
+// its deletion: that time is marked, and only that; two deleted at
+// different times over the same app each keep their own time, and a
+// recurring one keeps its occurrence in progress up to its deletion.
+func TestWindowDeletedUnseen(t *testing.T) {
+	l := New(Options{})
+	l.SetLayout(t0, layout(), nil)
+	for k := range 10 {
+		at := t0.Add(time.Duration(k) * iv)
+		l.Sync(at, nil, nil)
+		cycle(l, at, U, U, U)
+	}
+	now := t0.Add(10 * iv) // 5 minutes
+	app0 := func() []int { return []int{0} }
+	early := Window{Key: "early", From: t0.Add(time.Minute), To: now.Add(time.Hour), Apps: app0}
+	late := Window{Key: "late", From: t0.Add(2 * time.Minute), To: now.Add(time.Hour), Apps: app0}
+	every := Window{Key: "every", Apps: func() []int { return []int{1} },
+		Next: func(t time.Time) (time.Time, time.Time) {
+			s := t.Truncate(time.Hour)
+			return s, s.Add(time.Hour)
+		}}
+	deleted := []Deleted{
+		{Window: late, At: t0.Add(4 * time.Minute)},
+		{Window: early, At: t0.Add(3 * time.Minute)},
+		{Window: every, At: t0.Add(150 * time.Second)},
+	}
+	l.Sync(now, nil, deleted)
+	cycle(l, now, U, U, U)
+	l.Sync(now.Add(iv), nil, nil)
+	cycle(l, now.Add(iv), U, U, U)
+	b := l.Book(now.Add(iv))
+	q := Query{From: t0, To: now.Add(iv)}
+	if x := b.App(0, q); x.Maintenance != 3*time.Minute {
+		t.Errorf("app 0: %v of maintenance, want 3m ([1m, 4m)): %+v", x.Maintenance, x.Totals)
+	}
+	if x := b.App(1, q); x.Maintenance != 150*time.Second {
+		t.Errorf("app 1: %v of maintenance, want 2m30s ([0, 2m30s)): %+v", x.Maintenance, x.Totals)
+	}
 }

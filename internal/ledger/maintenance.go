@@ -49,13 +49,20 @@ type span struct{ a, b time.Time }
 // far is the end of the time a record holds.
 var far = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
+// Deleted is a window deleted through the API, and when.
+type Deleted struct {
+	Window Window
+	At     time.Time
+}
+
 // Sync marks the maintenance windows ws at now, before the checks of a
 // cycle: a window new to the ledger is marked (a one-off whole, a
 // recurring one from its occurrence in progress), the next occurrence of a
 // recurring window ahead of its start, and a window that is gone is
-// unmarked from when it went (deleted[key], or now) to its end.
-func (l *Ledger) Sync(now time.Time, ws []Window, deleted map[string]time.Time) {
-	gone := false
+// unmarked from when it went (its deletion's time, or now) to its end. A
+// window deleted before any Sync saw it is marked up to its deletion all
+// the same: it was in force until then.
+func (l *Ledger) Sync(now time.Time, ws []Window, deleted []Deleted) {
 	for _, m := range l.marks {
 		m.seen = false
 	}
@@ -64,39 +71,68 @@ func (l *Ledger) Sync(now time.Time, ws []Window, deleted map[string]time.Time) 
 			m.seen, m.w = true, w
 			continue
 		}
-		m := &mark{w: w, seen: true}
-		l.marks[w.Key] = m
-		m.ents = l.covered(w)
-		if w.Next == nil {
-			m.occ = []span{{w.From, w.To}}
-			m.set(w.From, true)
-		} else {
-			m.past(now.Add(-l.retention), now)
-		}
+		l.marks[w.Key] = l.newMark(w, now)
 	}
-	at := now
+	until := map[string]time.Time{}
+	for _, d := range deleted {
+		if m := l.marks[d.Window.Key]; m != nil && m.seen {
+			continue // posted again under the same definition
+		} else if m == nil {
+			m = l.newMark(d.Window, d.At)
+			m.seen = false
+			l.marks[d.Window.Key] = m
+		}
+		until[d.Window.Key] = d.At
+	}
+	gone := false
 	for key, m := range l.marks {
 		if !m.seen {
 			gone = true
-			if t, ok := deleted[key]; ok && t.Before(at) {
-				at = t
+			if t, ok := until[key]; !ok || t.After(now) {
+				until[key] = now
 			}
 		}
 	}
 	if gone {
-		l.resync(at, ws)
+		l.resync(now, ws, until)
 	}
 	for _, m := range l.marks {
 		m.ahead(now)
 	}
 }
 
-// resync unmarks the time from at of every window marked, then marks it
-// again for the windows ws with the apps they cover now: after a window
-// went, or the fleet changed.
-func (l *Ledger) resync(at time.Time, ws []Window) {
+// newMark marks the window w, seen at t: a one-off whole, a recurring one
+// its occurrences within the retention that are over by t and the one in
+// progress at t (later ones are ahead's).
+func (l *Ledger) newMark(w Window, t time.Time) *mark {
+	m := &mark{w: w, seen: true, ents: l.covered(w)}
+	if w.Next == nil {
+		m.occ = []span{{w.From, w.To}}
+	} else {
+		m.past(t.Add(-l.retention), t)
+		if a, b := w.Next(t); !a.IsZero() && a.Before(t) && b.After(a) {
+			m.occ = []span{{a, b}}
+		}
+	}
+	for _, o := range m.occ {
+		m.setSpan(o.a, o.b, true)
+	}
+	return m
+}
+
+// resync unmarks each window that went (until holds when) from then on,
+// and marks again the windows ws with the apps they cover now, and the
+// time the others were in force, over the time that unmarking touched:
+// windows on the same records overlap, and unmarking one unmarks them all.
+func (l *Ledger) resync(now time.Time, ws []Window, until map[string]time.Time) {
+	at := now
+	for _, t := range until {
+		if t.Before(at) {
+			at = t
+		}
+	}
 	for _, m := range l.marks {
-		m.set(at, false)
+		m.setSpan(at, far, false)
 	}
 	byKey := make(map[string]Window, len(ws))
 	for _, w := range ws {
@@ -105,28 +141,32 @@ func (l *Ledger) resync(at time.Time, ws []Window) {
 	for key, m := range l.marks {
 		w, ok := byKey[key]
 		if !ok {
+			m.setSpan(at, until[key], true)
 			delete(l.marks, key)
 			continue
 		}
 		m.w = w
 		m.ents = l.covered(w)
-		m.set(at, true)
+		m.setSpan(at, far, true)
 	}
 }
 
-// set marks (on) or unmarks the window's occurrences from from on in its
-// records, and forgets the occurrences that are over.
-func (m *mark) set(from time.Time, on bool) {
+// setSpan marks (on) or unmarks the window's occurrences over [from, to)
+// in its records.
+func (m *mark) setSpan(from, to time.Time, on bool) {
 	for _, o := range m.occ {
-		a := o.a
+		a, b := o.a, o.b
 		if a.Before(from) {
 			a = from
 		}
-		if !a.Before(o.b) {
+		if b.After(to) {
+			b = to
+		}
+		if !a.Before(b) {
 			continue
 		}
 		for _, e := range m.ents {
-			e.rec.SetMaintenance(a, o.b, on)
+			e.rec.SetMaintenance(a, b, on)
 		}
 	}
 }

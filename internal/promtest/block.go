@@ -1,6 +1,7 @@
 package promtest
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -26,4 +27,20 @@ func GenerateBlock(tb testing.TB, dataDir string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("promtest: blockgen %v: %v\n%s", args, err, out)
 	}
+}
+
+// PastBlock is Past written as one block by blockgen rather than by
+// promtool: promtool writes a block per two hours and reads its whole
+// input once for each, so that months of samples take it minutes, and
+// the server then compacts hundreds of blocks. Every sample of the text
+// must carry a timestamp (Unix seconds).
+func PastBlock(openMetrics string) Option {
+	return Prepare(func(tb testing.TB, dataDir string) {
+		tb.Helper()
+		file := filepath.Join(filepath.Dir(dataDir), "past-block.om")
+		if err := os.WriteFile(file, []byte(openMetrics), 0o644); err != nil {
+			tb.Fatalf("promtest: %v", err)
+		}
+		GenerateBlock(tb, dataDir, "-openmetrics", file)
+	})
 }

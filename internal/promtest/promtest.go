@@ -63,6 +63,14 @@ type config struct {
 	past []string // OpenMetrics texts written into the data dir (past.go)
 	// prepare put past data into the data dir (block.go)
 	prepare []func(tb testing.TB, dataDir string)
+	// retention is --storage.tsdb.retention.time; empty: Prometheus's 15d
+	retention string
+}
+
+// Retention keeps the samples of d back (Prometheus's default is 15 days,
+// and drops older blocks written by Past at its first compaction).
+func Retention(d time.Duration) Option {
+	return func(c *config) { c.retention = fmt.Sprintf("%ds", int64(d/time.Second)) }
 }
 
 type job struct {
@@ -147,13 +155,17 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), kind: "prometheus", readyPath: "/-/ready",
 		flagsPath: "/api/v1/status/flags"}
 	s.args = func() []string {
-		return []string{
+		args := []string{
 			"--config.file=" + s.cfgFile,
 			"--storage.tsdb.path=" + filepath.Join(s.dir, "data"),
 			"--web.listen-address=" + s.addr,
 			"--web.enable-lifecycle",
 			"--log.level=warn",
 		}
+		if c.retention != "" {
+			args = append(args, "--storage.tsdb.retention.time="+c.retention)
+		}
+		return args
 	}
 	c.writePast(tb, filepath.Join(s.dir, "data"))
 	for _, fill := range c.prepare {

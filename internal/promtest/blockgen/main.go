@@ -13,6 +13,10 @@
 //
 // Series i is metric{app="app-%05d"}; its value is 0 in hour -down-hour
 // (UTC) of every day when i % -down-every == -down-offset, else 1.
+//
+// With -openmetrics FILE it writes the samples of an OpenMetrics text
+// instead (what promtool tsdb create-blocks-from openmetrics reads, with a
+// timestamp on every sample), also as one block.
 package main
 
 import (
@@ -39,7 +43,15 @@ func main() {
 	every := flag.Int("down-every", 10, "every how many series one is down an hour a day")
 	offset := flag.Int("down-offset", 7, "which of them")
 	hour := flag.Int("down-hour", 3, "the UTC hour it is down")
+	input := flag.String("openmetrics", "", "write the samples of this OpenMetrics file instead")
 	flag.Parse()
+	if *dir != "" && *input != "" {
+		if err := writeOpenMetrics(*dir, *input); err != nil {
+			fmt.Fprintln(os.Stderr, "blockgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *dir == "" || *end <= *start || *step <= 0 || *every <= 0 {
 		fmt.Fprintln(os.Stderr, "blockgen: need -dir, -start < -end, -step > 0, -down-every > 0")
 		os.Exit(2)
