@@ -418,6 +418,8 @@ func (m *Monitor) readRoutes() []readRoute {
 		{"/api/apps/{name}/outages", []string{"from", "to"}, m.appOutages},
 		{"/api/locations/{name}/outages", []string{"from", "to"}, m.locationOutages},
 		{"/api/services/{name}/outages", []string{"from", "to"}, m.serviceOutages},
+		{"/api/objectives", []string{"state", "label.*"}, m.listObjectives},
+		{"/api/objectives/{name}", nil, m.getObjective},
 	}
 }
 

@@ -45,7 +45,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 	if o.Registerer == nil {
 		return nil
 	}
-	cs := append([]prometheus.Collector{m.exp}, m.disc.metrics.collectors()...)
+	cs := append([]prometheus.Collector{m.exp, m.exp.Objectives()}, m.disc.metrics.collectors()...)
 	cs = append(cs, m.bfm.collectors()...)
 	if saves != nil {
 		cs = append(cs, saves)
@@ -112,6 +112,9 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 		p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
 	}
 	p.Services = s.promServices()
+	if s.objs != nil {
+		p.Objectives, p.ObjectiveLabels = s.objs.Prom()
+	}
 	return p
 }
 
