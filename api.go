@@ -159,6 +159,9 @@ type statusJSON struct {
 
 	// Storage tells how the saves of a monitor with a Store go.
 	Storage *storageJSON `json:"storage,omitempty"`
+
+	// Backfill tells how far the backfill from the backends' past has come.
+	Backfill *backfillStatusJSON `json:"backfill"`
 }
 
 type statusHistoryJSON struct {

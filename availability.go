@@ -347,11 +347,7 @@ type Monitor struct {
 	timers   TimerClock // schedules the cycles, the saves and the backfill's retries
 	interval atomic.Pointer[intervalSetting]
 
-	backfill        bool
-	backfillTimeout time.Duration
-	bfm             backfillMetrics
-	// backfillStarted: the backfill runs once per Monitor, in its first Run.
-	backfillStarted atomic.Bool
+	bf backfillRun // the backfill from the backends' past (backfill*.go)
 	// cycles tells the backfill when cycles run, so that it gives way.
 	cycles *cycleGate
 
@@ -486,7 +482,7 @@ func New(opts Options) (*Monitor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("availmon: invalid options: %w", err)
 	}
-	m.plan, m.disc.rules, m.disc.metrics, m.bfm = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
+	m.plan, m.disc.rules, m.disc.metrics, m.bf.metrics = p, rules, newDiscoveryMetrics(), newBackfillMetrics()
 	m.run.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
@@ -506,6 +502,7 @@ func New(opts Options) (*Monitor, error) {
 // New validates them and builds the rest.
 func newMonitor(opts *Options) *Monitor {
 	m := &Monitor{
+		bf: backfillRun{enabled: opts.Backfill, timeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout)},
 		cfg: settings{
 			maxParallel: cmp.Or(opts.MaxParallel, defaultMaxParallel),
 			historySize: cmp.Or(opts.HistorySize, defaultHistorySize),
@@ -530,12 +527,10 @@ func newMonitor(opts *Options) *Monitor {
 			store:    opts.Store,
 			interval: cmp.Or(opts.SaveInterval, DefaultSaveInterval),
 		},
-		run:             runState{intervalChanged: make(chan struct{}, 1)},
-		log:             opts.Logger,
-		clock:           opts.Clock,
-		backfill:        opts.Backfill,
-		backfillTimeout: cmp.Or(opts.BackfillQueryTimeout, DefaultBackfillQueryTimeout),
-		cycles:          newCycleGate(),
+		run:    runState{intervalChanged: make(chan struct{}, 1)},
+		log:    opts.Logger,
+		clock:  opts.Clock,
+		cycles: newCycleGate(),
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)

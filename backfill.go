@@ -79,7 +79,7 @@ func (res *pastResult) merge(adds []pastAdd) {
 // from the backends that can tell the past. It returns what Run calls on
 // its way out: stop the backfill and wait for it.
 func (m *Monitor) startBackfill(ctx context.Context) (stop func()) {
-	if !m.backfill || !m.backfillStarted.CompareAndSwap(false, true) {
+	if !m.bf.enabled || !m.bf.started.CompareAndSwap(false, true) {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -102,6 +102,14 @@ type pastWindow struct {
 }
 
 func (m *Monitor) runBackfill(ctx context.Context) {
+	m.fillHistory(ctx)
+	if ctx.Err() == nil {
+		m.backfillRecord(ctx)
+	}
+}
+
+// fillHistory fills the minute history and the 24h counters.
+func (m *Monitor) fillHistory(ctx context.Context) {
 	began := time.Now()
 	jobs, win, res := m.planBackfill()
 	if len(jobs) == 0 {
@@ -110,7 +118,7 @@ func (m *Monitor) runBackfill(ctx context.Context) {
 	m.log.Info("backfill started: asking the backends for the history this instance did not see",
 		"apps", res.asked, "planned_queries", len(jobs), "from", win.spans[0][0].UTC(), "to", win.end.UTC())
 	for _, j := range jobs {
-		m.bfm.pending.WithLabelValues(j.backend).Inc()
+		m.bf.metrics.pending.WithLabelValues(j.backend).Inc()
 	}
 	if !m.askPast(ctx, jobs, win, res) {
 		m.log.Info("backfill stopped before its end; what had answered is applied", "minutes_filled", res.filled)

@@ -70,7 +70,7 @@ func (m *Monitor) rebindPast(jobs []*pastJob) []*pastJob {
 		if ok && m.rebind(j, p.backends[bi].Source) {
 			return false
 		}
-		m.bfm.pending.WithLabelValues(j.backend).Dec()
+		m.bf.metrics.pending.WithLabelValues(j.backend).Dec()
 		m.conds.end(backfillKey(j.backend))
 		return true
 	})
@@ -116,12 +116,12 @@ func (m *Monitor) pastRound(ctx context.Context, jobs []*pastJob, win pastWindow
 			failed[j.backend] = true
 			retry = append(retry, j)
 			res.failed.Add(1)
-			m.bfm.failures.WithLabelValues(j.backend).Inc()
+			m.bf.metrics.failures.WithLabelValues(j.backend).Inc()
 			m.warnStarted(backfillKey(j.backend), m.clock.Now(),
 				"backfill queries to a backend fail; asking again with backoff until they answer",
 				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
 		default:
-			m.bfm.pending.WithLabelValues(j.backend).Dec()
+			m.bf.metrics.pending.WithLabelValues(j.backend).Dec()
 		}
 	}
 	return append(left, retry...)
@@ -138,7 +138,7 @@ func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask 
 	var err error
 	for range backfillTries {
 		err = m.cycles.run(ctx, func(ctx context.Context) error {
-			qctx, cancel := context.WithTimeout(ctx, m.backfillTimeout)
+			qctx, cancel := context.WithTimeout(ctx, m.bf.timeout)
 			defer cancel()
 			if j.reports {
 				qctx = WithRequestObserver(qctx, func(time.Duration, error) { res.queries.Add(1) })
@@ -147,7 +147,7 @@ func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask 
 			}
 			err := ask(qctx)
 			if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
-				err = fmt.Errorf("backfill query timed out after %s: %w", formatDuration(m.backfillTimeout), err)
+				err = fmt.Errorf("backfill query timed out after %s: %w", formatDuration(m.bf.timeout), err)
 			}
 			return err
 		})
@@ -189,8 +189,10 @@ func (m *Monitor) sleepUntil(ctx context.Context, due time.Time) bool {
 // its queries fail: meanwhile the log says so only when failures start and
 // when they end.
 type backfillMetrics struct {
-	pending  *prometheus.GaugeVec
-	failures *prometheus.CounterVec
+	pending     *prometheus.GaugeVec
+	failures    *prometheus.CounterVec
+	ratio       prometheus.Gauge
+	appsPending prometheus.Gauge
 }
 
 func newBackfillMetrics() backfillMetrics {
@@ -203,9 +205,17 @@ func newBackfillMetrics() backfillMetrics {
 			Name: "availmon_backfill_query_failures_total",
 			Help: "Backfill queries to a backend that failed or timed out (each asked twice); they are asked again with backoff.",
 		}, []string{"backend"}),
+		ratio: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "availmon_backfill_progress_ratio",
+			Help: "How far the backfill of the record of availability over time has come, 0 to 1; 1 once done.",
+		}),
+		appsPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "availmon_backfill_apps_pending",
+			Help: "Apps whose past the backfill of the record of availability over time has still to fill.",
+		}),
 	}
 }
 
 func (b backfillMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{b.pending, b.failures}
+	return []prometheus.Collector{b.pending, b.failures, b.ratio, b.appsPending}
 }

@@ -133,8 +133,14 @@ type PastRange struct {
 	Start, End time.Time
 	Step       time.Duration
 	// Window, for Hours, is the span before each step whose minutes are
-	// counted.
+	// counted; for States, the span from each step that is told.
 	Window time.Duration
+	// Resolution, for States, is the spacing of the instants a window is
+	// read at; zero means a minute.
+	Resolution time.Duration
+	// Apps, for States, are the only apps asked about (indexes into the
+	// apps given to PlanPast); nil asks about all the query's apps.
+	Apps []int
 }
 
 // PastCount is one answer of a PastQuery: at one step, how many were up
@@ -145,6 +151,36 @@ type PastCount struct {
 	App      int
 	At       time.Time
 	Up, Down int
+}
+
+// PastStater is a PastQuery that can tell each of its apps' states over
+// the past, which the backfill writes into the record of availability over
+// time (GET /api/availability and the outages). The monitor drives the
+// questions: whole days first, then only where a day is mixed (some
+// instants up, some down or without data) its hours, and so on down to
+// minutes, each question over as few apps as it can, so that a long past
+// of mostly steady apps costs few requests.
+type PastStater interface {
+	// States hands add, per app of the query (r.Apps, when set, names the
+	// only apps asked about) and per window [t, t+r.Window) for t =
+	// r.Start, r.Start+r.Step, ... up to r.End, how many of the window's
+	// instants (the multiples of r.Resolution in it) the app had a value
+	// at, and at how many of those it was down, read as a cycle reads the
+	// app. An app without any value in a window may be left out.
+	States(ctx context.Context, r PastRange, add func(PastState)) error
+}
+
+// PastState is one answer of a PastStater: app App's instants over the
+// window [At, At+Window).
+type PastState struct {
+	// App is the index, in the apps given to PlanPast, of the app.
+	App    int
+	At     time.Time
+	Window time.Duration
+	// Instants is how many instants the window holds; Present how many
+	// had a value; Down how many of those said down. Present == Instants
+	// and Down == 0 is a window wholly up; Present == 0 one without data.
+	Instants, Present, Down int
 }
 
 // ReplayKeeper is an Authenticator whose replay cache can outlive a

@@ -336,6 +336,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		PrometheusConnectivity:  s.connectivity,
 		Discovery:               s.discovery.json(),
 		Storage:                 storage,
+		Backfill:                m.bf.status(),
 	}})
 }
 

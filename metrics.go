@@ -34,7 +34,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 	own := prometheus.NewRegistry()
 	own.MustRegister(m.exp.Live())
 	own.MustRegister(m.disc.metrics.collectors()...)
-	own.MustRegister(m.bfm.collectors()...)
+	own.MustRegister(m.bf.metrics.collectors()...)
 	var saves prometheus.Collector
 	if m.persist.store != nil {
 		saves = promexport.SaveCollector(m.persist.saves.promStatus)
@@ -46,7 +46,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 		return nil
 	}
 	cs := append([]prometheus.Collector{m.exp, m.exp.Objectives()}, m.disc.metrics.collectors()...)
-	cs = append(cs, m.bfm.collectors()...)
+	cs = append(cs, m.bf.metrics.collectors()...)
 	if saves != nil {
 		cs = append(cs, saves)
 	}

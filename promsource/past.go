@@ -19,6 +19,7 @@ import (
 var (
 	_ availmon.PastSource  = (*Source)(nil)
 	_ availmon.PastAdopter = (*Source)(nil)
+	_ availmon.PastStater  = (*pastQuery)(nil)
 )
 
 // v1.API answers range queries; a Source's api is one.
@@ -36,7 +37,8 @@ type rangeQuerier interface {
 type pastQuery struct {
 	src    *Source
 	q      *promql.Query
-	apps   [][]int // per item of q: the apps (indexes into PlanPast's apps) asking it
+	apps   [][]int        // per item of q: the apps (indexes into PlanPast's apps) asking it
+	items  []*promql.Expr // the items q was planned from (shared by the queries of one weight), for States' parts
 	weight int
 	series int // items of q
 	// single[k]: term k of q had one series per app at every step of
@@ -109,7 +111,7 @@ func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 			items[j], owners[j] = exprs[k], byKey[k]
 		}
 		for _, q := range promql.Plan(items, s.pastMaxLen(), BatchSize) {
-			out = append(out, &pastQuery{src: s, q: q, apps: owners, weight: w, series: len(q.Items())})
+			out = append(out, &pastQuery{src: s, q: q, apps: owners, items: items, weight: w, series: len(q.Items())})
 		}
 		start = end
 	}

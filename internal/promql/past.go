@@ -68,6 +68,10 @@ func (q *Query) Terms() int { return len(q.terms) }
 // VictoriaMetrics): evaluate it half a step after a multiple of step and
 // both read the same window/step steps. ItemsOf maps the series back.
 func (q *Query) HoursString(window, step time.Duration, down bool) string {
+	return q.hours(window, step, down).String()
+}
+
+func (q *Query) hours(window, step time.Duration, down bool) parser.Expr {
 	nodes := make([]parser.Expr, len(q.terms))
 	for k, t := range q.terms {
 		inner := t.present(true)
@@ -82,7 +86,19 @@ func (q *Query) HoursString(window, step time.Duration, down bool) string {
 			nodes[k] = tag(nodes[k], k)
 		}
 	}
-	return orTree(nodes).String()
+	return orTree(nodes)
+}
+
+// StatesString asks, per item, at how many steps of window (a step
+// apart) it was present (CountLabel "present") and at how many down
+// ("down"), in one request: HoursString's two questions side by side.
+// ItemsOf maps the series back.
+func (q *Query) StatesString(window, step time.Duration) string {
+	sides := make([]parser.Expr, 2)
+	for i, down := range []bool{false, true} {
+		sides[i] = labelled(q.hours(window, step, down), CountLabel, []string{"present", "down"}[i])
+	}
+	return orTree(sides).String()
 }
 
 // ItemsOf returns the items a series of the answer to HoursString belongs

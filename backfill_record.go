@@ -1,0 +1,225 @@
+package availmon
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/timeline"
+)
+
+// backfillRun is what the monitor keeps of its backfill.
+type backfillRun struct {
+	enabled bool
+	timeout time.Duration
+	metrics backfillMetrics
+	// started: the backfill runs once per Monitor, in its first Run.
+	started  atomic.Bool
+	progress backfillProgress
+}
+
+// backfillProgress is how far the backfill of the record has come, as
+// /api/status and the metrics tell it.
+type backfillProgress struct {
+	mu          sync.Mutex
+	state       string // off, running, waiting, done
+	from, to    time.Time
+	appsTotal   int
+	appsDone    int
+	secondsLeft float64
+	ratio       float64
+}
+
+// backfillStatusJSON is /api/status's data.backfill.
+type backfillStatusJSON struct {
+	State       string    `json:"state"`
+	Progress    float64   `json:"progress"`
+	From        *jsonTime `json:"from"`
+	To          *jsonTime `json:"to"`
+	AppsTotal   int       `json:"apps_total"`
+	AppsDone    int       `json:"apps_done"`
+	SecondsLeft float64   `json:"seconds_left"`
+}
+
+func (b *backfillRun) status() *backfillStatusJSON {
+	p := &b.progress
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := &backfillStatusJSON{State: p.state, Progress: p.ratio, AppsTotal: p.appsTotal, AppsDone: p.appsDone,
+		SecondsLeft: p.secondsLeft}
+	if out.State == "" {
+		out.State = "off"
+		if b.enabled {
+			out.State = "running"
+		}
+	}
+	if !p.from.IsZero() {
+		f, t := jsonTime(p.from), jsonTime(p.to)
+		out.From, out.To = &f, &t
+	}
+	return out
+}
+
+// set records the progress of jobs over [from, to) in state, and sets
+// the metrics.
+func (b *backfillRun) set(state string, from, to time.Time, jobs []*stateJob) {
+	p := &b.progress
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.state, p.from, p.to = state, from, to
+	p.appsTotal, p.appsDone, p.secondsLeft = 0, 0, 0
+	span := to.Sub(from).Seconds()
+	total := 0.0
+	for _, j := range jobs {
+		n := len(j.names)
+		p.appsTotal += n
+		total += float64(n) * span
+		if j.next >= len(j.queries) {
+			p.appsDone += n
+			continue
+		}
+		f := (float64(j.next) + j.done) / float64(len(j.queries))
+		p.secondsLeft += float64(n) * span * (1 - f)
+	}
+	p.ratio = 1
+	if total > 0 && state != "done" {
+		p.ratio = min(0.99, 1-p.secondsLeft/total)
+	}
+	b.metrics.ratio.Set(p.ratio)
+	b.metrics.appsPending.Set(float64(p.appsTotal - p.appsDone))
+}
+
+// planStates plans the record's backfill: [from, to) is the ledger's
+// retention up to the current minute, need the UTC days of it in which
+// some app's time is unknown (nobody observed it, a restart's gap), and
+// one job per backend whose past queries are PastStaters.
+func (m *Monitor) planStates() (jobs []*stateJob, from, to time.Time, need map[int64]bool) {
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	now := m.clock.Now()
+	to = now.Truncate(time.Minute)
+	from = to.Add(-m.ledger.Retention()).Truncate(24 * time.Hour)
+	p := m.plan
+	for bi, be := range p.backends {
+		src, ok := be.Source.(PastSource)
+		if !ok {
+			continue
+		}
+		var apps []App
+		for i, a := range p.apps {
+			if p.backendOf[i] == bi {
+				apps = append(apps, a)
+			}
+		}
+		j := &stateJob{pastJob: pastJob{src: be.Source, reports: reportsRequests(be.Source), backend: be.Name},
+			count: &pastResult{}}
+		for _, a := range apps {
+			j.names = append(j.names, a.Name)
+		}
+		for _, q := range src.PlanPast(apps) {
+			if st, ok := q.(PastStater); ok {
+				j.queries = append(j.queries, st)
+			}
+		}
+		if len(j.queries) > 0 {
+			jobs = append(jobs, j)
+		}
+	}
+	need = m.unknownDays(from, to)
+	return jobs, from, to, need
+}
+
+// unknownDays are the UTC days of [from, to) in which some app's time is
+// unknown in the ledger.
+func (m *Monitor) unknownDays(from, to time.Time) map[int64]bool {
+	var bounds []time.Time
+	for d := from; d.Before(to); d = d.Add(24 * time.Hour) {
+		bounds = append(bounds, d)
+	}
+	bounds = append(bounds, to)
+	sum := make([]timeline.Totals, len(bounds)-1)
+	book := m.ledger.Book(to)
+	for i := range book.Current(ledger.App) {
+		book.View(ledger.App, i).AddSteps(sum, bounds)
+	}
+	need := make(map[int64]bool)
+	for i, t := range sum {
+		if t.Unknown > 0 {
+			need[bounds[i].Unix()] = true
+		}
+	}
+	return need
+}
+
+// backfillRecord fills the record of availability over time, backend
+// after backend, waiting with backoff while a backend fails.
+func (m *Monitor) backfillRecord(ctx context.Context) {
+	jobs, from, to, need := m.planStates()
+	res := stateResolution(m.Interval())
+	m.bf.set("running", from, to, jobs)
+	for round := 0; ; round++ {
+		failed := false
+		for _, j := range jobs {
+			if err := m.advanceStates(ctx, j, from, to, res, need, jobs); err != nil {
+				failed = true
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		if !failed {
+			m.bf.set("done", from, to, jobs)
+			var sent int64
+			for _, j := range jobs {
+				sent += j.count.queries.Load()
+			}
+			m.log.Info("backfill of the record of availability done", "from", from.UTC(), "to", to.UTC(),
+				"backends", len(jobs), "requests", sent)
+			return
+		}
+		m.bf.set("waiting", from, to, jobs)
+		if !m.sleepUntil(ctx, m.clock.Now().Add(backfillBackoff(round))) {
+			return
+		}
+		m.bf.set("running", from, to, jobs)
+	}
+}
+
+// advanceStates asks what is left of job j's queries, in order.
+func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
+	need map[int64]bool, all []*stateJob) error {
+	for j.next < len(j.queries) {
+		q := j.queries[j.next]
+		start := from
+		if pq, ok := q.(PastQuery); ok {
+			var first time.Time
+			var found bool
+			step := max(backfillProbe, to.Sub(from)/maxPastSteps)
+			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
+				first, found, err = pq.Probe(ctx, PastRange{Start: from, End: to, Step: step})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if !found {
+				j.next, j.done = j.next+1, 0
+				m.bf.set("running", from, to, all)
+				continue
+			}
+			start = later(from, first.Add(-step))
+		}
+		err := m.askStates(ctx, j, q, start, to, res, need, func(f float64) {
+			j.done = f
+			m.bf.set("running", from, to, all)
+		})
+		if err != nil {
+			return err
+		}
+		j.next, j.done = j.next+1, 0
+		m.bf.set("running", from, to, all)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package availmon
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/timeline"
+)
+
+// The record of availability over time (ledger.go) is backfilled per app
+// from the sources whose past queries are PastStaters, back to the
+// ledger's retention or to where the backend's data begins. Questions go
+// from coarse to fine: whole UTC days of every app first; a day that is
+// not wholly up, wholly down or wholly without data for an app is asked
+// again for that app only, by hours, an hour by minutes, and a minute by
+// the resolution. Most days of most apps are answered by the first level,
+// so the cost grows with the changes, not with the days.
+var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
+
+// stateResolution is the spacing of the instants a window is read at: the
+// cycles' interval when it divides a minute (a cycle reads the app once an
+// interval; a backfilled change then lies within one interval of where a
+// live instance saw it), else a minute.
+func stateResolution(interval time.Duration) time.Duration {
+	if interval >= time.Second && interval < time.Minute && time.Minute%interval == 0 {
+		return interval.Truncate(time.Second)
+	}
+	return time.Minute
+}
+
+// stateJob is the record's backfill of one backend: its planned queries
+// that are PastStaters, asked one after the other.
+type stateJob struct {
+	pastJob
+	queries []PastStater
+	names   []string    // the backend's apps, by their index in PlanPast's apps
+	count   *pastResult // counts the requests sent
+	next    int         // the first query not answered yet
+	done    float64     // the part of the current query answered (its first level)
+}
+
+// window is one window [at, at+size) of an app's refinement; apps nil
+// means every app of the query.
+type window struct {
+	at   time.Time
+	apps []int
+}
+
+// stateQuestion is one question's worth of a level: windows of size, a step
+// apart, from start to end, asked of apps (nil for all).
+type stateQuestion struct {
+	start, end time.Time
+	size       time.Duration
+	apps       []int
+}
+
+// stateAnswers gathers what one query's questions learnt.
+type stateAnswers struct {
+	from, to time.Time
+	spans    map[int][]timeline.Span // by app index in PlanPast's apps
+	mixed    map[int64][]int         // by window start (unix): apps to ask at the next level
+}
+
+func (a *stateAnswers) put(app int, from, to time.Time, s timeline.State) {
+	from, to = later(from, a.from), timeMin(to, a.to)
+	if !from.Before(to) {
+		return
+	}
+	l := a.spans[app]
+	if n := len(l); n > 0 && l[n-1].State == s && l[n-1].To.Equal(from) {
+		l[n-1].To = to
+		return
+	}
+	a.spans[app] = append(l, timeline.Span{From: from, To: to, State: s})
+}
+
+// take reads one state answer at a level whose windows are size long:
+// pure windows become spans, mixed ones windows of the next level.
+func (a *stateAnswers) take(st PastState, size time.Duration, last bool) {
+	end := st.At.Add(size)
+	switch {
+	case st.Present == 0:
+	case st.Present == st.Instants && st.Down == 0:
+		a.put(st.App, st.At, end, timeline.Up)
+	case st.Present == st.Instants && st.Down == st.Instants:
+		a.put(st.App, st.At, end, timeline.Down)
+	case last:
+		// The finest level: the majority of its instants, a single one
+		// when the resolution is the cycles' interval.
+		s := timeline.Up
+		if 2*st.Down >= st.Present {
+			s = timeline.Down
+		}
+		if 2*st.Present >= st.Instants {
+			a.put(st.App, st.At, end, s)
+		}
+	default:
+		a.mixed[st.At.Unix()] = append(a.mixed[st.At.Unix()], st.App)
+	}
+}
+
+// questions cuts the windows of one level into questions: consecutive
+// windows with the same apps (every app) or any apps, as long as a
+// question reads at most budget app-instants and maxStepsPerQuestion
+// windows.
+func questions(ws []window, size, res time.Duration, budget int) []stateQuestion {
+	slices.SortFunc(ws, func(a, b window) int { return a.at.Compare(b.at) })
+	var out []stateQuestion
+	var cur *stateQuestion
+	seen := map[int]bool{}
+	for _, w := range ws {
+		if cur != nil {
+			steps := int(w.at.Sub(cur.start)/size) + 1
+			apps := len(cur.apps)
+			for _, a := range w.apps {
+				if !seen[a] {
+					apps++
+				}
+			}
+			all := cur.apps == nil || w.apps == nil
+			if all == (cur.apps == nil && w.apps == nil) && steps <= maxPastSteps &&
+				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= budget) {
+				cur.end = w.at
+				for _, a := range w.apps {
+					if !seen[a] {
+						seen[a] = true
+						cur.apps = append(cur.apps, a)
+					}
+				}
+				continue
+			}
+		}
+		out = append(out, stateQuestion{start: w.at, end: w.at, size: size})
+		cur = &out[len(out)-1]
+		clear(seen)
+		if w.apps != nil {
+			cur.apps = slices.Clone(w.apps)
+			for _, a := range w.apps {
+				seen[a] = true
+			}
+		}
+	}
+	return out
+}
+
+// windowsIn returns the windows of size in [from, to) that begin at or
+// after from's alignment; those not wholly before to are left to the
+// next level, for every app (returned as partial).
+func windowsIn(from, to time.Time, size time.Duration, apps []int) (whole []window, partial []window) {
+	for at := from.Truncate(size); at.Before(to); at = at.Add(size) {
+		if at.Add(size).After(to) {
+			partial = append(partial, window{at: at, apps: apps})
+			continue
+		}
+		whole = append(whole, window{at: at, apps: apps})
+	}
+	return whole, partial
+}
+
+// childWindows are the windows of size (the next level) inside the mixed
+// windows of the last level (of parent size) and its partial ones, those
+// that reach past the end (extra, of every app); partial are the new
+// level's that reach past it.
+func (a *stateAnswers) childWindows(parent, size time.Duration, extra []window) (out, partial []window) {
+	add := func(at time.Time, apps []int) {
+		w, p := windowsIn(later(at, a.from.Truncate(size)), timeMin(at.Add(parent), a.to), size, apps)
+		out = append(out, w...)
+		partial = append(partial, p...)
+	}
+	keys := make([]int64, 0, len(a.mixed))
+	for k := range a.mixed {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		add(time.Unix(k, 0), a.mixed[k])
+	}
+	for _, w := range extra {
+		add(w.at, nil)
+	}
+	clear(a.mixed)
+	return out, partial
+}
+
+// applyStates fills the ledger with what a backend's job learnt, by the current
+// plan's app indexes (a reconfiguration may have moved or removed apps).
+func (m *Monitor) applyStates(j *stateJob, a *stateAnswers) {
+	if len(a.spans) == 0 {
+		return
+	}
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	p := m.plan
+	past := ledger.Past{From: a.from, To: a.to, Apps: make([][]timeline.Span, len(p.apps)),
+		Service: func(si int, state func(int) timeline.State) timeline.State {
+			v := p.ctl.services[si].evaluate(func(ai int) Status { return statusOf(state(ai)) })
+			return serviceTimelineState(v.state)
+		}}
+	for app, spans := range a.spans {
+		if i, ok := p.appIndex[j.names[app]]; ok {
+			past.Apps[i] = spans
+		}
+	}
+	m.ledger.Fill(past)
+	m.publish(m.clock.Now(), m.snap.Load().eventSeq)
+}
+
+func statusOf(s timeline.State) Status {
+	switch s {
+	case timeline.Up:
+		return StatusUp
+	case timeline.Down:
+		return StatusDown
+	}
+	return StatusUnavailable
+}
+
+// askStates asks one query of job j down its levels from the first data
+// at start, and applies what it learnt. It returns the first error of a
+// question that failed twice: the caller waits and asks the query again.
+func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
+	need map[int64]bool, onLevel func(float64)) error {
+	budget := maxPastSteps
+	if pq, ok := q.(PastQuery); ok {
+		budget = max(budget, pq.MaxSteps()*int(time.Minute/res))
+	}
+	a, err := refineStates(from, to, res, budget, need, func(r PastRange, take func(PastState)) error {
+		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
+			return q.States(ctx, r, take)
+		})
+	}, onLevel)
+	if err != nil {
+		return err
+	}
+	m.applyStates(j, a)
+	return nil
+}
+
+// refineStates drives the questions of one query over [from, to), read at
+// res: whole days of every app in need first, then each level's mixed
+// windows by the next level, as few apps a question as it can. ask puts
+// one question and hands each answer to take; onLevel says how much of the
+// first level is answered. It returns what the answers learnt, or the
+// first error of ask.
+func refineStates(from, to time.Time, res time.Duration, budget int, need map[int64]bool,
+	ask func(r PastRange, take func(PastState)) error, onLevel func(float64)) (*stateAnswers, error) {
+	a := &stateAnswers{from: from, to: to, spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
+	ws, extra := windowsIn(from, to, stateLevels[0], nil)
+	ws = slices.DeleteFunc(ws, func(w window) bool { return !need[w.at.Unix()] })
+	levels := append(slices.Clone(stateLevels), res)
+	if res == time.Minute {
+		levels = stateLevels
+	}
+	for li, size := range levels {
+		if li > 0 {
+			ws, extra = a.childWindows(levels[li-1], size, extra)
+		}
+		last := li == len(levels)-1
+		if last {
+			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
+		}
+		qs := questions(ws, size, res, budget)
+		for qi, qu := range qs {
+			r := PastRange{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
+			if err := ask(r, func(st PastState) { a.take(st, size, last) }); err != nil {
+				return nil, err
+			}
+			if li == 0 && onLevel != nil {
+				onLevel(float64(qi+1) / float64(len(qs)))
+			}
+		}
+		if len(a.mixed) == 0 && len(extra) == 0 {
+			break
+		}
+	}
+	return a, nil
+}

@@ -1,0 +1,127 @@
+package promsource
+
+import (
+	"context"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promql"
+)
+
+// States hands add, per app and window of r, at how many of the window's
+// instants the app had a value and at how many it was down: one range
+// query whose steps are the windows, each read with count_over_time of a
+// subquery at r.Resolution (promql.Query.StatesString). It is evaluated
+// half a resolution before each window's end, so that Prometheus 2.x and
+// 3.x and VictoriaMetrics read the same instants: the window's multiples
+// of the resolution. With r.Apps, only those apps' expressions are asked,
+// planned afresh: the backfill asks the few apps that changed in a day
+// about its minutes, not the whole query.
+func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(availmon.PastState)) error {
+	res := r.Resolution
+	if res <= 0 {
+		res = time.Minute
+	}
+	if r.Window < res || r.Step <= 0 {
+		return nil
+	}
+	shift := r.Window - res/2
+	rng := v1.Range{Start: r.Start.Add(shift), End: r.End.Add(shift), Step: r.Step}
+	want := pq.wanted(r.Apps)
+	queries := []*promql.Query{pq.q}
+	if r.Apps != nil {
+		queries = pq.part(want)
+	}
+	instants := int(r.Window / res)
+	for _, q := range queries {
+		err := pq.ask(ctx, q, func(q *promql.Query) error {
+			return pq.states(ctx, q, rng, r, res, instants, want, add)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// states asks q and hands its answer to add, for the apps want holds
+// (every app when want is nil).
+func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, r availmon.PastRange,
+	res time.Duration, instants int, want map[int]bool, add func(availmon.PastState)) error {
+	mat, err := pq.src.queryRange(ctx, q.StatesString(r.Window, res), rng)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		item int
+		ts   int64
+	}
+	type count struct{ present, down int }
+	counts := make(map[key]*count)
+	var order []key
+	for _, ss := range mat {
+		down := ss.Metric[promql.CountLabel] == "down"
+		for _, item := range q.ItemsOf(ss.Metric) {
+			for _, p := range ss.Values {
+				k := key{item, p.Timestamp.Unix()}
+				c := counts[k]
+				if c == nil {
+					c = &count{}
+					counts[k] = c
+					order = append(order, k)
+				}
+				if down {
+					c.down += int(p.Value)
+				} else {
+					c.present += int(p.Value)
+				}
+			}
+		}
+	}
+	shift := r.Window - res/2
+	for _, k := range order {
+		c := counts[k]
+		present := min(c.present, instants)
+		down := min(c.down, present)
+		for _, app := range pq.apps[k.item] {
+			if want == nil || want[app] {
+				add(availmon.PastState{App: app, At: time.Unix(k.ts, 0).Add(-shift), Window: r.Window,
+					Instants: instants, Present: present, Down: down})
+			}
+		}
+	}
+	return nil
+}
+
+// wanted is apps as a set; nil for nil (every app).
+func (pq *pastQuery) wanted(apps []int) map[int]bool {
+	if apps == nil {
+		return nil
+	}
+	out := make(map[int]bool, len(apps))
+	for _, a := range apps {
+		out[a] = true
+	}
+	return out
+}
+
+// part plans the queries that ask only the items of the apps want holds,
+// as the whole query was planned.
+func (pq *pastQuery) part(want map[int]bool) []*promql.Query {
+	items := make([]*promql.Expr, len(pq.items))
+	any := false
+	for _, item := range pq.q.Items() {
+		for _, app := range pq.apps[item] {
+			if want[app] {
+				items[item], any = pq.items[item], true
+				break
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return promql.Plan(items, pq.src.pastMaxLen(), BatchSize)
+}
