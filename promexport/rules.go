@@ -50,7 +50,9 @@ type RuleOptions struct {
 // Rules returns a Prometheus rule file with alerting and recording rules
 // over availmon's families: apps down or unavailable (not while in
 // maintenance), services down or degraded, backends disconnected, state
-// saves failing, availmon stalled or not scraped. Alerting is then one
+// saves failing, availmon stalled or not scraped, and the objectives'
+// multi-window multi-burn-rate alerts over the burn rates and budgets
+// availmon exports (the same whatever objectives are configured). Alerting is then one
 // rule_files: line in Prometheus; routing and inhibition are Alertmanager's.
 //
 // Alerts about what availmon watches (apps, services) aggregate over the
@@ -67,6 +69,7 @@ func Rules(o RuleOptions) ([]byte, error) {
 	// at the same evaluation. In a group of their own they would read it
 	// as of whichever group ran first, an interval late at times.
 	rules := append(recordingRules(o), watchedAlerts(o)...)
+	rules = append(rules, objectiveAlerts(o)...)
 	rules = append(rules, replicaAlerts(o)...)
 	f := ruleFile{Groups: []ruleGroup{{Name: "availmon", Rules: rules}}}
 	var buf bytes.Buffer

@@ -82,6 +82,11 @@ func TestRulesKeepLists(t *testing.T) {
 		"AvailmonStalled":             nil,
 		"AvailmonNotScraped":          nil,
 		"availmon:replica:left_out":   nil,
+		// Without the replicas' labels, not by a keep-list:
+		// TestObjectiveRulesDropReplicaLabels.
+		"AvailmonObjectiveFastBurn": nil,
+		"AvailmonObjectiveSlowBurn": nil,
+		"AvailmonObjectiveBreached": nil,
 	}
 	got := map[string][]string{}
 	for _, r := range parseRules(t, promexport.RuleOptions{Labels: []string{"team", "env"}}) {
@@ -123,7 +128,9 @@ func TestRulesDurations(t *testing.T) {
 	}
 	want := map[string]string{"AvailmonAppDown": "2m", "AvailmonAppUnavailable": "15m", "AvailmonServiceDown": "3m",
 		"AvailmonServiceDegraded": "3m", "AvailmonBackendDisconnected": "1m", "AvailmonStateSaveFailing": "",
-		"AvailmonStalled": "2m", "AvailmonNotScraped": "5m"}
+		"AvailmonStalled": "2m", "AvailmonNotScraped": "5m",
+		// The short window holds them back, not a for.
+		"AvailmonObjectiveFastBurn": "", "AvailmonObjectiveSlowBurn": "", "AvailmonObjectiveBreached": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("for of each alert (-want +got):\n%s", diff)
 	}

@@ -65,6 +65,7 @@ type config struct {
 	prepare []func(tb testing.TB, dataDir string)
 	// retention is --storage.tsdb.retention.time; empty: Prometheus's 15d
 	retention string
+	rules     []string // rule files' texts, evaluated every ScrapeInterval
 }
 
 // Retention keeps the samples of d back (Prometheus's default is 15 days,
@@ -92,6 +93,13 @@ func HonorLabelsJob(name string, targets ...string) Option {
 	return func(c *config) {
 		c.jobs = append(c.jobs, job{name: name, targets: targets, honorLabels: true})
 	}
+}
+
+// Rules loads a rule file (its text, as `availmon rules` prints it):
+// Prometheus evaluates its groups every ScrapeInterval, and its alerts show
+// in the ALERTS series.
+func Rules(text string) Option {
+	return func(c *config) { c.rules = append(c.rules, text) }
 }
 
 // Server is a running Prometheus process. Its methods may be called from the
@@ -181,7 +189,15 @@ func (s *Server) start(c config) {
 	tb := s.tb
 	tb.Helper()
 	s.cfgFile = filepath.Join(s.dir, "scrape.yml")
-	if err := os.WriteFile(s.cfgFile, []byte(c.yaml()), 0o644); err != nil {
+	var ruleFiles []string
+	for i, text := range c.rules {
+		f := filepath.Join(s.dir, fmt.Sprintf("rules-%d.yml", i))
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			tb.Fatalf("promtest: writing rules: %v", err)
+		}
+		ruleFiles = append(ruleFiles, f)
+	}
+	if err := os.WriteFile(s.cfgFile, []byte(c.yaml(ruleFiles)), 0o644); err != nil {
 		tb.Fatalf("promtest: writing config: %v", err)
 	}
 	tb.Cleanup(s.stop)
@@ -207,10 +223,16 @@ func (s *Server) start(c config) {
 	s.api = v1.NewAPI(client)
 }
 
-func (c config) yaml() string {
+func (c config) yaml(ruleFiles []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n",
 		model.Duration(ScrapeInterval), model.Duration(ScrapeInterval), model.Duration(ScrapeInterval))
+	if len(ruleFiles) > 0 {
+		b.WriteString("rule_files:\n")
+		for _, f := range ruleFiles {
+			fmt.Fprintf(&b, "  - %q\n", f)
+		}
+	}
 	b.WriteString("scrape_configs:\n")
 	for _, j := range c.jobs {
 		fmt.Fprintf(&b, "  - job_name: %q\n", j.name)
