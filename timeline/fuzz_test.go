@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		v := r.View()
-		if n := len(v.data) + 8*len(v.idx); n > 4*len(b)+64 {
+		if n := len(v.data) + 8*len(v.idx()); n > 4*len(b)+64 {
 			t.Fatalf("%d bytes decoded to a stream of %d", len(b), n)
 		}
 		enc, err := v.AppendBinary(nil)

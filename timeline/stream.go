@@ -26,12 +26,12 @@ type stream struct {
 	idx  []mark // the decoder's state every ~idxEvery bytes, to start reading near an instant
 	live *dayBuckets
 	end  int64
-	cur  value // the value just before end
-	tok  mark  // the decoder's state after the last token
+	tok  mark // the decoder's state after the last token
 
 	day     int64 // the UTC day of the last token
-	dayN    int   // tokens in that day
 	dayMark mark  // the decoder's state before the day's first token
+	dayN    int32 // tokens in that day
+	cur     value // the value just before end
 
 	// The bytes of data, idx and live are shared with views when set:
 	// then they are never written in place, only appended to.
