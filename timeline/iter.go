@@ -162,6 +162,14 @@ func (o *overlay) next() (piece, bool) {
 // iter returns an iterator at the piece that holds t, or (outage) at an
 // earlier piece that is not bad, so that an outage holding t is seen whole.
 func (v *View) iter(t int64, outage bool) overlay {
+	o := overlay{raw: pieces{v: v, pend: true}}
+	if v.projTo > v.projFrom {
+		o.pf, o.pt, o.s = v.projFrom, v.projTo, v.projState
+	}
+	if !outage && t >= v.dataEnd() {
+		o.raw.phase = 1 // nothing stored holds t: start after the stream
+		return o
+	}
 	idx := v.idx()
 	i := sort.Search(len(idx), func(i int) bool { return idx[i].start > t }) - 1
 	for ; i >= 0; i-- {
@@ -171,12 +179,10 @@ func (v *View) iter(t int64, outage bool) overlay {
 		}
 		break
 	}
-	o := overlay{raw: pieces{v: v, pend: true}}
 	if i >= 0 {
-		o.raw.m = idx[i]
-	}
-	if v.projTo > v.projFrom {
-		o.pf, o.pt, o.s = v.projFrom, v.projTo, v.projState
+		// A flapping day's mark is past its buckets: its day, over
+		// before t, is not read again.
+		o.raw.m, o.raw.pend = idx[i].mark, idx[i].v1 != flap
 	}
 	return o
 }

@@ -149,6 +149,9 @@ func (r *Record) view() View {
 		last: r.last, projFrom: r.projFrom, projTo: r.projTo, projState: r.projState}
 	if len(s.idx) > 0 || s.live != nil || len(r.maint) > 0 || r.removed != 0 {
 		v.x = &viewExtra{idx: s.idx[:len(s.idx):len(s.idx)], live: s.live, maint: r.maint, removed: r.removed}
+		if s.acc != nil {
+			v.x.tail = point{s.tok, *s.acc}
+		}
 	}
 	return v
 }
@@ -179,13 +182,14 @@ type View struct {
 // idxEvery bytes), a flapping day being written, maintenance marked ahead,
 // a removal. Immutable.
 type viewExtra struct {
-	idx     []mark
+	idx     []point
+	tail    point // the stream's last token and its tally, when idx is set
 	live    *dayBuckets
 	maint   []span
 	removed int64
 }
 
-func (v *View) idx() []mark {
+func (v *View) idx() []point {
 	if v.x == nil {
 		return nil
 	}

@@ -194,10 +194,9 @@ func (b *Book) Location(i int, apps []int, q Query) Figures {
 }
 
 func (b *Book) countOutages(v *timeline.View, q Query, f *Figures) {
-	for _, o := range v.Outages(q.From, q.To) {
-		f.Outages += o.Count
-		f.Approximate = f.Approximate || o.Approximate
-	}
+	n, approx := v.CountOutages(q.From, q.To)
+	f.Outages += n
+	f.Approximate = f.Approximate || approx
 }
 
 // Outages returns the outages of entity i of kind k that overlap
