@@ -1,9 +1,6 @@
 package timeline
 
-import (
-	"sort"
-	"time"
-)
+import "time"
 
 // Totals is a range's time by state. Up, Down, Partial and Unknown are the
 // time outside maintenance; Maintenance is the time in maintenance, whatever
@@ -72,57 +69,29 @@ func (s *secs) totals() Totals {
 
 // Totals returns the time of [from, to) by state.
 func (v View) Totals(from, to time.Time) Totals {
-	lo, hi := sec(from), clampEnd(to.Unix())
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	return v.totals(&e, from, to)
+}
+
+// Summary returns the Totals of [from, to) and what CountOutages returns,
+// reading the range once for both.
+func (v View) Summary(from, to time.Time) (t Totals, outages int, approximate bool) {
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	t = v.totals(&e, from, to)
+	outages, approximate = v.countOutages(&e)
+	return t, outages, approximate
+}
+
+func (v *View) totals(e *edges, from, to time.Time) Totals {
 	var t [1]Totals
-	ta, tb, _, mid, ok := v.tallied(lo, hi)
-	if !ok {
+	if !e.ok {
 		v.AddSteps(t[:], []time.Time{from, to})
 		return t[0]
 	}
-	if mid < hi {
-		v.AddSteps(t[:], []time.Time{instant(mid), to})
+	if e.mid < e.hi {
+		v.AddSteps(t[:], []time.Time{instant(e.mid), to})
 	}
-	return t[0].Add(tb.sub(ta).totals(mid - lo))
-}
-
-// tallied returns the tallies at lo and at mid, the end of the range's
-// stored time that the last check's state does not cover: the time
-// between them adds up from the two, the rest of the range is read. The
-// tally at lo comes with the value of the time from lo on. ok is false
-// when the range has no such time, or lo or mid falls inside a flapping
-// day.
-func (v *View) tallied(lo, hi int64) (ta, tb tally, cur value, mid int64, ok bool) {
-	end := v.dataEnd()
-	mid = min(hi, end)
-	if v.projState != Unknown && v.projTo > v.projFrom {
-		mid = min(mid, v.projFrom)
-	}
-	if mid <= lo || mid-lo >= 1<<32 {
-		return ta, tb, cur, mid, false
-	}
-	var d *dayBuckets
-	pa, pb := v.pointAt(lo), v.pointAt(mid)
-	if ta, cur, ok = tallyAt(v.data, &pa, lo, end, &d); ok {
-		tb, _, ok = tallyAt(v.data, &pb, mid, end, &d)
-	}
-	return ta, tb, cur, mid, ok
-}
-
-// pointAt returns the last point of the index, the stream's last token
-// included, whose tally is at or before t: the stream's start if none.
-func (v *View) pointAt(t int64) point {
-	x := v.x
-	if x == nil || len(x.idx) == 0 {
-		return point{}
-	}
-	if x.tail.at() <= t {
-		return x.tail
-	}
-	i := sort.Search(len(x.idx), func(i int) bool { return x.idx[i].at() > t })
-	if i == 0 {
-		return point{}
-	}
-	return x.idx[i-1]
+	return t[0].Add(e.b.sub(e.a).totals(e.mid - e.lo))
 }
 
 // AddSteps adds to sum[i] the totals of the step [bounds[i], bounds[i+1])
@@ -225,29 +194,32 @@ func (v View) Outages(from, to time.Time) []Outage {
 // [from, to) add up to, and whether any of them is approximate: the
 // figures of Outages, without making its list.
 func (v View) CountOutages(from, to time.Time) (n int, approximate bool) {
-	lo, hi := sec(from), clampEnd(to.Unix())
-	if lo >= hi {
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	return v.countOutages(&e)
+}
+
+func (v *View) countOutages(e *edges) (n int, approximate bool) {
+	if e.lo >= e.hi {
 		return 0, false
 	}
-	r := outageReader{lo: lo, count: true}
-	ta, tb, cur, mid, ok := v.tallied(lo, hi)
-	if !ok || cur == flap {
-		o := v.iter(lo, true)
-		r.read(&o, 0, hi)
+	r := outageReader{lo: e.lo, count: true}
+	if !e.ok || e.cur == flap {
+		o := v.iter(e.lo, true)
+		r.read(&o, 0, e.hi)
 		return r.n, r.approx
 	}
-	d := tb.sub(ta)
+	d := e.b.sub(e.a)
 	r.n, r.approx = int(d.outages), d.badFlaps > 0
-	if ta.open && cur.bad() { // an outage goes on at lo: it counts whole
-		r.n += int(ta.run)
-		r.approx = r.approx || ta.runFlap
+	if e.a.open && e.cur.bad() { // an outage goes on at lo: it counts whole
+		r.n += int(e.a.run)
+		r.approx = r.approx || e.a.runFlap
 	}
-	if mid < hi {
+	if e.mid < e.hi {
 		// The outage going on at mid is counted so far; what it adds
 		// from mid on is read, as are the outages after.
-		r.run = outageRun{open: tb.open, end: mid}
-		o := v.iter(mid, false)
-		r.read(&o, mid, hi)
+		r.run = outageRun{open: e.b.open, end: e.mid}
+		o := v.iter(e.mid, false)
+		r.read(&o, e.mid, e.hi)
 	}
 	return r.n, r.approx
 }

@@ -1,5 +1,7 @@
 package timeline
 
+import "sort"
+
 // A tally is what the stream's time before an instant adds up to: the
 // seconds by state, and the outage count as Outages would give it, read
 // from the stream's start. The index keeps one at each mark, so that a
@@ -171,4 +173,51 @@ func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur
 		m = n
 		a, w = m.start, m.v1
 	}
+}
+
+// edges are a range [lo, hi) and the tallies at lo and at mid, the end of
+// the range's stored time that the last check's state does not cover: the
+// time between lo and mid adds up from the two tallies, the rest of the
+// range is read. cur is the value of the time from lo on. ok is false when
+// the range has no such time, or lo or mid falls inside a flapping day.
+type edges struct {
+	lo, hi, mid int64
+	a, b        tally
+	cur         value
+	ok          bool
+}
+
+func (v *View) edges(lo, hi int64) edges {
+	e := edges{lo: lo, hi: hi}
+	end := v.dataEnd()
+	e.mid = min(hi, end)
+	if v.projState != Unknown && v.projTo > v.projFrom {
+		e.mid = min(e.mid, v.projFrom)
+	}
+	if e.mid <= lo || e.mid-lo >= 1<<32 {
+		return e
+	}
+	var d *dayBuckets
+	pa, pb := v.pointAt(lo), v.pointAt(e.mid)
+	if e.a, e.cur, e.ok = tallyAt(v.data, &pa, lo, end, &d); e.ok {
+		e.b, _, e.ok = tallyAt(v.data, &pb, e.mid, end, &d)
+	}
+	return e
+}
+
+// pointAt returns the last point of the index, the stream's last token
+// included, whose tally is at or before t: the stream's start if none.
+func (v *View) pointAt(t int64) point {
+	x := v.x
+	if x == nil || len(x.idx) == 0 {
+		return point{}
+	}
+	if x.tail.at() <= t {
+		return x.tail
+	}
+	i := sort.Search(len(x.idx), func(i int) bool { return x.idx[i].at() > t })
+	if i == 0 {
+		return point{}
+	}
+	return x.idx[i-1]
 }

@@ -146,9 +146,12 @@ func compareTallied(t *testing.T, rng *rand.Rand, v View, t0, now int64) bool {
 		wn += o.Count
 		wa = wa || o.Approximate
 	}
-	if n, a := v.CountOutages(from, to); n != wn || a != wa {
+	n, a := v.CountOutages(from, to)
+	if n != wn || a != wa {
 		t.Errorf("CountOutages [%d, %d) = %d, %v; the outages read add up to %d, %v", lo-t0, hi-t0, n, a, wn, wa)
 	}
-	_, _, _, _, ok := v.tallied(lo, hi)
-	return ok
+	if st, sn, sa := v.Summary(from, to); st != want[0] || sn != n || sa != a {
+		t.Errorf("Summary [%d, %d) = %+v, %d, %v; want %+v, %d, %v", lo-t0, hi-t0, st, sn, sa, want[0], n, a)
+	}
+	return v.edges(lo, hi).ok
 }

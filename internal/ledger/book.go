@@ -152,18 +152,22 @@ func (b *Book) Service(i int, q Query) Figures { return b.own(Service, i, q) }
 
 func (b *Book) own(k Kind, i int, q Query) Figures {
 	v := &b.views[k][i]
-	var f Figures
+	var (
+		f      Figures
+		approx bool // of the outages
+	)
 	if q.Steps != nil {
 		f.Steps = make([]timeline.Totals, len(q.Steps)-1)
 		v.AddSteps(f.Steps, q.Steps)
 		for _, s := range f.Steps {
 			f.Totals = f.Totals.Add(s)
 		}
+		f.Outages, approx = v.CountOutages(q.From, q.To)
 	} else {
-		f.Totals = v.Totals(q.From, q.To)
+		f.Totals, f.Outages, approx = v.Summary(q.From, q.To)
 	}
+	f.Approximate = f.Approximate || approx
 	f.Downtime = f.Down
-	b.countOutages(v, q, &f)
 	return f
 }
 
@@ -185,18 +189,11 @@ func (b *Book) Location(i int, apps []int, q Query) Figures {
 	for _, s := range f.Steps {
 		f.Totals = f.Totals.Add(s)
 	}
-	own := &b.views[Location][i]
-	t := own.Totals(q.From, q.To)
+	t, n, approx := b.views[Location][i].Summary(q.From, q.To)
 	f.Downtime = t.Down + t.Partial
-	f.Approximate = f.Approximate || t.Approximate
-	b.countOutages(own, q, &f)
+	f.Outages = n
+	f.Approximate = f.Approximate || t.Approximate || approx
 	return f
-}
-
-func (b *Book) countOutages(v *timeline.View, q Query, f *Figures) {
-	n, approx := v.CountOutages(q.From, q.To)
-	f.Outages += n
-	f.Approximate = f.Approximate || approx
 }
 
 // Outages returns the outages of entity i of kind k that overlap
