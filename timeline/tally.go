@@ -179,7 +179,8 @@ func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur
 // the range's stored time that the last check's state does not cover: the
 // time between lo and mid adds up from the two tallies, the rest of the
 // range is read. cur is the value of the time from lo on. ok is false when
-// the range has no such time, or lo or mid falls inside a flapping day.
+// the range has no such time, lo or mid falls inside a flapping day, or the
+// record has no index: reading all of it costs no more.
 type edges struct {
 	lo, hi, mid int64
 	a, b        tally
@@ -189,6 +190,9 @@ type edges struct {
 
 func (v *View) edges(lo, hi int64) edges {
 	e := edges{lo: lo, hi: hi}
+	if len(v.idx()) == 0 {
+		return e
+	}
 	end := v.dataEnd()
 	e.mid = min(hi, end)
 	if v.projState != Unknown && v.projTo > v.projFrom {
@@ -205,13 +209,11 @@ func (v *View) edges(lo, hi int64) edges {
 	return e
 }
 
-// pointAt returns the last point of the index, the stream's last token
-// included, whose tally is at or before t: the stream's start if none.
+// pointAt returns the last point of the index (which it must have), the
+// stream's last token included, whose tally is at or before t: the
+// stream's start if none.
 func (v *View) pointAt(t int64) point {
 	x := v.x
-	if x == nil || len(x.idx) == 0 {
-		return point{}
-	}
 	if x.tail.at() <= t {
 		return x.tail
 	}
