@@ -155,3 +155,39 @@ func compareTallied(t *testing.T, rng *rand.Rand, v View, t0, now int64) bool {
 	}
 	return v.edges(lo, hi).ok
 }
+
+// A range that starts at the end of a flapping day whose mark the index
+// holds, while the last check's state still covers part of that day, is
+// read from the mark without the day's buckets (they are behind it).
+func TestReadFromAFlappingDaysEnd(t *testing.T) {
+	d := time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)
+	for n := 200; n < 600; n += 3 {
+		var r Record
+		for i := range n { // exact days before, 40 changes a day
+			s := []State{Up, Down}[i%2]
+			r.Check(d.Add(-time.Duration(n-i)*36*time.Minute), s, time.Hour)
+		}
+		for i := range 2 * ExactChangesPerDay { // a flapping day
+			r.Check(d.Add(time.Duration(i)*5*time.Minute), []State{Down, Up}[i%2], time.Hour)
+		}
+		last := d.Add(time.Duration(2*ExactChangesPerDay) * 5 * time.Minute)
+		r.Check(last, Up, time.Hour)
+		r.Fill(Span{From: d, To: d.Add(3 * 24 * time.Hour), State: Up}) // past the day: it is written as a flapping day
+		v := r.View()
+		idx := v.idx()
+		if len(idx) == 0 || idx[len(idx)-1].v1 != flap || idx[len(idx)-1].start != sec(d) {
+			continue
+		}
+		from, to := d.Add(24*time.Hour), d.Add(48*time.Hour)
+		var read [1]Totals
+		v.AddSteps(read[:], []time.Time{from, to})
+		if want := (Totals{Up: 24 * time.Hour}); read[0] != want {
+			t.Errorf("AddSteps from the flapping day's end = %+v, want %+v", read[0], want)
+		}
+		if got := v.Totals(from, to); got != read[0] {
+			t.Errorf("Totals = %+v, AddSteps %+v", got, read[0])
+		}
+		return
+	}
+	t.Fatal("no record had its last mark on the flapping day")
+}
