@@ -78,6 +78,17 @@ func BenchmarkOutages90dWorst(b *testing.B) {
 	}
 }
 
+// One op: the 90-day outage count of every app of the fleet with 10 a day.
+func BenchmarkCountOutages90dWorst(b *testing.B) {
+	vs := worstFleet()
+	from := fleetEnd.AddDate(0, 0, -90)
+	for b.Loop() {
+		for i := range vs {
+			vs[i].CountOutages(from, fleetEnd)
+		}
+	}
+}
+
 // One op: a check that changes nothing but the time (most checks).
 func BenchmarkCheck(b *testing.B) {
 	var r Record

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,7 +44,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		v := r.View()
-		if n := len(v.data) + 8*len(v.idx); n > 4*len(b)+64 {
+		if n := len(v.data) + int(unsafe.Sizeof(point{}))*len(v.idx()); n > 4*len(b)+64 {
 			t.Fatalf("%d bytes decoded to a stream of %d", len(b), n)
 		}
 		enc, err := v.AppendBinary(nil)
@@ -69,6 +70,20 @@ func FuzzDecode(f *testing.F) {
 		if len(b) < 2000 { // outages walk every second of a long range
 			if diff := cmp.Diff(v.Outages(from, to), again.View().Outages(from, to)); diff != "" {
 				t.Fatalf("outages (-accepted +re-encoded):\n%s", diff)
+			}
+			// What the tallies add up to is what reading the range gives.
+			lo, hi := from.Unix(), to.Unix()
+			at := func(f float64) time.Time { return instant(lo + int64(f*float64(hi-lo))) }
+			for _, r := range [][2]time.Time{{from, to}, {at(0.3), to}, {at(0.2), at(0.6)}} {
+				var want [1]Totals
+				v.AddSteps(want[:], r[:])
+				n, a := 0, false
+				for _, o := range v.Outages(r[0], r[1]) {
+					n, a = n+o.Count, a || o.Approximate
+				}
+				if gt, gn, ga := v.Summary(r[0], r[1]); gt != want[0] || gn != n || ga != a {
+					t.Fatalf("Summary %v = %+v, %d, %v; read %+v, %d, %v", r, gt, gn, ga, want[0], n, a)
+				}
 			}
 		}
 	})

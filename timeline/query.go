@@ -69,9 +69,29 @@ func (s *secs) totals() Totals {
 
 // Totals returns the time of [from, to) by state.
 func (v View) Totals(from, to time.Time) Totals {
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	return v.totals(&e, from, to)
+}
+
+// Summary returns the Totals of [from, to) and what CountOutages returns,
+// reading the range once for both.
+func (v View) Summary(from, to time.Time) (t Totals, outages int, approximate bool) {
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	t = v.totals(&e, from, to)
+	outages, approximate = v.countOutages(&e)
+	return t, outages, approximate
+}
+
+func (v *View) totals(e *edges, from, to time.Time) Totals {
 	var t [1]Totals
-	v.AddSteps(t[:], []time.Time{from, to})
-	return t[0]
+	if !e.ok {
+		v.AddSteps(t[:], []time.Time{from, to})
+		return t[0]
+	}
+	if e.mid < e.hi {
+		v.AddSteps(t[:], []time.Time{instant(e.mid), to})
+	}
+	return t[0].Add(e.b.sub(e.a).totals(e.mid - e.lo))
 }
 
 // AddSteps adds to sum[i] the totals of the step [bounds[i], bounds[i+1])
@@ -164,40 +184,92 @@ func (v View) Outages(from, to time.Time) []Outage {
 	if lo >= hi {
 		return nil
 	}
-	var (
-		out  []Outage
-		run  outageRun
-		atHi bool // bad time goes on at hi
-	)
+	r := outageReader{lo: lo}
 	o := v.iter(lo, true)
+	r.read(&o, 0, hi)
+	return r.out
+}
+
+// CountOutages returns what the Counts of the outages that overlap
+// [from, to) add up to, and whether any of them is approximate: the
+// figures of Outages, without making its list.
+func (v View) CountOutages(from, to time.Time) (n int, approximate bool) {
+	e := v.edges(sec(from), clampEnd(to.Unix()))
+	return v.countOutages(&e)
+}
+
+func (v *View) countOutages(e *edges) (n int, approximate bool) {
+	if e.lo >= e.hi {
+		return 0, false
+	}
+	r := outageReader{lo: e.lo, count: true}
+	if !e.ok || e.cur == flap {
+		o := v.iter(e.lo, true)
+		r.read(&o, 0, e.hi)
+		return r.n, r.approx
+	}
+	d := e.b.sub(e.a)
+	r.n, r.approx = int(d.outages), d.badFlaps > 0
+	if e.a.open && e.cur.bad() { // an outage goes on at lo: it counts whole
+		r.n += int(e.a.run)
+		r.approx = r.approx || e.a.runFlap
+	}
+	if e.mid < e.hi {
+		// The outage going on at mid is counted so far; what it adds
+		// from mid on is read, as are the outages after.
+		r.run = outageRun{open: e.b.open, end: e.mid}
+		o := v.iter(e.mid, false)
+		r.read(&o, e.mid, e.hi)
+	}
+	return r.n, r.approx
+}
+
+// outageReader reads the outages of pieces in order and lists them, or
+// counts them.
+type outageReader struct {
+	run    outageRun
+	lo     int64 // outages that end at or before lo are left out
+	count  bool
+	out    []Outage
+	n      int
+	approx bool
+}
+
+// read reads the pieces of o that are in [from, hi), from on a piece's
+// edge or outside flapping days, and closes the outage going on at hi.
+func (r *outageReader) read(o *overlay, from, hi int64) {
+	atHi := false // bad time goes on at hi
 	for {
 		p, ok := o.next()
 		if !ok {
 			break
 		}
+		if p.b <= from {
+			continue
+		}
+		p.a = max(p.a, from)
 		if p.a >= hi {
-			atHi = run.open && p.bad(p.a)
+			atHi = r.run.open && p.bad(p.a)
 			break
 		}
 		b := min(p.b, hi)
-		if p.v != flap {
-			if p.v.bad() {
-				run.exact(p.a, b, p.v)
-			} else {
-				out = run.close(out, lo)
-			}
-		} else {
-			out = run.buckets(out, &p, b, lo)
+		switch {
+		case p.v == flap:
+			r.buckets(&p, b)
+		case p.v.bad():
+			r.run.exact(p.a, b, p.v)
+		default:
+			r.close()
 		}
 		if p.b > hi {
-			atHi = run.open && p.bad(hi)
+			atHi = r.run.open && p.bad(hi)
 			break
 		}
 	}
-	if run.open && atHi && run.end == hi {
-		run.ongoing = true
+	if r.run.open && atHi && r.run.end == hi {
+		r.run.ongoing = true
 	}
-	return run.close(out, lo)
+	r.close()
 }
 
 // bad says whether the piece is bad at t: for a flapping day, whether an
@@ -238,7 +310,8 @@ func (r *outageRun) exact(a, b int64, v value) {
 }
 
 // buckets reads a flapping day's piece up to b.
-func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
+func (rd *outageReader) buckets(p *piece, b int64) {
+	r := &rd.run
 	d := p.d
 	for x := p.a; x < b; {
 		k := (x - d.day) / bucketSec
@@ -261,11 +334,11 @@ func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
 		}
 		switch {
 		case bad == 0:
-			out = r.close(out, lo)
+			rd.close()
 		case r.open && (bk.cont || x > bs):
 			r.Count += int(bk.starts)
 		default:
-			out = r.close(out, lo)
+			rd.close()
 			*r = outageRun{open: true, start: x, Outage: Outage{Count: max(int(bk.starts), 1)}}
 		}
 		if bad > 0 {
@@ -276,19 +349,23 @@ func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
 		}
 		x = y
 	}
-	return out
 }
 
 // close ends the outage being read and keeps it if it ends after lo.
-func (r *outageRun) close(out []Outage, lo int64) []Outage {
+func (rd *outageReader) close() {
+	r := &rd.run
 	if !r.open {
-		return out
+		return
 	}
-	if r.end > lo || r.ongoing {
+	switch {
+	case r.end <= rd.lo && !r.ongoing:
+	case rd.count:
+		rd.n += r.Count
+		rd.approx = rd.approx || r.Approximate
+	default:
 		o := r.Outage
 		o.Start, o.End, o.Duration, o.Ongoing = instant(r.start), instant(r.end), time.Duration(r.dur)*time.Second, r.ongoing
-		out = append(out, o)
+		rd.out = append(rd.out, o)
 	}
 	*r = outageRun{}
-	return out
 }
