@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
+	"github.com/availmon/availmon/internal/statefile"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -124,22 +124,9 @@ func pastLedger(p past, n, locs int, now time.Time) *ledger.Ledger {
 	return l
 }
 
-// pastState is a state file's data (encoding 5) that holds nothing but the
-// ledger section led: no app, location, minute, replay or maintenance
-// window of the API. It is the one place the bench knows the state
-// encoding.
+// pastState is a state file's data that holds nothing but the ledger
+// section led: no app, location, minute, replay or maintenance window of
+// the API.
 func pastState(led []byte, savedAt time.Time) []byte {
-	b := binary.AppendUvarint(nil, 5) // the encoding
-	b = binary.AppendVarint(b, savedAt.UnixNano())
-	b = binary.AppendVarint(b, 0)  // no interval set at run time
-	b = binary.AppendUvarint(b, 0) // minutes of the system's history
-	b = binary.AppendUvarint(b, 0) // hours of the system's day
-	b = binary.AppendUvarint(b, 0) // locations
-	b = binary.AppendUvarint(b, 0) // apps
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(led)))
-	b = append(b, led...)
-	b = binary.AppendUvarint(b, 0) // replay entries
-	b = binary.AppendUvarint(b, 0) // next maintenance window id
-	b = binary.AppendUvarint(b, 0) // maintenance windows
-	return b
+	return statefile.Encode(&statefile.State{SavedAt: savedAt, Ledger: led})
 }
