@@ -44,12 +44,12 @@ type backfillStatusJSON struct {
 }
 
 func (b *backfillRun) status() *backfillStatusJSON {
-	if !b.enabled {
-		return nil
-	}
 	p := &b.progress
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.state == "" && !b.enabled {
+		return nil
+	}
 	out := &backfillStatusJSON{State: p.state, Progress: p.ratio, AppsTotal: p.appsTotal, AppsDone: p.appsDone,
 		SecondsLeft: p.secondsLeft}
 	if out.State == "" {

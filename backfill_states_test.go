@@ -163,6 +163,9 @@ func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth) (*test
 	tm := newTestMonitor(t, func(o *Options) {
 		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
 	})
+	// The tests drive the backfill themselves rather than through Run,
+	// but its status is that of a monitor with Options.Backfill.
+	tm.bf.enabled = true
 	tm.clock.Set(now)
 	return tm, src
 }
