@@ -262,8 +262,8 @@ type Options struct {
 	WSOriginPatterns []string
 	// EventBuffer is how many recent events are kept for /api/ws clients
 	// that fall behind; a client further behind is closed. Default the
-	// larger of 1024 and three times the number of apps, counting the MaxApps of
-	// each discovery rule, up to 65,536.
+	// larger of 1024 and twice the number of apps (counting the MaxApps of
+	// each discovery rule), locations and services, up to 65,536.
 	EventBuffer int
 
 	// Store, when set, keeps the monitor's state across restarts: New

@@ -15,16 +15,18 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// defaultEventBuffer holds three events per app, those the rules may make
-// included, so that a cycle where every app changes (a status_update and
-// the start or end of an outage each, and its location's) loses no
-// client; the bound keeps a large max_apps from reserving a huge ring.
+// defaultEventBuffer holds two events per app, those the rules may make
+// included, and two per location and service, so that a cycle where every
+// app changes loses no client: an app's status_update and the start or end
+// of its outage, and the end of a location's or service's outage and the
+// start of the next. The bound keeps a large max_apps from reserving a huge
+// ring.
 func defaultEventBuffer(p *plan, rules []*ruleState) int {
 	n := len(p.apps)
 	for _, rs := range rules {
 		n += rs.rule.MaxApps
 	}
-	return min(max(1024, 3*n), 1<<16)
+	return min(max(1024, 2*(n+len(p.locations)+len(p.ctl.services))), 1<<16)
 }
 
 // ruleAnswer is one rule's query in one cycle.

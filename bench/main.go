@@ -44,6 +44,7 @@ type options struct {
 	only      *regexp.Regexp
 	profile   string
 	env       []string
+	past      past
 }
 
 func main() {
@@ -62,9 +63,15 @@ func main() {
 	flag.StringVar(&o.label, "label", "", "what is measured, for the report (default: the git commit)")
 	flag.StringVar(&o.profile, "profile", "", "`directory` to save the binary's heap profiles (after the fill, after the idle window, after the load) and its GC trace in; the binary then runs with -web.enable-pprof and GODEBUG=gctrace=1")
 	env := flag.String("env", "", "comma-separated `KEY=VALUE` pairs added to the availmon binary's environment, e.g. GOGC=50 or GOMEMLIMIT=64MiB")
+	pastDays := flag.String("past", "", "`days` of synthetic past (e.g. 400d) the binary starts with, written as its saved state: every app up but for its outages (-past-outages)")
+	flag.Float64Var(&o.past.outages, "past-outages", 0.01, "outages in the synthetic past: below 1, the share of apps with one outage a day; from 1 on, how many outages every app has a day")
 	only := flag.String("only", "", "measure only the endpoints whose row name matches this regular expression")
 	flag.Parse()
 	var err error
+	if o.past.days, err = parsePastDays(*pastDays); err != nil || o.past.outages < 0 {
+		fmt.Fprintf(os.Stderr, "bench: %v (or a negative -past-outages)\n", err)
+		os.Exit(2)
+	}
 	if o.only, err = regexp.Compile(*only); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: bad -only: %v\n", err)
 		os.Exit(2)

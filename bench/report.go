@@ -38,6 +38,9 @@ func markdownRun(r sizeRun) string {
 		fmt.Fprintf(&b, "| %s | %s | %.0f%s | %.0f | %.2f |\n", name, size(row.Bytes), row.Availmon, bad, row.Ceiling, row.Ratio)
 	}
 	b.WriteString("\n| figure | value |\n|---|---|\n")
+	if r.PastDays > 0 {
+		fmt.Fprintf(&b, "| synthetic past (outages %g), as saved state | %d days, %s |\n", r.PastOutages, r.PastDays, size(r.PastStateBytes))
+	}
 	fmt.Fprintf(&b, "| history filled (%d checks per app) after | %.0f s |\n", r.History, r.FillSeconds)
 	fmt.Fprintf(&b, "| cycle time, mean without load (%d cycles) | %.3f s |\n", r.Cycles, r.CycleSeconds)
 	fmt.Fprintf(&b, "| cycle time, max under load | %.3f s |\n", r.CycleLoadMax)

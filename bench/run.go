@@ -68,6 +68,9 @@ type sizeRun struct {
 	SteadyRSSMax   int64   `json:"steady_rss_max_bytes"`
 	PeakRSS        int64   `json:"peak_rss_under_load_bytes"`
 	PeakOverSteady float64 `json:"peak_over_steady"`
+	PastDays       int     `json:"past_days,omitempty"`
+	PastOutages    float64 `json:"past_outages,omitempty"`
+	PastStateBytes int     `json:"past_state_bytes,omitempty"`
 	Rows           []row   `json:"rows"`
 	Warning        string  `json:"warning,omitempty"`
 }
@@ -155,6 +158,13 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	cfg := filepath.Join(dir, "availmon.yaml")
 	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval)), 0o644); err != nil {
 		return r, err
+	}
+	if o.past.days > 0 {
+		fmt.Printf("writing %d days of synthetic past (outages %g)\n", o.past.days, o.past.outages)
+		r.PastDays, r.PastOutages = o.past.days, o.past.outages
+		if r.PastStateBytes, err = writePast(dir, o.past, n, o.locations, time.Now()); err != nil {
+			return r, fmt.Errorf("writing the synthetic past: %w", err)
+		}
 	}
 	addr, err := freeAddr()
 	if err != nil {

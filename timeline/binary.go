@@ -28,10 +28,10 @@ const encoding = 1
 // AppendBinary appends the record's binary form to b.
 func (v View) AppendBinary(b []byte) ([]byte, error) {
 	flags := uint64(0)
-	if v.live != nil {
+	if v.live() != nil {
 		flags |= 1
 	}
-	if v.removed != 0 {
+	if v.removed() != 0 {
 		flags |= 2
 	}
 	b = append(b, encoding)
@@ -45,20 +45,20 @@ func (v View) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(pf))
 	b = binary.AppendUvarint(b, uint64(pl))
 	b = append(b, byte(v.projState))
-	if v.removed != 0 {
-		b = binary.AppendUvarint(b, uint64(v.removed))
+	if v.removed() != 0 {
+		b = binary.AppendUvarint(b, uint64(v.removed()))
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.data)))
 	b = append(b, v.data...)
-	if l := v.live; l != nil {
+	if l := v.live(); l != nil {
 		b = binary.AppendUvarint(b, uint64(l.day/daySec))
 		b = binary.AppendUvarint(b, uint64(l.upto-l.day))
 		b = append(b, byte(l.last))
 		b = appendBuckets(b, l)
 	}
-	b = binary.AppendUvarint(b, uint64(len(v.maint)))
+	b = binary.AppendUvarint(b, uint64(len(v.maint())))
 	prev := v.end
-	for _, m := range v.maint {
+	for _, m := range v.maint() {
 		a := max(m.a, v.end)
 		b = binary.AppendUvarint(b, uint64(a-prev))
 		b = binary.AppendUvarint(b, uint64(m.b-a))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,7 +44,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		v := r.View()
-		if n := len(v.data) + 8*len(v.idx); n > 4*len(b)+64 {
+		if n := len(v.data) + int(unsafe.Sizeof(point{}))*len(v.idx()); n > 4*len(b)+64 {
 			t.Fatalf("%d bytes decoded to a stream of %d", len(b), n)
 		}
 		enc, err := v.AppendBinary(nil)

@@ -65,7 +65,7 @@ func (it *pieces) next() (piece, bool) {
 			}
 		case 1:
 			it.phase, it.pos = 2, it.v.end
-			if l := it.v.live; l != nil && l.upto > l.day {
+			if l := it.v.live(); l != nil && l.upto > l.day {
 				return piece{l.day, l.upto, flap, l}, true
 			}
 		case 2:
@@ -73,7 +73,7 @@ func (it *pieces) next() (piece, bool) {
 				it.phase = 3
 				continue
 			}
-			ms := it.v.maint
+			ms := it.v.maint()
 			for it.mi < len(ms) && ms[it.mi].b <= it.pos {
 				it.mi++
 			}
@@ -110,7 +110,7 @@ func (o *overlay) keep(p piece, a int64) {
 	o.rest, o.haveRest, o.restD = piece{a, p.b, p.v, nil}, true, 0
 	switch {
 	case p.d == nil:
-	case p.d == o.raw.v.live:
+	case p.d == o.raw.v.live():
 		o.restD = 2
 	default:
 		o.restD = 1
@@ -125,7 +125,7 @@ func (o *overlay) next() (piece, bool) {
 		case 1:
 			p.d = o.raw.buf
 		case 2:
-			p.d = o.raw.v.live
+			p.d = o.raw.v.live()
 		}
 	} else {
 		var ok bool
@@ -162,27 +162,34 @@ func (o *overlay) next() (piece, bool) {
 // iter returns an iterator at the piece that holds t, or (outage) at an
 // earlier piece that is not bad, so that an outage holding t is seen whole.
 func (v *View) iter(t int64, outage bool) overlay {
-	i := sort.Search(len(v.idx), func(i int) bool { return v.idx[i].start > t }) - 1
+	o := overlay{raw: pieces{v: v, pend: true}}
+	if v.projTo > v.projFrom {
+		o.pf, o.pt, o.s = v.projFrom, v.projTo, v.projState
+	}
+	if !outage && t >= v.dataEnd() {
+		o.raw.phase = 1 // nothing stored holds t: start after the stream
+		return o
+	}
+	idx := v.idx()
+	i := sort.Search(len(idx), func(i int) bool { return idx[i].start > t }) - 1
 	for ; i >= 0; i-- {
-		m := v.idx[i]
+		m := idx[i]
 		if m.v1 == flap && (outage || m.start+daySec > t) || outage && m.v1.bad() {
 			continue
 		}
 		break
 	}
-	o := overlay{raw: pieces{v: v, pend: true}}
 	if i >= 0 {
-		o.raw.m = v.idx[i]
-	}
-	if v.projTo > v.projFrom {
-		o.pf, o.pt, o.s = v.projFrom, v.projTo, v.projState
+		// A flapping day's mark is past its buckets: its day, over
+		// before t, is not read again.
+		o.raw.m, o.raw.pend = idx[i].mark, idx[i].v1 != flap
 	}
 	return o
 }
 
 func (v *View) dataEnd() int64 {
-	if v.live != nil {
-		return v.live.day
+	if l := v.live(); l != nil {
+		return l.day
 	}
 	return v.end
 }

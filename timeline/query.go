@@ -1,6 +1,9 @@
 package timeline
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Totals is a range's time by state. Up, Down, Partial and Unknown are the
 // time outside maintenance; Maintenance is the time in maintenance, whatever
@@ -69,9 +72,57 @@ func (s *secs) totals() Totals {
 
 // Totals returns the time of [from, to) by state.
 func (v View) Totals(from, to time.Time) Totals {
+	lo, hi := sec(from), clampEnd(to.Unix())
 	var t [1]Totals
-	v.AddSteps(t[:], []time.Time{from, to})
-	return t[0]
+	ta, tb, _, mid, ok := v.tallied(lo, hi)
+	if !ok {
+		v.AddSteps(t[:], []time.Time{from, to})
+		return t[0]
+	}
+	if mid < hi {
+		v.AddSteps(t[:], []time.Time{instant(mid), to})
+	}
+	return t[0].Add(tb.sub(ta).totals(mid - lo))
+}
+
+// tallied returns the tallies at lo and at mid, the end of the range's
+// stored time that the last check's state does not cover: the time
+// between them adds up from the two, the rest of the range is read. The
+// tally at lo comes with the value of the time from lo on. ok is false
+// when the range has no such time, or lo or mid falls inside a flapping
+// day.
+func (v *View) tallied(lo, hi int64) (ta, tb tally, cur value, mid int64, ok bool) {
+	end := v.dataEnd()
+	mid = min(hi, end)
+	if v.projState != Unknown && v.projTo > v.projFrom {
+		mid = min(mid, v.projFrom)
+	}
+	if mid <= lo || mid-lo >= 1<<32 {
+		return ta, tb, cur, mid, false
+	}
+	var d *dayBuckets
+	pa, pb := v.pointAt(lo), v.pointAt(mid)
+	if ta, cur, ok = tallyAt(v.data, &pa, lo, end, &d); ok {
+		tb, _, ok = tallyAt(v.data, &pb, mid, end, &d)
+	}
+	return ta, tb, cur, mid, ok
+}
+
+// pointAt returns the last point of the index, the stream's last token
+// included, whose tally is at or before t: the stream's start if none.
+func (v *View) pointAt(t int64) point {
+	x := v.x
+	if x == nil || len(x.idx) == 0 {
+		return point{}
+	}
+	if x.tail.at() <= t {
+		return x.tail
+	}
+	i := sort.Search(len(x.idx), func(i int) bool { return x.idx[i].at() > t })
+	if i == 0 {
+		return point{}
+	}
+	return x.idx[i-1]
 }
 
 // AddSteps adds to sum[i] the totals of the step [bounds[i], bounds[i+1])
@@ -164,40 +215,89 @@ func (v View) Outages(from, to time.Time) []Outage {
 	if lo >= hi {
 		return nil
 	}
-	var (
-		out  []Outage
-		run  outageRun
-		atHi bool // bad time goes on at hi
-	)
+	r := outageReader{lo: lo}
 	o := v.iter(lo, true)
+	r.read(&o, 0, hi)
+	return r.out
+}
+
+// CountOutages returns what the Counts of the outages that overlap
+// [from, to) add up to, and whether any of them is approximate: the
+// figures of Outages, without making its list.
+func (v View) CountOutages(from, to time.Time) (n int, approximate bool) {
+	lo, hi := sec(from), clampEnd(to.Unix())
+	if lo >= hi {
+		return 0, false
+	}
+	r := outageReader{lo: lo, count: true}
+	ta, tb, cur, mid, ok := v.tallied(lo, hi)
+	if !ok || cur == flap {
+		o := v.iter(lo, true)
+		r.read(&o, 0, hi)
+		return r.n, r.approx
+	}
+	d := tb.sub(ta)
+	r.n, r.approx = int(d.outages), d.badFlaps > 0
+	if ta.open && cur.bad() { // an outage goes on at lo: it counts whole
+		r.n += int(ta.run)
+		r.approx = r.approx || ta.runFlap
+	}
+	if mid < hi {
+		// The outage going on at mid is counted so far; what it adds
+		// from mid on is read, as are the outages after.
+		r.run = outageRun{open: tb.open, end: mid}
+		o := v.iter(mid, false)
+		r.read(&o, mid, hi)
+	}
+	return r.n, r.approx
+}
+
+// outageReader reads the outages of pieces in order and lists them, or
+// counts them.
+type outageReader struct {
+	run    outageRun
+	lo     int64 // outages that end at or before lo are left out
+	count  bool
+	out    []Outage
+	n      int
+	approx bool
+}
+
+// read reads the pieces of o that are in [from, hi), from on a piece's
+// edge or outside flapping days, and closes the outage going on at hi.
+func (r *outageReader) read(o *overlay, from, hi int64) {
+	atHi := false // bad time goes on at hi
 	for {
 		p, ok := o.next()
 		if !ok {
 			break
 		}
+		if p.b <= from {
+			continue
+		}
+		p.a = max(p.a, from)
 		if p.a >= hi {
-			atHi = run.open && p.bad(p.a)
+			atHi = r.run.open && p.bad(p.a)
 			break
 		}
 		b := min(p.b, hi)
-		if p.v != flap {
-			if p.v.bad() {
-				run.exact(p.a, b, p.v)
-			} else {
-				out = run.close(out, lo)
-			}
-		} else {
-			out = run.buckets(out, &p, b, lo)
+		switch {
+		case p.v == flap:
+			r.buckets(&p, b)
+		case p.v.bad():
+			r.run.exact(p.a, b, p.v)
+		default:
+			r.close()
 		}
 		if p.b > hi {
-			atHi = run.open && p.bad(hi)
+			atHi = r.run.open && p.bad(hi)
 			break
 		}
 	}
-	if run.open && atHi && run.end == hi {
-		run.ongoing = true
+	if r.run.open && atHi && r.run.end == hi {
+		r.run.ongoing = true
 	}
-	return run.close(out, lo)
+	r.close()
 }
 
 // bad says whether the piece is bad at t: for a flapping day, whether an
@@ -238,7 +338,8 @@ func (r *outageRun) exact(a, b int64, v value) {
 }
 
 // buckets reads a flapping day's piece up to b.
-func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
+func (rd *outageReader) buckets(p *piece, b int64) {
+	r := &rd.run
 	d := p.d
 	for x := p.a; x < b; {
 		k := (x - d.day) / bucketSec
@@ -261,11 +362,11 @@ func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
 		}
 		switch {
 		case bad == 0:
-			out = r.close(out, lo)
+			rd.close()
 		case r.open && (bk.cont || x > bs):
 			r.Count += int(bk.starts)
 		default:
-			out = r.close(out, lo)
+			rd.close()
 			*r = outageRun{open: true, start: x, Outage: Outage{Count: max(int(bk.starts), 1)}}
 		}
 		if bad > 0 {
@@ -276,19 +377,23 @@ func (r *outageRun) buckets(out []Outage, p *piece, b, lo int64) []Outage {
 		}
 		x = y
 	}
-	return out
 }
 
 // close ends the outage being read and keeps it if it ends after lo.
-func (r *outageRun) close(out []Outage, lo int64) []Outage {
+func (rd *outageReader) close() {
+	r := &rd.run
 	if !r.open {
-		return out
+		return
 	}
-	if r.end > lo || r.ongoing {
+	switch {
+	case r.end <= rd.lo && !r.ongoing:
+	case rd.count:
+		rd.n += r.Count
+		rd.approx = rd.approx || r.Approximate
+	default:
 		o := r.Outage
 		o.Start, o.End, o.Duration, o.Ongoing = instant(r.start), instant(r.end), time.Duration(r.dur)*time.Second, r.ongoing
-		out = append(out, o)
+		rd.out = append(rd.out, o)
 	}
 	*r = outageRun{}
-	return out
 }

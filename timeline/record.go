@@ -18,8 +18,8 @@ type Record struct {
 	last      int64 // the last check's time, 0 before the first
 	projFrom  int64 // the last check's state holds over [projFrom, projTo)
 	projTo    int64
-	projState State
 	removed   int64
+	projState State
 }
 
 type span struct{ a, b int64 }
@@ -145,8 +145,24 @@ func (r *Record) View() View {
 
 func (r *Record) view() View {
 	s := &r.st
-	return View{data: s.data[:len(s.data):len(s.data)], idx: s.idx[:len(s.idx):len(s.idx)], live: s.live, end: s.end,
-		maint: r.maint, last: r.last, projFrom: r.projFrom, projTo: r.projTo, projState: r.projState, removed: r.removed}
+	v := View{data: s.data[:len(s.data):len(s.data)], end: s.end,
+		last: r.last, projFrom: r.projFrom, projTo: r.projTo, projState: r.projState}
+	if len(s.idx) > 0 || s.live != nil || len(r.maint) > 0 || r.removed != 0 {
+		v.x = &viewExtra{idx: s.idx[:len(s.idx):len(s.idx)], live: s.live, maint: r.maint, removed: r.removed}
+		if s.acc != nil {
+			v.x.tail = point{s.tok, *s.acc}
+		}
+	}
+	return v
+}
+
+// Removed returns when the record's entity was marked removed, or the
+// zero time.
+func (r *Record) Removed() time.Time {
+	if r.removed == 0 {
+		return time.Time{}
+	}
+	return instant(r.removed)
 }
 
 // View is a record as it was when taken: immutable, safe for concurrent
@@ -154,23 +170,59 @@ func (r *Record) view() View {
 // record.
 type View struct {
 	data      []byte
-	idx       []mark
-	live      *dayBuckets
+	x         *viewExtra // nil for most records: a View is kept per entity and snapshot
 	end       int64
-	maint     []span
 	last      int64
 	projFrom  int64
 	projTo    int64
 	projState State
-	removed   int64
+}
+
+// viewExtra is what few records have: an index (a stream of more than
+// idxEvery bytes), a flapping day being written, maintenance marked ahead,
+// a removal. Immutable.
+type viewExtra struct {
+	idx     []point
+	tail    point // the stream's last token and its tally, when idx is set
+	live    *dayBuckets
+	maint   []span
+	removed int64
+}
+
+func (v *View) idx() []point {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.idx
+}
+
+func (v *View) live() *dayBuckets {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.live
+}
+
+func (v *View) maint() []span {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.maint
+}
+
+func (v *View) removed() int64 {
+	if v.x == nil {
+		return 0
+	}
+	return v.x.removed
 }
 
 // Removed returns when the entity was marked removed, or the zero time.
 func (v View) Removed() time.Time {
-	if v.removed == 0 {
+	if v.removed() == 0 {
 		return time.Time{}
 	}
-	return instant(v.removed)
+	return instant(v.removed())
 }
 
 // first is the start of the stream's first token, or of the live day, or

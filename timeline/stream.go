@@ -23,15 +23,16 @@ import (
 // end.
 type stream struct {
 	data []byte
-	idx  []mark // the decoder's state every ~idxEvery bytes, to start reading near an instant
+	idx  []point // the decoder's state and the tally every ~idxEvery bytes, to start reading near an instant
 	live *dayBuckets
 	end  int64
-	cur  value // the value just before end
-	tok  mark  // the decoder's state after the last token
+	tok  mark   // the decoder's state after the last token
+	acc  *tally // the tally at tok, kept while there is an index: most records have none
 
 	day     int64 // the UTC day of the last token
-	dayN    int   // tokens in that day
 	dayMark mark  // the decoder's state before the day's first token
+	dayN    int32 // tokens in that day
+	cur     value // the value just before end
 
 	// The bytes of data, idx and live are shared with views when set:
 	// then they are never written in place, only appended to.
@@ -85,6 +86,9 @@ func (s *stream) appendToken(start int64, v value) {
 	} else {
 		s.write(binary.AppendUvarint(b[:1], d<<4|uint64(v))...)
 	}
+	if s.acc != nil && s.tok.v1 != flap { // a flapping day was tallied when written
+		s.acc.addExact(s.tok.start, start, s.tok.v1)
+	}
 	s.tok.start, s.tok.v2, s.tok.v1 = start, s.tok.v1, v
 	s.tok.off = uint32(len(s.data))
 }
@@ -127,12 +131,24 @@ func (s *stream) maybeMark() {
 	if s.tok.off-last < idxEvery {
 		return
 	}
+	if s.acc == nil {
+		s.acc = new(tally)
+		*s.acc = s.tallyAt(&point{}, s.tok)
+	}
+	p := point{s.tok, *s.acc}
 	if s.idxShared {
-		s.idx = append(s.idx[:len(s.idx):len(s.idx)], s.tok)
+		s.idx = append(s.idx[:len(s.idx):len(s.idx)], p)
 		s.idxShared = false
 		return
 	}
-	s.idx = append(s.idx, s.tok)
+	s.idx = append(s.idx, p)
+}
+
+// tallyAt reads the stream from p on to the tally at m, a mark after p.
+func (s *stream) tallyAt(p *point, m mark) tally {
+	var d *dayBuckets
+	tl, _, _ := tallyAt(s.data, p, (&point{mark: m}).at(), s.end, &d) // cannot fail: the stream wrote these tokens
+	return tl
 }
 
 // flapDay turns the tokens of the current day into buckets, up to end.
@@ -179,6 +195,12 @@ func (s *stream) truncate(m mark) {
 		s.idx = s.idx[:i:i]
 		s.idxShared = false
 	}
+	switch {
+	case i == 0:
+		s.acc = nil
+	case s.acc != nil:
+		*s.acc = s.tallyAt(&s.idx[i-1], m)
+	}
 	s.tok = m
 }
 
@@ -194,6 +216,9 @@ func (s *stream) emitFlap(d *dayBuckets) {
 	var buf [nBuckets * 18]byte
 	s.write(appendBuckets(buf[:0], d)...)
 	s.tok.off = uint32(len(s.data))
+	if s.acc != nil {
+		s.acc.addDay(d)
+	}
 	s.day, s.dayN = d.day, 0
 	s.cur = flap
 	s.maybeMark()

@@ -168,7 +168,6 @@ func (l *Ledger) Restore(s *Saved, now time.Time) {
 		e := l.get(se.kind, se.name)
 		e.rec = se.rec
 		v := e.rec.View()
-		e.removed = v.Removed()
 		e.out = outageTrack{}
 		// An outage the saved record holds into now goes on with the
 		// next bad state rather than being announced again.
@@ -177,9 +176,9 @@ func (l *Ledger) Restore(s *Saved, now time.Time) {
 			e.out = outageTrack{on: true, full: o.Full, start: o.Start.UnixNano(), last: now.UnixNano()}
 		}
 		switch {
-		case inLayout[se.kind][e] && !e.removed.IsZero():
+		case inLayout[se.kind][e] && !e.rec.Removed().IsZero():
 			e.setRemoved(time.Time{})
-		case !inLayout[se.kind][e] && e.removed.IsZero():
+		case !inLayout[se.kind][e] && e.rec.Removed().IsZero():
 			e.location = se.location
 			e.setRemoved(now)
 		case !inLayout[se.kind][e]:

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/availmon/availmon/timeline"
@@ -12,12 +13,11 @@ import (
 // is made again only when the layout changes or a removed entity is
 // dropped, and shared by the Books until then.
 type roster struct {
-	names   [nKinds][]string
-	index   [nKinds]map[string]int
-	current [nKinds]int // how many of names are of the layout
-	appLoc  []string    // per app: its location, as of its last layout
-	locApps [][]int     // per location: its apps, the removed ones that were there included
 	ents    [nKinds][]*entry
+	byName  [nKinds][]int32 // indexes into ents, in the order of the names: a map would cost ten times the bytes
+	current [nKinds]int     // how many of ents are of the layout
+	appLoc  []string        // per app: its location, as of its last layout
+	locApps [][]int         // per location: its apps, the removed ones that were there included
 }
 
 func (l *Ledger) makeRoster() *roster {
@@ -35,32 +35,36 @@ func (l *Ledger) makeRoster() *roster {
 				rest = append(rest, e)
 			}
 		}
-		slices.SortFunc(rest, func(a, b *entry) int {
-			if a.name < b.name {
-				return -1
-			}
-			if a.name > b.name {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(rest, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
 		r.ents[k] = append(r.ents[k], rest...)
-		r.names[k] = make([]string, len(r.ents[k]))
-		r.index[k] = make(map[string]int, len(r.ents[k]))
-		for i, e := range r.ents[k] {
-			r.names[k][i] = e.name
-			r.index[k][e.name] = i
+		ents := r.ents[k]
+		r.byName[k] = make([]int32, len(ents))
+		for i := range ents {
+			r.byName[k][i] = int32(i)
 		}
+		slices.SortFunc(r.byName[k], func(a, b int32) int { return strings.Compare(ents[a].name, ents[b].name) })
 	}
 	r.appLoc = make([]string, len(r.ents[App]))
 	r.locApps = make([][]int, len(r.ents[Location]))
 	for i, e := range r.ents[App] {
 		r.appLoc[i] = e.location
-		if li, ok := r.index[Location][e.location]; ok {
+		if li, ok := r.lookup(Location, e.location); ok {
 			r.locApps[li] = append(r.locApps[li], i)
 		}
 	}
 	return r
+}
+
+// lookup returns the index of the entity of kind k named name.
+func (r *roster) lookup(k Kind, name string) (int, bool) {
+	ents := r.ents[k]
+	j, ok := slices.BinarySearchFunc(r.byName[k], name, func(i int32, name string) int {
+		return strings.Compare(ents[i].name, name)
+	})
+	if !ok {
+		return 0, false
+	}
+	return int(r.byName[k][j]), true
 }
 
 // Book is the ledger as of one cycle: a view of every record, for
@@ -99,12 +103,11 @@ func (b *Book) Current(k Kind) int { return b.r.current[k] }
 
 // Lookup returns the index of the entity of kind k named name.
 func (b *Book) Lookup(k Kind, name string) (int, bool) {
-	i, ok := b.r.index[k][name]
-	return i, ok
+	return b.r.lookup(k, name)
 }
 
 // Name is the name of entity i of kind k.
-func (b *Book) Name(k Kind, i int) string { return b.r.names[k][i] }
+func (b *Book) Name(k Kind, i int) string { return b.r.ents[k][i].name }
 
 // AppLocation is app i's location, as of its last layout.
 func (b *Book) AppLocation(i int) string { return b.r.appLoc[i] }
@@ -191,10 +194,9 @@ func (b *Book) Location(i int, apps []int, q Query) Figures {
 }
 
 func (b *Book) countOutages(v *timeline.View, q Query, f *Figures) {
-	for _, o := range v.Outages(q.From, q.To) {
-		f.Outages += o.Count
-		f.Approximate = f.Approximate || o.Approximate
-	}
+	n, approx := v.CountOutages(q.From, q.To)
+	f.Outages += n
+	f.Approximate = f.Approximate || approx
 }
 
 // Outages returns the outages of entity i of kind k that overlap

@@ -24,9 +24,9 @@ type Change struct {
 // cost a pass over each record's day.
 // Times are unix nanoseconds: 16 bytes an entity rather than 48.
 type outageTrack struct {
+	start, last int64 // the first and the last bad state of the outage
 	on          bool
 	full        bool
-	start, last int64 // the first and the last bad state of the outage
 }
 
 // tally counts a location's apps of the cycle by state, those in
@@ -87,6 +87,9 @@ func (l *Ledger) EndCycle(now time.Time, hold time.Duration, svc []timeline.Stat
 	dst = append(dst, l.changes...)
 	clear(l.changes)
 	l.changes = l.changes[:0]
+	if cap(l.changes) > 256 {
+		l.changes = nil // a burst (every app's first outage) is not kept for good
+	}
 	return dst
 }
 

@@ -80,18 +80,14 @@ type Ledger struct {
 // entry is one entity's record and what the ledger tracks to announce its
 // outages.
 type entry struct {
-	kind     Kind
 	name     string
 	location string // an app's, as of its last layout
 	rec      timeline.Record
-	removed  time.Time // as rec holds it: a View to read it would share rec's bytes
 	out      outageTrack
+	kind     Kind
 }
 
-func (e *entry) setRemoved(t time.Time) {
-	e.rec.SetRemoved(t)
-	e.removed = t
-}
+func (e *entry) setRemoved(t time.Time) { e.rec.SetRemoved(t) }
 
 // New returns an empty ledger.
 func New(o Options) *Ledger {
@@ -159,12 +155,12 @@ func (l *Ledger) SetLayout(now time.Time, lay Layout, ws []Window) {
 	for k := range l.cur {
 		for _, e := range l.cur[k] {
 			keep[k][e] = true
-			if !e.removed.IsZero() {
+			if !e.rec.Removed().IsZero() {
 				e.setRemoved(time.Time{})
 			}
 		}
 		for _, e := range l.byName[k] {
-			if !keep[k][e] && e.removed.IsZero() {
+			if !keep[k][e] && e.rec.Removed().IsZero() {
 				e.setRemoved(now)
 				e.out = outageTrack{}
 			}
@@ -185,7 +181,7 @@ func (l *Ledger) prune(now time.Time) {
 	cut := now.Add(-l.retention)
 	for k := range l.byName {
 		for name, e := range l.byName[k] {
-			if r := e.removed; !r.IsZero() && r.Before(cut) {
+			if r := e.rec.Removed(); !r.IsZero() && r.Before(cut) {
 				delete(l.byName[k], name)
 				l.roster = nil
 				continue
