@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/objective"
 	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/promexport"
 	"github.com/prometheus/client_golang/prometheus"
@@ -292,8 +293,9 @@ type Options struct {
 	// configuration included; default 400 days (DefaultRetention).
 	Retention time.Duration
 	// TimeZone is the zone calendar periods and steps of
-	// /api/availability are counted in when a request names none (?tz=);
-	// nil means UTC.
+	// /api/availability are counted in when a request names none (?tz=),
+	// and of the objectives' calendar windows that name none; nil means
+	// UTC.
 	TimeZone *time.Location
 	// ExportWindows are the rolling windows over which /metrics exports
 	// each app's availability and coverage
@@ -301,6 +303,14 @@ type Options struct {
 	// a window label); none by default: each window adds two series per
 	// app.
 	ExportWindows []period.Window
+
+	// Objectives are promises about apps, locations, services or label
+	// selections (objective.Objective, its Subject naming exactly one),
+	// evaluated every cycle from the record of availability over time and
+	// served at /api/objectives and /metrics. An objective's app may be a
+	// discovered one when there are discovery rules; a selector that
+	// matches no app yet is logged, not refused.
+	Objectives []objective.Objective
 }
 
 // DefaultRetention is Options.Retention when it is zero: the longest
@@ -367,6 +377,7 @@ type Monitor struct {
 	live            *liveFamilies // what /metrics gathers per scrape (metrics.go)
 	filteredMetrics http.Handler  // serves /metrics?name[]=...
 	bodyHints       bodyHints
+	objs            objectiveState // under cycleMu (objectives.go)
 }
 
 // settings are the Options New fixed, which nothing changes afterwards.
@@ -454,6 +465,11 @@ func New(opts Options) (*Monitor, error) {
 	p, rules, perrs := buildPlanAndRules(&opts)
 	errs = append(errs, perrs...)
 	errs = append(errs, m.initMaintenance(p, opts.Maintenance, len(opts.Discover) > 0)...)
+	if p != nil {
+		set, oerrs := m.checkObjectives(p, opts.Objectives, opts.TimeZone, len(opts.Discover) > 0)
+		errs = append(errs, oerrs...)
+		m.setObjectives(p, set, opts.Objectives, opts.TimeZone)
+	}
 	if opts.WSMaxClients < 0 || opts.WSPingInterval < 0 || opts.WSWriteTimeout < 0 || opts.EventBuffer < 0 {
 		bad("WSMaxClients, WSPingInterval, WSWriteTimeout and EventBuffer must not be negative")
 	}

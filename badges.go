@@ -38,7 +38,7 @@ var stateColors = map[string]string{
 	string(StatusUnavailable): colorUnavailable, "maintenance": colorMaintenance,
 }
 
-const badgeValues = "accepted query parameters: value=state|uptime (default state), window (such as 30d) or period (such as 2026-11) for the availability over it; others are ignored"
+const badgeValues = "accepted query parameters: value=state|uptime|objective (default state), window (such as 30d) or period (such as 2026-11) for the availability over it; others are ignored"
 
 // badgeKind is the kind of thing a badge route shows.
 type badgeKind int
@@ -76,7 +76,7 @@ func (m *Monitor) badgeHandler(kind badgeKind) http.HandlerFunc {
 
 // badgeFor reads the request and says what the badge shows.
 func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
-	uptime, err := badgeValue(r.URL.RawQuery)
+	value, err := badgeValue(r.URL.RawQuery)
 	if err != nil {
 		return badge{}, err
 	}
@@ -89,6 +89,9 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 		return badge{}, notFoundError("no such badge", fmt.Sprintf("a badge's path ends in .svg, not %q", file))
 	}
 	s := m.snap.Load()
+	if value == "objective" {
+		return objectiveBadge(s, kind, name)
+	}
 	p := s.p
 	var state string
 	var day counts
@@ -121,7 +124,7 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 		}
 	}
 	b := badge{label: name, message: state, color: stateColors[state]}
-	if uptime {
+	if value == "uptime" {
 		b.message, b.color = "no data", colorUnavailable
 		if u := day.uptime(); u != nil {
 			b.message = fmt.Sprintf("%.2f%% 24h", *u)
@@ -167,7 +170,7 @@ func uptimeColor(u float64) string {
 // cache-busters such as ?v=2), so a parameter it does not know must not break
 // it. A pair it cannot decode is one it does not know, unless its key is
 // value.
-func badgeValue(rawQuery string) (uptime bool, err error) {
+func badgeValue(rawQuery string) (string, error) {
 	var vals []string
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		k, v, _ := strings.Cut(pair, "=")
@@ -176,17 +179,35 @@ func badgeValue(rawQuery string) (uptime bool, err error) {
 		}
 		dec, err := url.QueryUnescape(v)
 		if err != nil {
-			return false, validationError("invalid query string", err.Error(), badgeValues)
+			return "", validationError("invalid query string", err.Error(), badgeValues)
 		}
 		vals = append(vals, dec)
 	}
 	switch {
 	case len(vals) == 0:
-		return false, nil
-	case len(vals) != 1 || vals[0] != "state" && vals[0] != "uptime":
-		return false, validationError("invalid value", fmt.Sprintf("value %q is not supported", strings.Join(vals, ",")), badgeValues)
+		return "state", nil
+	case len(vals) != 1 || vals[0] != "state" && vals[0] != "uptime" && vals[0] != "objective":
+		return "", validationError("invalid value", fmt.Sprintf("value %q is not supported", strings.Join(vals, ",")), badgeValues)
 	}
-	return vals[0] == "uptime", nil
+	return vals[0], nil
+}
+
+// objectiveBadge shows the attainment of the first objective that covers
+// the app, location or service against its target, coloured by its state.
+func objectiveBadge(s *snapshot, kind badgeKind, name string) (badge, error) {
+	k := [...]string{badgeApp: "app", badgeLocation: "location", badgeService: "service"}[kind]
+	i, ok := s.objs.Covering(k, name)
+	if !ok {
+		return badge{}, notFoundError("objective not found", fmt.Sprintf("no objective covers the %s %q", k, name))
+	}
+	st := s.objs.Status(i)
+	b := badge{label: s.objs.Name(i), message: "no data", color: colorUnavailable}
+	target := fmt.Sprintf("%g%%", roundTo(s.objs.Target(i)*100, 6))
+	if st.Attainment.OK {
+		b.message = fmt.Sprintf("%.3f%% / %s", st.Attainment.Value*100, target)
+		b.color = map[string]string{"ok": colorUp, "at_risk": colorDegraded, "breached": colorDown}[st.State.String()]
+	}
+	return b, nil
 }
 
 // Text longer than this is cut with an ellipsis: a badge is a line.

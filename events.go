@@ -31,6 +31,16 @@ const (
 	EventOutageEnd   EventType = "outage_end"
 )
 
+// EventObjectiveState: an objective's state changed (ok, at_risk,
+// breached; docs/api.md).
+const EventObjectiveState EventType = "objective_state"
+
+// ObjectiveEvent is the change an objective_state event announces.
+type ObjectiveEvent struct {
+	Name                 string
+	State, PreviousState string // ok, at_risk or breached
+}
+
 // eventShutdown is the Name of the system_event Run logs when it ends.
 const eventShutdown = "shutdown"
 
@@ -58,6 +68,9 @@ type Event struct {
 	// outage_start, outage_end. An app's outage also sets App and
 	// Location, a location's Location, so that filters apply to them.
 	Outage *OutageEvent
+
+	// objective_state
+	Objective *ObjectiveEvent
 }
 
 // OutageEvent is the outage an outage_start or outage_end event announces:
@@ -251,7 +264,7 @@ func (f eventFilter) pass(e *Event) bool {
 		return (f.apps == nil || f.apps[e.App]) && (f.locations == nil || f.locations[e.Location])
 	case e.Outage != nil && e.Outage.Kind == "location":
 		return f.apps == nil && (f.locations == nil || f.locations[e.Location])
-	case e.Outage != nil:
+	case e.Outage != nil, e.Objective != nil:
 		return f.apps == nil && f.locations == nil
 	}
 	return true

@@ -419,6 +419,8 @@ func (m *Monitor) readRoutes() []readRoute {
 		{"/api/locations/{name}/outages", []string{"from", "to"}, m.locationOutages},
 		{"/api/services/{name}/outages", []string{"from", "to"}, m.serviceOutages},
 		{"/api/reports/{period}", reportParams, m.getReport},
+		{"/api/objectives", []string{"state", "label.*"}, m.listObjectives},
+		{"/api/objectives/{name}", nil, m.getObjective},
 	}
 }
 

@@ -50,7 +50,7 @@ func (m *Monitor) initMetrics(o *Options) error {
 	if o.Registerer == nil {
 		return nil
 	}
-	cs := append([]prometheus.Collector{m.exp}, m.disc.metrics.collectors()...)
+	cs := append([]prometheus.Collector{m.exp, m.exp.Objectives()}, m.disc.metrics.collectors()...)
 	cs = append(cs, m.bfm.collectors()...)
 	for _, c := range []prometheus.Collector{saves, windows} {
 		if c != nil {
@@ -119,6 +119,9 @@ func (s *snapshot) promSnapshot() *promexport.Snapshot {
 		p.Backends[i] = promexport.Backend{Name: b.Name, Connected: s.backends[i], Known: s.backendSeen[i]}
 	}
 	p.Services = s.promServices()
+	if s.objs != nil {
+		p.Objectives, p.ObjectiveLabels = s.objs.Prom()
+	}
 	return p
 }
 

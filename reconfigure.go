@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/availmon/availmon/internal/errlist"
+	"github.com/availmon/availmon/internal/objectives"
 )
 
 // ConfigChange says how a reconfiguration changed the monitor's set of apps,
@@ -61,12 +62,20 @@ func (m *Monitor) Reconfigure(opts Options) (ConfigChange, error) {
 	m.ctlOpts.fixedInto(&opts) // fixed by New
 	p, rules, errs := buildPlanAndRules(&opts)
 	windows, werrs := configWindows(p, opts.Maintenance, len(opts.Discover) > 0)
-	if errs = append(errs, werrs...); len(errs) > 0 {
+	errs = append(errs, werrs...)
+	var objSet *objectives.Set
+	if p != nil {
+		var oerrs []error
+		objSet, oerrs = m.checkObjectives(p, opts.Objectives, m.objs.tz, len(opts.Discover) > 0)
+		errs = append(errs, oerrs...)
+	}
+	if len(errs) > 0 {
 		return ConfigChange{}, fmt.Errorf("availmon: invalid options: %w", errors.Join(errs...))
 	}
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
 	m.ctlOpts.failThreshold, m.ctlOpts.successThreshold = opts.FailThreshold, opts.SuccessThreshold
+	m.setObjectives(p, objSet, opts.Objectives, m.objs.tz)
 	m.maint.setConfig(windows, m.clock.Now())
 	carryRules(m.disc.rules, rules, p)
 	kept := make(map[string]bool, len(rules))

@@ -367,5 +367,9 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s.discovery = discoveryHealthOf(m.disc.rules)
 	s.hints = &m.bodyHints
 	s.book = m.ledger.Book(now)
+	evs := m.evaluateObjectives(s, now)
 	m.snap.Store(s)
+	// After the snapshot: a subscriber's first state is the apps', which
+	// these events are not part of.
+	m.events.append(evs...)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/internal/objectives"
 )
 
 // snapshot is everything the read endpoints show that only changes once a
@@ -33,6 +34,9 @@ type snapshot struct {
 	day           counts // every check of the last 24h
 	book          *ledger.Book
 	avail         availCache // /api/availability answers (ledger_api.go)
+	objs          *objectives.Snapshot
+	objList       lazyBody
+	objOne        []lazyBody
 
 	appsJSON    lazyBody
 	locsJSON    lazyBody

@@ -54,6 +54,13 @@ type wsOutageData struct {
 	Extent          string   `json:"extent"` // "partial" or "full"
 }
 
+// wsObjectiveData is the data of objective_state.
+type wsObjectiveData struct {
+	Objective     string `json:"objective"`
+	State         string `json:"state"`
+	PreviousState string `json:"previous_state"`
+}
+
 func outageData(o *OutageEvent, location string) wsOutageData {
 	d := wsOutageData{Kind: o.Kind, Name: o.Name, Start: jsonTime(o.Start), End: jsonTime(o.End), Extent: "partial"}
 	if o.Kind == "app" {
@@ -157,6 +164,12 @@ func eventMessage(e Event) []byte {
 			break
 		}
 		msg.Data = wsOutageData{}
+	case EventObjectiveState:
+		var d wsObjectiveData
+		if o := e.Objective; o != nil {
+			d = wsObjectiveData{Objective: o.Name, State: o.State, PreviousState: o.PreviousState}
+		}
+		msg.Data = d
 	default:
 		msg.Data = wsSystemData{Event: e.Name, Backend: e.Backend}
 	}

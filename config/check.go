@@ -26,8 +26,12 @@ func (c *Config) Summary() string {
 	if probes > 0 {
 		apps += fmt.Sprintf(" (%s)", count(probes, "HTTP probe", "HTTP probes"))
 	}
-	return fmt.Sprintf("%s, %s, %s", apps, count(len(c.Locations), "location", "locations"),
+	s := fmt.Sprintf("%s, %s, %s", apps, count(len(c.Locations), "location", "locations"),
 		count(len(c.Prometheus), "Prometheus backend", "Prometheus backends"))
+	if len(c.Objectives) > 0 {
+		s += ", " + count(len(c.Objectives), "objective", "objectives")
+	}
+	return s
 }
 
 // count says "1 app" or "2 apps".

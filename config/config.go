@@ -22,6 +22,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/httpprobe"
+	"github.com/availmon/availmon/objective"
 	"github.com/availmon/availmon/period"
 )
 
@@ -62,6 +63,11 @@ type Config struct {
 	// ExportWindows are export_windows: the rolling windows over which
 	// /metrics exports each app's availability (Options.ExportWindows).
 	ExportWindows []period.Window
+	// Objectives are the objectives: section (availmon.Options.Objectives).
+	Objectives []objective.Objective
+	// Warnings are problems that do not stop the file from being used,
+	// such as an objective's selector that matches no app yet.
+	Warnings []*Error
 	// Controls are the operators' controls: flap damping, exported labels,
 	// services and maintenance windows (controls.go).
 	Controls
@@ -142,20 +148,21 @@ func Load(path string, lookup LookupFunc) (*Config, error) {
 // The file as written, before checking. Only the keys here are accepted
 // (checkKeys), so every field needs its yaml tag.
 type fileConfig struct {
-	ScrapeInterval string         `yaml:"scrape_interval"`
-	ScrapeTimeout  string         `yaml:"scrape_timeout"`
-	MaxParallel    *int           `yaml:"max_parallel"`
-	HistorySize    *int           `yaml:"history_size"`
-	LogLevel       string         `yaml:"log_level"`
-	Prometheus     []fileBackend  `yaml:"prometheus"`
-	Locations      []fileLocation `yaml:"locations"`
-	Apps           []fileApp      `yaml:"apps"`
-	Discover       []fileDiscover `yaml:"discover"`
-	Authentication *fileAuth      `yaml:"authentication"`
-	WebSocket      *fileWebSocket `yaml:"websocket"`
-	Storage        *fileStorage   `yaml:"storage"`
-	Reports        *fileReports   `yaml:"reports"`
-	ExportWindows  []string       `yaml:"export_windows"`
+	ScrapeInterval string          `yaml:"scrape_interval"`
+	ScrapeTimeout  string          `yaml:"scrape_timeout"`
+	MaxParallel    *int            `yaml:"max_parallel"`
+	HistorySize    *int            `yaml:"history_size"`
+	LogLevel       string          `yaml:"log_level"`
+	Prometheus     []fileBackend   `yaml:"prometheus"`
+	Locations      []fileLocation  `yaml:"locations"`
+	Apps           []fileApp       `yaml:"apps"`
+	Discover       []fileDiscover  `yaml:"discover"`
+	Authentication *fileAuth       `yaml:"authentication"`
+	WebSocket      *fileWebSocket  `yaml:"websocket"`
+	Storage        *fileStorage    `yaml:"storage"`
+	Reports        *fileReports    `yaml:"reports"`
+	ExportWindows  []string        `yaml:"export_windows"`
+	Objectives     []fileObjective `yaml:"objectives"`
 	controlKeys    `yaml:",inline"`
 }
 
@@ -275,6 +282,9 @@ var typeNames = strings.NewReplacer(
 	"config.fileHMAC", "authentication.hmac",
 	"config.fileWebSocket", "websocket",
 	"config.fileReports", "reports",
+	"config.fileObjective", "an objective",
+	"[]config.fileObjective", "a list of objectives",
+	"config.fileLatency", "an objective's latency",
 	"config.fileDiscover", "a discovery rule",
 	"[]config.fileDiscover", "a list of discovery rules",
 	"config.fileService", "a service",
@@ -337,6 +347,8 @@ type parser struct {
 	errs  []error
 	skip  map[int]bool // lines whose ${VAR} failed
 	seen  map[Error]bool
+	// warnings are problems that do not make the file invalid.
+	warnings []*Error
 }
 
 func (p *parser) bad(line int, format string, args ...any) {
@@ -469,6 +481,8 @@ func (p *parser) check(raw *fileConfig, dir string) *Config {
 	cfg.Storage = p.checkStorage(raw.Storage)
 	cfg.Reports = p.checkReports(raw.Reports)
 	cfg.ExportWindows = p.checkExportWindows(raw.ExportWindows)
+	cfg.Objectives = p.checkObjectives(raw.Objectives, cfg)
+	cfg.Warnings = p.warnings
 	return cfg
 }
 

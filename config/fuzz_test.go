@@ -22,6 +22,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(discoverBase + "discover:\n  - {name: r, query: up, app: '{{ .a }}-x', location_label: z, max_apps: 3, forget_after: 1m}\n"))
 	f.Add([]byte(controlsBase("fail_threshold: 2", "export_labels: [team]", "services:", "  - name: checkout", "    min_up: 50%")))
 	f.Add([]byte("apps: [{name: a, location: b, metric: ${X}}]\nlocations: [{name: b, latitude: .nan, longitude: 0}]\n"))
+	f.Add([]byte(controlsBase("services: [{name: checkout}]", "objectives:",
+		"  - {name: a, target: 99.9%, window: 30d, app: checkout, labels: {team: x}}",
+		"  - {name: b, target: 99.5%, window: month, location: Tel Aviv}",
+		"  - {name: c, target: '99%', window: quarter, service: checkout}",
+		"  - {name: d, target: 99.95%, window: 28d, selector: {service: checkout}, per_app: true}")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("f.yaml", data, goodEnv)
 		if err != nil {

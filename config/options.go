@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/hmac"
@@ -63,5 +64,6 @@ func (c *Config) Options(logger *slog.Logger) (availmon.Options, error) {
 		opts.Apps = append(opts.Apps, a.monitorApp())
 	}
 	c.Controls.apply(&opts)
+	opts.Objectives = slices.Clone(c.Objectives)
 	return opts, nil
 }

@@ -148,8 +148,8 @@ func (m *model) series(o objective.Objective, tg target, now time.Time) []object
 			break
 		}
 		st := m.status(o, tg, e)
-		ps = append(ps, objective.Point{End: e, Budget: st.Budget, Remaining: st.Remaining})
+		ps = append(ps, objective.Point{End: e, Budget: st.Budget, Remaining: st.Remaining, Attainment: st.Attainment})
 	}
 	st := m.status(o, tg, now)
-	return append(ps, objective.Point{End: now, Budget: st.Budget, Remaining: st.Remaining})
+	return append(ps, objective.Point{End: now, Budget: st.Budget, Remaining: st.Remaining, Attainment: st.Attainment})
 }

@@ -24,6 +24,9 @@ type Objective struct {
 	// Labels go with the objective's exported series and so into its
 	// alerts (team, runbook_url).
 	Labels map[string]string
+	// Subject is what the objective covers. Evaluate does not read it;
+	// the zero Subject is valid for an objective evaluated on its own.
+	Subject Subject
 }
 
 // Kind is what an objective counts as good and bad time. Every kind hands
@@ -65,7 +68,7 @@ func ParseKind(s string) (Kind, error) {
 var reservedLabels = [...]string{"objective", "app", "location", "service", "window", "kind", "state"}
 
 // Validate returns nil if o can be evaluated, or an error wrapping one of
-// ErrName, ErrKind, ErrTarget, ErrWindow or ErrLabel saying what is wrong
+// ErrName, ErrKind, ErrTarget, ErrWindow, ErrSubject or ErrLabel saying what is wrong
 // first. Label names must be Prometheus label names, not beginning with
 // "__" and none of objective, app, location, service, window, kind and
 // state, which the exported series set themselves; label values must be
@@ -81,6 +84,9 @@ func (o Objective) Validate() error {
 		return refuse(ErrTarget, "target", formatTarget(o.Target), "must be above 0% and at most 100%", targetForms)
 	}
 	if err := o.Window.validate(); err != nil {
+		return err
+	}
+	if err := o.Subject.validate(); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(o.Labels))

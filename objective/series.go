@@ -15,6 +15,8 @@ type Point struct {
 	End time.Time
 	// Budget and Remaining are the Status's at End.
 	Budget, Remaining time.Duration
+	// Attainment is the Status's at End: of the window's time up to End.
+	Attainment Ratio
 }
 
 // Series returns the course of o's budget over its window at now, for a
@@ -60,7 +62,8 @@ func (o Objective) Series(now time.Time, src Source) []Point {
 		}
 		b := o.budget(el, o.rest(ahead))
 		down := el.down
-		ps[i] = Point{End: e, Budget: time.Duration(math.Round(b)), Remaining: time.Duration(math.Round(b - float64(down)))}
+		ps[i] = Point{End: e, Budget: time.Duration(math.Round(b)), Remaining: time.Duration(math.Round(b - float64(down))),
+			Attainment: ratio(float64(el.up), float64(el.counted()))}
 	}
 	return ps
 }

@@ -59,7 +59,13 @@ func TestSeries(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := diff(tt.want, tt.o.Series(tt.at, tt.src)); d != "" {
+			// The attainment of each point is Evaluate's, which
+			// TestProperty checks against the model.
+			got := tt.o.Series(tt.at, tt.src)
+			for i := range got {
+				got[i].Attainment = objective.Ratio{}
+			}
+			if d := diff(tt.want, got); d != "" {
 				t.Errorf("Series (-want +got):\n%s", d)
 			}
 		})

@@ -19,6 +19,10 @@ type Snapshot struct {
 	Locations []Location
 	Backends  []Backend
 	Services  []Service
+	// Objectives are the objectives' figures; ObjectiveLabels the label
+	// names their series carry besides objective.
+	Objectives      []Objective
+	ObjectiveLabels []string
 	// LastCycleEnd is zero before the first cycle.
 	LastCycleEnd      time.Time
 	LastCycleDuration time.Duration

@@ -55,6 +55,10 @@ func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range c.e.snapshotDescs() {
 		ch <- d
 	}
+	od := newObjectiveDescs(c.s.ObjectiveLabels)
+	for _, d := range od.list() {
+		ch <- d
+	}
 }
 
 // Collect builds availmon_up afresh rather than through the Exporter's
@@ -68,6 +72,8 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		c.e.collectUnavailable(c.s, ch)
 	}
 	c.e.collectSnapshot(c.s, ch)
+	od := newObjectiveDescs(c.s.ObjectiveLabels)
+	od.collect(ch, c.s)
 }
 
 func (e *Exporter) snapshotDescs() []*prometheus.Desc {
@@ -82,5 +88,7 @@ func FamilyNames() []string {
 	return []string{NameUp, NameUnavailable, NameApps, NameLocationRatio, NameBackendConnected,
 		NameLastCycle, NameLastCycleDuration, NameScrapeInterval,
 		NameScrapeDuration, NameScrapeErrors, NameHTTPRequests,
-		NameServiceUp, NameServiceLocationsUp, NameServiceLocations, NameMaintenance}
+		NameServiceUp, NameServiceLocationsUp, NameServiceLocations, NameMaintenance,
+		NameObjectiveTarget, NameObjectiveAttainment, NameObjectiveBudgetRatio, NameObjectiveBudgetSeconds,
+		NameObjectiveBurnRate, NameObjectiveState}
 }

@@ -12,8 +12,7 @@ func (s *Saved) Book(at time.Time) *Book {
 		se := &s.ents[i]
 		e := l.get(se.kind, se.name)
 		e.location, e.rec = se.location, se.rec
-		e.removed = e.rec.View().Removed()
-		if e.removed.IsZero() {
+		if e.rec.View().Removed().IsZero() {
 			l.cur[se.kind] = append(l.cur[se.kind], e)
 		}
 	}

@@ -59,6 +59,12 @@ func Check(ctx context.Context, s Settings, online bool) error {
 		return err
 	}
 	fmt.Fprintln(s.Stdout, "config OK: "+cfg.Summary())
+	for _, l := range cfg.ObjectiveLines() {
+		fmt.Fprintln(s.Stdout, l)
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(s.Stdout, "warning: "+w.Error())
+	}
 	if online {
 		return config.CheckDiscovery(ctx, m, s.Stdout)
 	}
