@@ -72,6 +72,9 @@ type sizeRun struct {
 	StateBytes     int64   `json:"state_bytes,omitempty"`
 	SaveSeconds    float64 `json:"save_seconds,omitempty"`
 	SaveLocked     float64 `json:"save_cycle_lock_seconds,omitempty"`
+	BackendQueries int     `json:"backend_alone_queries"`
+	BackendWall    float64 `json:"backend_alone_seconds_per_cycle"`
+	BackendCPU     float64 `json:"backend_alone_cpu_seconds_per_cycle"`
 	SteadyRSS      int64   `json:"steady_rss_bytes"`
 	SteadyRSSMax   int64   `json:"steady_rss_max_bytes"`
 	PeakRSS        int64   `json:"peak_rss_under_load_bytes"`
@@ -162,6 +165,10 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		return r, err
 	}
 	defer stopBackend()
+	// Before availmon starts, so that nothing else asks Prometheus.
+	if err := backendFloor(ctx, promURL, prom.pid(), n, &r); err != nil {
+		return r, err
+	}
 
 	cfg := filepath.Join(dir, "availmon.yaml")
 	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o)), 0o644); err != nil {
