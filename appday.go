@@ -7,7 +7,7 @@ import (
 	"github.com/availmon/availmon/internal/statefile"
 )
 
-// appDayWindow is a dayWindow for one app, in 340 bytes instead of 1,152:
+// appDayWindow is a dayWindow for one app, in 368 bytes instead of 1,152:
 // there is one per app, so 10,000 apps save 8.1 MB (50,000, 41 MB). Slots
 // that each kept their own hour and a float64 sum of seconds would take 480.
 //
@@ -33,6 +33,46 @@ import (
 type appDayWindow struct {
 	slots  [24]appDaySlot
 	newest int32 // unix hours; the newest hour the window holds
+	// total is the sum of the slots, kept as they change: every snapshot
+	// asks for every app's day, and adding 24 slots for each was a tenth
+	// of a cycle's work. 28 bytes an app (24 and the alignment).
+	total dayTotal
+}
+
+// dayTotal is the sum of an app's 24 slots: at most 24 x 65,535 checks of
+// each kind, and 24 x 48 bits of microseconds.
+type dayTotal struct {
+	up, down, unavail, rtN uint32
+	us                     uint64
+}
+
+func (t *dayTotal) add(s *appDaySlot) {
+	t.up += uint32(s.up)
+	t.down += uint32(s.down)
+	t.unavail += uint32(s.unavail)
+	t.rtN += uint32(s.rtN)
+	t.us += s.rtMicros()
+}
+
+func (t *dayTotal) sub(s *appDaySlot) {
+	t.up -= uint32(s.up)
+	t.down -= uint32(s.down)
+	t.unavail -= uint32(s.unavail)
+	t.rtN -= uint32(s.rtN)
+	t.us -= s.rtMicros()
+}
+
+func (t *dayTotal) counts() counts {
+	return counts{up: int64(t.up), down: int64(t.down), unavailable: int64(t.unavail),
+		rtSum: float64(t.us) / 1e6, rtN: int64(t.rtN)}
+}
+
+// retotal sets the total from the slots, after a change of many of them.
+func (w *appDayWindow) retotal() {
+	w.total = dayTotal{}
+	for i := range w.slots {
+		w.total.add(&w.slots[i])
+	}
 }
 
 type appDaySlot struct {
@@ -72,11 +112,20 @@ func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) (measured bo
 	slot := &w.slots[mod(h, 24)]
 	switch s {
 	case StatusUp:
-		slot.up = inc16(slot.up)
+		if slot.up < math.MaxUint16 {
+			slot.up++
+			w.total.up++
+		}
 	case StatusDown:
-		slot.down = inc16(slot.down)
+		if slot.down < math.MaxUint16 {
+			slot.down++
+			w.total.down++
+		}
 	default:
-		slot.unavail = inc16(slot.unavail)
+		if slot.unavail < math.MaxUint16 {
+			slot.unavail++
+			w.total.unavail++
+		}
 		return false
 	}
 	us := uint64(rt / time.Microsecond)
@@ -85,6 +134,8 @@ func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) (measured bo
 	}
 	slot.setRTMicros(slot.rtMicros() + us)
 	slot.rtN++
+	w.total.rtN++
+	w.total.us += us
 	return true
 }
 
@@ -102,16 +153,23 @@ func (w *appDayWindow) advance(h int64) {
 		return
 	}
 	for hr := max(n+1, h-23); hr <= h; hr++ {
-		w.slots[mod(hr, 24)] = appDaySlot{}
+		slot := &w.slots[mod(hr, 24)]
+		w.total.sub(slot)
+		*slot = appDaySlot{}
 	}
 	w.newest = int32(h)
 }
 
 // sum adds the hours in (h-24, h] of now's hour h. Every snapshot sums
-// every app's window: the slots are added as integers and converted once.
+// every app's window: in the hour of its newest check, the usual case, the
+// window holds exactly those hours and their total is kept; otherwise the
+// slots are added as integers and converted once.
 func (w *appDayWindow) sum(now time.Time) counts {
 	h := now.Unix() / 3600
 	n := int64(w.newest)
+	if h == n {
+		return w.total.counts()
+	}
 	var up, down, unavail, rtN, us uint64
 	for hr := max(n, h) - 23; hr <= min(n, h); hr++ {
 		s := &w.slots[mod(hr, 24)]
@@ -158,6 +216,7 @@ func (w *appDayWindow) set(d *dayWindow) {
 			w.slots[mod(h, 24)].merge(slotOf(d[i].c))
 		}
 	}
+	w.retotal()
 }
 
 // addHour adds c to hour's slot, as dayWindow.addHour does: an hour newer
@@ -173,7 +232,10 @@ func (w *appDayWindow) addHour(hour int64, c counts) {
 		return
 	}
 	w.advance(hour)
-	w.slots[mod(hour, 24)].merge(s)
+	slot := &w.slots[mod(hour, 24)]
+	w.total.sub(slot)
+	slot.merge(s)
+	w.total.add(slot)
 }
 
 // redate moves the window's hours by step, to the nearest hour (a clock
@@ -193,7 +255,7 @@ func (w *appDayWindow) redate(step time.Duration) {
 	for i := range old {
 		w.slots[mod(int64(i)+k, 24)] = old[i]
 	}
-	w.newest = int32(newest)
+	w.newest = int32(newest) // the same slots: the same total
 }
 
 // hourAt is the hour slot i holds.
@@ -232,9 +294,6 @@ func (s *appDaySlot) merge(o appDaySlot) {
 
 // fitsHour reports whether unix hour h fits the window's int32.
 func fitsHour(h int64) bool { return h >= math.MinInt32 && h <= math.MaxInt32 }
-
-// inc16 is n+1, saturating.
-func inc16(n uint16) uint16 { return add16(n, 1) }
 
 // add16 is a+b, saturating.
 func add16(a, b uint16) uint16 { return uint16(min(uint32(a)+uint32(b), math.MaxUint16)) }

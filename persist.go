@@ -279,18 +279,27 @@ func (sv *saver) hint() int {
 	return n + n/16 + 4096
 }
 
-// encode encodes the state for a save and remembers its size.
-func (sv *saver) encode() []byte {
-	data := sv.m.encodeLive(sv.hint())
+// encode encodes the state for a save and remembers its size; locked is
+// how long it held the cycle lock.
+func (sv *saver) encode() (data []byte, locked time.Duration) {
+	data, locked = sv.m.encodeLiveTimed(sv.hint())
 	sv.lastSize.Store(int64(len(data)))
-	return data
+	return data, locked
 }
 
 // save encodes the state and writes it. The time it records for a success
 // is taken before the encoding: the state saved is at least that recent.
+// The save's own cost (encoding, cycle lock, writing, bytes) is measured
+// on the wall clock, not the monitor's: it is the machine's cost.
 func (sv *saver) save(ctx context.Context) error {
 	at := sv.m.clock.Now()
-	return sv.m.write(ctx, at, sv.encode())
+	began := time.Now()
+	data, locked := sv.encode()
+	err := sv.m.write(ctx, at, data)
+	if err == nil {
+		sv.m.persist.saves.measured(saveCost{took: time.Since(began), locked: locked, bytes: len(data)})
+	}
+	return err
 }
 
 func (sv *saver) loop(ctx context.Context) {
@@ -353,8 +362,16 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 // cycleMu: they only wait on one app's history lock for the microseconds
 // its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
+	data, _ := m.encodeLiveTimed(hint)
+	return data
+}
+
+// encodeLiveTimed is encodeLive that also reports how long it held the
+// cycle lock, the time a cycle due meanwhile waited.
+func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
+	lockedAt := time.Now()
 	st := m.state
 	var iv *statefile.Interval
 	if v := m.interval.Load(); v.runtime {
@@ -379,6 +396,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 		st.appDay[i].encode(e)
 	}
 	e.Ledger(m.ledger.AppendBinary)
+	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
@@ -387,7 +405,7 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	e.Replay(replay)
 	mt := m.maint.saved()
 	e.Maintenance(&mt)
-	return e.Bytes()
+	return e.Bytes(), locked
 }
 
 // encodeSeen encodes the buckets that hold an observation, in slot order.
@@ -435,6 +453,22 @@ type saveRecord struct {
 	lastErr     string // the last save's error; "" once one succeeded
 	consecutive int    // failures since the last success
 	failures    uint64 // every failure since New
+	last        saveCost
+}
+
+// saveCost is what the last successful save cost: a large state's save
+// must neither take long nor hold the cycles off.
+type saveCost struct {
+	took   time.Duration // encoding and writing
+	locked time.Duration // of which the cycle lock was held
+	bytes  int
+}
+
+// measured records the cost of the last successful save.
+func (r *saveRecord) measured(c saveCost) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = c
 }
 
 // done records the outcome of a save that ended at at.
@@ -453,7 +487,8 @@ func (r *saveRecord) done(at time.Time, err error) {
 func (r *saveRecord) promStatus() promexport.SaveStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return promexport.SaveStatus{LastSuccess: r.lastSuccess, Failures: r.failures}
+	return promexport.SaveStatus{LastSuccess: r.lastSuccess, Failures: r.failures,
+		LastDuration: r.last.took, LastLocked: r.last.locked, LastBytes: r.last.bytes}
 }
 
 // storageJSON is the storage member of /api/status, present when the

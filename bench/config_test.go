@@ -10,7 +10,8 @@ import (
 // The configuration the bench gives availmon is one availmon takes, its
 // objectives included.
 func TestAvailmonConfig(t *testing.T) {
-	cfg, err := config.Parse("bench.yaml", []byte(availmonConfig("http://127.0.0.1:9090", 10_000, 100, 100, time.Second, 1000)),
+	cfg, err := config.Parse("bench.yaml", []byte(availmonConfig("http://127.0.0.1:9090", 10_000,
+		options{locations: 100, history: 100, interval: time.Second, objectives: 1000})),
 		func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
