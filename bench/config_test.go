@@ -11,7 +11,7 @@ import (
 // objectives included.
 func TestAvailmonConfig(t *testing.T) {
 	cfg, err := config.Parse("bench.yaml", []byte(availmonConfig("http://127.0.0.1:9090", 10_000,
-		options{locations: 100, history: 100, interval: time.Second, objectives: 1000})),
+		options{locations: 100, history: 100, interval: time.Second, objectives: 1000, saveInterval: time.Minute})),
 		func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
