@@ -47,7 +47,7 @@ func (m *Monitor) logFailures(p *plan, out *cycleResult) {
 		}
 		m.warnStarted(backendKey(name), now, "backend check failed", attrs...)
 	}
-	m.conds.endUnless(backendKeyPrefix, func(name string) bool {
+	m.conds.EndUnless(backendKeyPrefix, func(name string) bool {
 		_, ok := p.backendIndex(name)
 		return ok
 	})

@@ -71,7 +71,7 @@ func (m *Monitor) rebindPast(jobs []*pastJob) []*pastJob {
 			return false
 		}
 		m.bf.metrics.pending.WithLabelValues(j.backend).Dec()
-		m.conds.end(backfillKey(j.backend))
+		m.conds.End(backfillKey(j.backend))
 		return true
 	})
 }

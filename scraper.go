@@ -332,7 +332,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
 	m.logChangeSummary(evs)
-	m.logUnloggedRefusals(m.api.refusals.expire(end)...)
+	m.logUnloggedRefusals(m.api.refusals.Expire(end)...)
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
 	// nothing and sees nothing twice.
