@@ -107,4 +107,3 @@ func (l *Log) Expire(now time.Time) []Run {
 	}
 	return out
 }
-
