@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/repeatlog"
 	"github.com/availmon/availmon/objective"
@@ -357,7 +358,7 @@ type Monitor struct {
 
 	bf backfillRun // the backfill from the backends' past (backfill*.go)
 	// cycles tells the backfill when cycles run, so that it gives way.
-	cycles *cycleGate
+	cycles *cyclegate.Gate
 
 	cycleMu sync.Mutex     // one cycle (or reconfiguration) at a time
 	plan    *plan          // under cycleMu; readers use the snapshot's plan
@@ -538,7 +539,7 @@ func newMonitor(opts *Options) *Monitor {
 		run:    runState{intervalChanged: make(chan struct{}, 1)},
 		log:    opts.Logger,
 		clock:  opts.Clock,
-		cycles: newCycleGate(),
+		cycles: cyclegate.New(),
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)

@@ -131,13 +131,13 @@ func backfillKey(backend string) string { return "backfill\x00" + backend }
 
 // tryPast runs ask, a question of job j, bounded by the backfill's query
 // timeout, up to backfillTries times while it fails, each time giving way
-// to the cycles (cyclegate.go). A query answered ends the backend's
+// to the cycles (internal/cyclegate). A query answered ends the backend's
 // failing condition. It counts the requests sent in res.queries.
 func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask func(context.Context) error) error {
 	backend := j.backend
 	var err error
 	for range backfillTries {
-		err = m.cycles.run(ctx, func(ctx context.Context) error {
+		err = m.cycles.Run(ctx, func(ctx context.Context) error {
 			qctx, cancel := context.WithTimeout(ctx, m.bf.timeout)
 			defer cancel()
 			if j.reports {
@@ -172,7 +172,7 @@ func (m *Monitor) sleepUntil(ctx context.Context, due time.Time) bool {
 		if left <= 0 {
 			return true
 		}
-		ended := m.cycles.ended()
+		ended := m.cycles.Ended()
 		t := m.timers.NewTimer(left)
 		select {
 		case <-ctx.Done():

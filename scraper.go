@@ -97,8 +97,8 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m.cycles.begin()
-	defer m.cycles.end()
+	m.cycles.Begin()
+	defer m.cycles.End()
 	start := m.clock.Now()
 	d := m.Interval()
 	cctx, cancel := context.WithTimeout(ctx, m.cycleTimeout(d))
