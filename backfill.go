@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"time"
+
+	"github.com/availmon/availmon/internal/history"
 )
 
 // The backfill asks a backend for the past one minute apart (the history's
@@ -351,24 +353,11 @@ func (m *Monitor) addPastHours(res *pastResult, pt pastPart) {
 			if n[0]+n[1] == 0 {
 				continue
 			}
-			hour, c := res.firstHour+int64(h), counts{up: int64(n[0]), down: int64(n[1])}
-			st.appDay[i].addHour(hour, c)
-			st.locDay[p.appLocs[i]].addHour(hour, c)
-			st.sysDay.addHour(hour, c)
+			hour, c := res.firstHour+int64(h), history.Counts{Up: int64(n[0]), Down: int64(n[1])}
+			st.appDay[i].AddHour(hour, c)
+			st.locDay[p.appLocs[i]].AddHour(hour, c)
+			st.sysDay.AddHour(hour, c)
 		}
-	}
-}
-
-// addHour adds c to hour's slot; a slot that holds an older hour is
-// replaced, one that holds a newer hour is left alone (hour has left the
-// window).
-func (w *dayWindow) addHour(hour int64, c counts) {
-	slot := &w[mod(hour, 24)]
-	switch {
-	case slot.hour == hour:
-		slot.c.merge(c)
-	case slot.hour < hour:
-		slot.hour, slot.c = hour, c
 	}
 }
 

@@ -312,10 +312,10 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			// a probe's timeout too: it was not answered within.
 			m.objs.tracker.Check(m.objs.set, i, at, cur.rt)
 		}
-		rt := windowRT(cur.rt)
-		measured := st.appDay[i].add(at, r.Status, rt)
-		st.locDay[p.appLocs[i]].add(at, r.Status, rt, measured)
-		st.sysDay.add(at, r.Status, rt, measured)
+		rt := history.WindowRT(cur.rt)
+		measured := st.appDay[i].Add(at, histStatus(r.Status), rt)
+		st.locDay[p.appLocs[i]].Add(at, histStatus(r.Status), rt, measured)
+		st.sysDay.Add(at, histStatus(r.Status), rt, measured)
 		switch cur.code {
 		case codeUp:
 			up++
