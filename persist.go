@@ -95,10 +95,10 @@ func (m *Monitor) apply(s *statefile.State) int {
 	st := m.state
 	now := m.clock.Now()
 	m.hist.restore(s.Minutes, now)
-	st.sysDay = dayFromFile(&s.System)
+	st.sysDay = history.DayOfFile(&s.System)
 	for _, l := range s.Locations {
 		if i, ok := m.plan.locIndex[l.Name]; ok {
-			st.locDay[i] = dayFromFile(&l.Day)
+			st.locDay[i] = history.DayOfFile(&l.Day)
 		}
 	}
 	kept := 0
@@ -115,7 +115,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].Restore(a.history, m.cfg.historySize)
-		st.appDay[i].set(&a.day)
+		st.appDay[i].Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
 		// Only an interval set at run time is saved, so one read back
@@ -138,11 +138,11 @@ type savedApp struct {
 	name, location string
 	state          appState
 	history        []history.Check // oldest first
-	day            dayWindow
+	day            history.Day
 }
 
 func appFromFile(a *statefile.App) savedApp {
-	out := savedApp{name: a.Name, location: a.Location, day: dayFromFile(&a.Day),
+	out := savedApp{name: a.Name, location: a.Location, day: history.DayOfFile(&a.Day),
 		history: make([]history.Check, len(a.Checks))}
 	for i, c := range a.Checks {
 		out.history[i] = history.Check{At: c.At, RT: c.RT, Status: history.StatusOfFile(c.Status), Err: c.Err}
@@ -161,27 +161,6 @@ func lastToFile(st *appState) statefile.Last {
 		return statefile.Last{}
 	}
 	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: st.err}
-}
-
-func dayFromFile(d *statefile.Day) dayWindow {
-	var w dayWindow
-	for i, h := range d {
-		w[i].hour = h.Hour
-		w[i].c = counts{up: h.C.Up, down: h.C.Down, unavailable: h.C.Unavailable, rtSum: h.C.RTSum, rtN: h.C.RTN}
-	}
-	return w
-}
-
-func countsToFile(c counts) statefile.Counts {
-	return statefile.Counts{Up: c.up, Down: c.down, Unavailable: c.unavailable, RTSum: c.rtSum, RTN: c.rtN}
-}
-
-func dayToFile(w *dayWindow) statefile.Day {
-	var d statefile.Day
-	for i := range w {
-		d[i] = statefile.Hour{Hour: w[i].hour, C: countsToFile(w[i].c)}
-	}
-	return d
 }
 
 // statusToFile is s's code in the state file, whose codes were fixed
@@ -379,12 +358,12 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 	}
 	e.Header(m.clock.Now(), iv)
 	m.hist.encodeSeen(e)
-	sys := dayToFile(&st.sysDay)
+	sys := history.FileDay(&st.sysDay)
 	e.Day(&sys)
 	e.Locations(len(m.plan.locations))
 	for i, l := range m.plan.locations {
 		e.Location(l.Name)
-		d := dayToFile(&st.locDay[i])
+		d := history.FileDay(&st.locDay[i])
 		e.Day(&d)
 	}
 	e.Apps(len(m.plan.apps))
@@ -393,7 +372,7 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 		e.App(a.Name, a.Location)
 		last := lastToFile(&st.apps[i])
 		st.history[i].Encode(e, &last)
-		st.appDay[i].encode(e)
+		st.appDay[i].Encode(e)
 	}
 	e.Ledger(m.ledger.AppendBinary)
 	locked := time.Since(lockedAt)
@@ -423,22 +402,6 @@ func (h *minuteHistory) encodeSeen(e *statefile.Encoder) {
 		if b := &h.buckets[i]; b.seen {
 			e.Minute(&statefile.Minute{Minute: b.minute, Up: b.up, Down: b.down,
 				LastUp: b.lastUp, LastDown: b.lastDown, LastUnavailable: b.lastU})
-		}
-	}
-}
-
-// encode encodes w as statefile.Encoder.Day does a decoded day.
-func (w *appDayWindow) encode(e *statefile.Encoder) {
-	n := 0
-	for i := range w.slots {
-		if w.counts(i).total() > 0 {
-			n++
-		}
-	}
-	e.BeginDay(n)
-	for i := range w.slots {
-		if c := w.counts(i); c.total() > 0 {
-			e.Hour(w.hourAt(i), countsToFile(c))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package availmon
+package history
 
 import (
 	"math"
@@ -7,7 +7,156 @@ import (
 	"github.com/availmon/availmon/internal/statefile"
 )
 
-// appDayWindow is a dayWindow for one app, in 368 bytes instead of 1,152:
+// Counts are check outcomes summed over some span.
+type Counts struct {
+	Up, Down, Unavailable int64
+	RTSum                 float64 // seconds, over the RTN checks that measured one
+	// RTN is how many checks RTSum is over: every answered check of this
+	// process; checks filled in from a backend's past have no response time.
+	RTN int64
+}
+
+// Add counts a check; its response time rt only when measured.
+func (c *Counts) Add(s Status, rt time.Duration, measured bool) {
+	switch s {
+	case Up:
+		c.Up++
+	case Down:
+		c.Down++
+	default:
+		c.Unavailable++
+		return
+	}
+	if measured {
+		c.RTSum += rt.Seconds()
+		c.RTN++
+	}
+}
+
+// Merge adds o to c.
+func (c *Counts) Merge(o Counts) {
+	c.Up += o.Up
+	c.Down += o.Down
+	c.Unavailable += o.Unavailable
+	c.RTSum += o.RTSum
+	c.RTN += o.RTN
+}
+
+// Total is how many checks c counts.
+func (c Counts) Total() int64 { return c.Up + c.Down + c.Unavailable }
+
+// Day counts checks per clock hour over the last 24 hours, so that a
+// 24h summary costs 24 additions whatever the uptime. The window is the
+// current hour and the 23 before it.
+type Day [24]struct {
+	Hour int64 // unix hours; which hour the slot holds
+	C    Counts
+}
+
+// Add counts a check at t; its response time rt only when measured.
+func (w *Day) Add(t time.Time, s Status, rt time.Duration, measured bool) {
+	h := t.Unix() / 3600
+	slot := &w[mod(h, 24)]
+	if slot.Hour != h {
+		slot.Hour, slot.C = h, Counts{}
+	}
+	slot.C.Add(s, rt, measured)
+}
+
+// Sum adds the hours in (h-24, h] of now's hour h.
+func (w *Day) Sum(now time.Time) Counts {
+	h := now.Unix() / 3600
+	var c Counts
+	for i := range w {
+		if w[i].Hour > h-24 && w[i].Hour <= h {
+			c.Merge(w[i].C)
+		}
+	}
+	return c
+}
+
+// Redate moves the window's hours by step, to the nearest hour, as
+// AppDay.Redate does.
+func (w *Day) Redate(step time.Duration) {
+	k := hoursOf(step)
+	if k == 0 {
+		return
+	}
+	old := *w
+	*w = Day{}
+	for i := range old {
+		if h := old[i].Hour + k; old[i].C != (Counts{}) {
+			w[mod(h, 24)].Hour, w[mod(h, 24)].C = h, old[i].C
+		}
+	}
+}
+
+// Remove takes o's counts out of w, hour by hour; Merge adds them. Slots
+// that hold different hours are left alone: the older hour has left the
+// window already.
+func (w *Day) Remove(o *Day) {
+	for i := range w {
+		if w[i].Hour == o[i].Hour {
+			c := &w[i].C
+			c.Up -= o[i].C.Up
+			c.Down -= o[i].C.Down
+			c.Unavailable -= o[i].C.Unavailable
+			c.RTSum -= o[i].C.RTSum
+			c.RTN -= o[i].C.RTN
+		}
+	}
+}
+
+func (w *Day) Merge(o *Day) {
+	for i := range w {
+		switch {
+		case o[i].Hour == 0 && o[i].C.Total() == 0:
+		case w[i].Hour == o[i].Hour:
+			w[i].C.Merge(o[i].C)
+		case w[i].Hour < o[i].Hour:
+			w[i].Hour, w[i].C = o[i].Hour, o[i].C
+		}
+	}
+}
+
+// AddHour adds c to hour's slot; a slot that holds an older hour is
+// replaced, one that holds a newer hour is left alone (hour has left the
+// window).
+func (w *Day) AddHour(hour int64, c Counts) {
+	slot := &w[mod(hour, 24)]
+	switch {
+	case slot.Hour == hour:
+		slot.C.Merge(c)
+	case slot.Hour < hour:
+		slot.Hour, slot.C = hour, c
+	}
+}
+
+// DayOfFile is d in the monitor's types.
+func DayOfFile(d *statefile.Day) Day {
+	var w Day
+	for i, h := range d {
+		w[i].Hour = h.Hour
+		w[i].C = Counts{Up: h.C.Up, Down: h.C.Down, Unavailable: h.C.Unavailable, RTSum: h.C.RTSum, RTN: h.C.RTN}
+	}
+	return w
+}
+
+// FileCounts is c as a state file keeps it.
+func FileCounts(c Counts) statefile.Counts {
+	return statefile.Counts{Up: c.Up, Down: c.Down, Unavailable: c.Unavailable, RTSum: c.RTSum, RTN: c.RTN}
+}
+
+// FileDay is w as a state file keeps it.
+func FileDay(w *Day) statefile.Day {
+	var d statefile.Day
+	for i := range w {
+		d[i] = statefile.Hour{Hour: w[i].Hour, C: FileCounts(w[i].C)}
+	}
+	return d
+}
+
+// AppDay is a Day for one app, in 368 bytes instead of 1,152:
 // there is one per app, so 10,000 apps save 8.1 MB (50,000, 41 MB). Slots
 // that each kept their own hour and a float64 sum of seconds would take 480.
 //
@@ -21,16 +170,16 @@ import (
 // (addHour, set) has left it, and is dropped.
 //
 // An app is checked at most once a second (MinInterval), 3,600 times an
-// hour, so an hour's counts fit 16 bits; they saturate at 65,535 should a
+// hour, so an hour's Counts fit 16 bits; they saturate at 65,535 should a
 // program call Scrape more often than that. Response times are summed in
-// whole microseconds (windowRT), in 48 bits: a response_time_metric can say
+// whole microseconds (WindowRT), in 48 bits: a response_time_metric can say
 // anything, and 32 bits (71 minutes) are filled by an hour of checks every
 // second that each report 2 seconds. 48 bits hold 78 hours of response time
 // an hour. A check that would overflow the sum, or its count, is counted as
 // one that measured no response time (add reports it), so that the windows
 // of its location and of the system, which remove it again when the app
 // goes, count it the same way.
-type appDayWindow struct {
+type AppDay struct {
 	slots  [24]appDaySlot
 	newest int32 // unix hours; the newest hour the window holds
 	// total is the sum of the slots, kept as they change: every snapshot
@@ -62,13 +211,13 @@ func (t *dayTotal) sub(s *appDaySlot) {
 	t.us -= s.rtMicros()
 }
 
-func (t *dayTotal) counts() counts {
-	return counts{up: int64(t.up), down: int64(t.down), unavailable: int64(t.unavail),
-		rtSum: float64(t.us) / 1e6, rtN: int64(t.rtN)}
+func (t *dayTotal) counts() Counts {
+	return Counts{Up: int64(t.up), Down: int64(t.down), Unavailable: int64(t.unavail),
+		RTSum: float64(t.us) / 1e6, RTN: int64(t.rtN)}
 }
 
 // retotal sets the total from the slots, after a change of many of them.
-func (w *appDayWindow) retotal() {
+func (w *AppDay) retotal() {
 	w.total = dayTotal{}
 	for i := range w.slots {
 		w.total.add(&w.slots[i])
@@ -92,31 +241,31 @@ func (s *appDaySlot) setRTMicros(us uint64) {
 	s.rt = [3]uint16{uint16(us), uint16(us >> 16), uint16(us >> 32)}
 }
 
-// windowRT is a check's response time as the 24-hour windows count it: to
+// WindowRT is a check's response time as the 24-hour windows count it: to
 // the microsecond, as its history keeps it, and not below zero. The
 // windows of the app, its location and the system take the same value, so
 // that their averages agree and removing an app takes back what it added.
-func windowRT(rt time.Duration) time.Duration {
+func WindowRT(rt time.Duration) time.Duration {
 	return max(rt, 0).Round(time.Microsecond)
 }
 
-// add counts a check. measured reports whether its response time rt (a
-// windowRT) was counted: only an answered check's is, and not one that
+// Add counts a check. measured reports whether its response time rt (a
+// WindowRT) was counted: only an answered check's is, and not one that
 // would overflow the slot's sum or count.
-func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) (measured bool) {
+func (w *AppDay) Add(t time.Time, s Status, rt time.Duration) (measured bool) {
 	h := t.Unix() / 3600
 	if w.empty() || h <= int64(w.newest)-24 {
-		*w = appDayWindow{newest: int32(h)}
+		*w = AppDay{newest: int32(h)}
 	}
 	w.advance(h)
 	slot := &w.slots[mod(h, 24)]
 	switch s {
-	case StatusUp:
+	case Up:
 		if slot.up < math.MaxUint16 {
 			slot.up++
 			w.total.up++
 		}
-	case StatusDown:
+	case Down:
 		if slot.down < math.MaxUint16 {
 			slot.down++
 			w.total.down++
@@ -141,13 +290,13 @@ func (w *appDayWindow) add(t time.Time, s Status, rt time.Duration) (measured bo
 
 // empty reports whether w holds no check. Every change leaves a check in
 // the newest hour's slot, so only that slot need be looked at.
-func (w *appDayWindow) empty() bool {
+func (w *AppDay) empty() bool {
 	return w.slots[mod(int64(w.newest), 24)].empty()
 }
 
 // advance makes h the newest hour if it is newer, emptying the slots of
 // the hours that leave the window.
-func (w *appDayWindow) advance(h int64) {
+func (w *AppDay) advance(h int64) {
 	n := int64(w.newest)
 	if h <= n {
 		return
@@ -160,11 +309,11 @@ func (w *appDayWindow) advance(h int64) {
 	w.newest = int32(h)
 }
 
-// sum adds the hours in (h-24, h] of now's hour h. Every snapshot sums
+// Sum adds the hours in (h-24, h] of now's hour h. Every snapshot sums
 // every app's window: in the hour of its newest check, the usual case, the
 // window holds exactly those hours and their total is kept; otherwise the
 // slots are added as integers and converted once.
-func (w *appDayWindow) sum(now time.Time) counts {
+func (w *AppDay) Sum(now time.Time) Counts {
 	h := now.Unix() / 3600
 	n := int64(w.newest)
 	if h == n {
@@ -179,31 +328,31 @@ func (w *appDayWindow) sum(now time.Time) counts {
 		rtN += uint64(s.rtN)
 		us += s.rtMicros()
 	}
-	return counts{up: int64(up), down: int64(down), unavailable: int64(unavail),
-		rtSum: float64(us) / 1e6, rtN: int64(rtN)}
+	return Counts{Up: int64(up), Down: int64(down), Unavailable: int64(unavail),
+		RTSum: float64(us) / 1e6, RTN: int64(rtN)}
 }
 
-// window is w as a dayWindow, to merge into or remove from the windows of
+// Window is w as a Day, to merge into or remove from the windows of
 // locations and the system. Slots that hold no check are left at hour 0,
-// as a dayWindow's never written are, so that merge passes them by.
-func (w *appDayWindow) window() *dayWindow {
-	var out dayWindow
+// as a Day's never written are, so that merge passes them by.
+func (w *AppDay) Window() *Day {
+	var out Day
 	for i := range w.slots {
 		if !w.slots[i].empty() {
-			out[i].hour, out[i].c = w.hourAt(i), w.counts(i)
+			out[i].Hour, out[i].C = w.hourAt(i), w.counts(i)
 		}
 	}
 	return &out
 }
 
-// set makes w hold what d holds (a window restored from a store): the hours
-// of the 24 up to its newest, counts past 16 bits kept at the most 16 bits
+// Set makes w hold what d holds (a window restored from a store): the hours
+// of the 24 up to its newest, Counts past 16 bits kept at the most 16 bits
 // hold. Hours no int32 holds are dropped, as no clock reaches them.
-func (w *appDayWindow) set(d *dayWindow) {
-	*w = appDayWindow{}
+func (w *AppDay) Set(d *Day) {
+	*w = AppDay{}
 	newest, found := int64(0), false
 	for i := range d {
-		if h := d[i].hour; fitsHour(h) && !slotOf(d[i].c).empty() && (!found || h > newest) {
+		if h := d[i].Hour; fitsHour(h) && !slotOf(d[i].C).empty() && (!found || h > newest) {
 			newest, found = h, true
 		}
 	}
@@ -212,16 +361,16 @@ func (w *appDayWindow) set(d *dayWindow) {
 	}
 	w.newest = int32(newest)
 	for i := range d {
-		if h := d[i].hour; h > newest-24 && h <= newest {
-			w.slots[mod(h, 24)].merge(slotOf(d[i].c))
+		if h := d[i].Hour; h > newest-24 && h <= newest {
+			w.slots[mod(h, 24)].merge(slotOf(d[i].C))
 		}
 	}
 	w.retotal()
 }
 
-// addHour adds c to hour's slot, as dayWindow.addHour does: an hour newer
+// AddHour adds c to hour's slot, as Day.AddHour does: an hour newer
 // than the window moves it on, one older than it is dropped.
-func (w *appDayWindow) addHour(hour int64, c counts) {
+func (w *AppDay) AddHour(hour int64, c Counts) {
 	s := slotOf(c)
 	switch {
 	case s.empty() || !fitsHour(hour):
@@ -238,17 +387,17 @@ func (w *appDayWindow) addHour(hour int64, c counts) {
 	w.total.add(slot)
 }
 
-// redate moves the window's hours by step, to the nearest hour (a clock
+// Redate moves the window's hours by step, to the nearest hour (a clock
 // that was set: followClock). A window moved past what int32 hours hold
 // is dropped, as no clock reaches them.
-func (w *appDayWindow) redate(step time.Duration) {
+func (w *AppDay) Redate(step time.Duration) {
 	k := hoursOf(step)
 	if k == 0 || w.empty() {
 		return
 	}
 	newest := int64(w.newest) + k
 	if !fitsHour(newest) {
-		*w = appDayWindow{}
+		*w = AppDay{}
 		return
 	}
 	old := w.slots
@@ -259,25 +408,25 @@ func (w *appDayWindow) redate(step time.Duration) {
 }
 
 // hourAt is the hour slot i holds.
-func (w *appDayWindow) hourAt(i int) int64 {
+func (w *AppDay) hourAt(i int) int64 {
 	n := int64(w.newest)
 	return n - int64(mod(n-int64(i), 24))
 }
 
-func (w *appDayWindow) counts(i int) counts {
+func (w *AppDay) counts(i int) Counts {
 	s := &w.slots[i]
-	return counts{up: int64(s.up), down: int64(s.down), unavailable: int64(s.unavail),
-		rtSum: float64(s.rtMicros()) / 1e6, rtN: int64(s.rtN)}
+	return Counts{Up: int64(s.up), Down: int64(s.down), Unavailable: int64(s.unavail),
+		RTSum: float64(s.rtMicros()) / 1e6, RTN: int64(s.rtN)}
 }
 
 // slotOf is c as a slot holds it, saturated; a slot of no check is empty
 // whatever else c says, so that an empty slot is all zero.
-func slotOf(c counts) appDaySlot {
+func slotOf(c Counts) appDaySlot {
 	c16 := func(n int64) uint16 { return uint16(min(max(n, 0), math.MaxUint16)) }
-	s := appDaySlot{up: c16(c.up), down: c16(c.down), unavail: c16(c.unavailable)}
+	s := appDaySlot{up: c16(c.Up), down: c16(c.Down), unavail: c16(c.Unavailable)}
 	if !s.empty() {
-		s.rtN = c16(c.rtN)
-		s.setRTMicros(statefile.SumMicros(c.rtSum))
+		s.rtN = c16(c.RTN)
+		s.setRTMicros(statefile.SumMicros(c.RTSum))
 	}
 	return s
 }
@@ -297,3 +446,29 @@ func fitsHour(h int64) bool { return h >= math.MinInt32 && h <= math.MaxInt32 }
 
 // add16 is a+b, saturating.
 func add16(a, b uint16) uint16 { return uint16(min(uint32(a)+uint32(b), math.MaxUint16)) }
+
+// Encode encodes w as statefile.Encoder.Day does a decoded day.
+func (w *AppDay) Encode(e *statefile.Encoder) {
+	n := 0
+	for i := range w.slots {
+		if w.counts(i).Total() > 0 {
+			n++
+		}
+	}
+	e.BeginDay(n)
+	for i := range w.slots {
+		if c := w.counts(i); c.Total() > 0 {
+			e.Hour(w.hourAt(i), FileCounts(c))
+		}
+	}
+}
+
+// mod is the non-negative remainder, so that times before 1970 from a test
+// clock cannot index out of range.
+func mod(a, n int64) int {
+	return int((a%n + n) % n)
+}
+
+// hoursOf is step in whole hours, to the nearest: the 24-hour windows
+// count per clock hour and move by whole hours.
+func hoursOf(step time.Duration) int64 { return int64(step.Round(time.Hour) / time.Hour) }

@@ -162,10 +162,8 @@ func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth) (*test
 	src := newScriptedPast(truth)
 	tm := newTestMonitor(t, func(o *Options) {
 		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
+		o.Backfill = true
 	})
-	// The tests drive the backfill themselves rather than through Run,
-	// but its status is that of a monitor with Options.Backfill.
-	tm.bf.enabled = true
 	tm.clock.Set(now)
 	return tm, src
 }
@@ -251,7 +249,7 @@ func TestBackfillStatesRetriesFailingBackend(t *testing.T) {
 	waitFor(t, "the backfill to wait after the failure", func() bool {
 		return tm.bf.status().State == "waiting" && tm.clock.Timers() > 0
 	})
-	tm.clock.Advance(backfillBackoff(0))
+	tm.clock.Advance(BackfillRetryMin) // the first retry's wait
 	<-done
 	if st := tm.bf.status(); st.State != "done" {
 		t.Fatalf("state %q after the backend recovered", st.State)
@@ -330,158 +328,6 @@ func TestBackfillStatesKeepsObservedTime(t *testing.T) {
 	}
 }
 
-// take makes pure windows spans, mixed ones windows of the next level,
-// and at the finest level lets the majority of present instants decide.
-func TestStateAnswersTake(t *testing.T) {
-	from, to := t0.Add(-24*time.Hour), t0
-	a := &stateAnswers{from: from, to: to, spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
-	h := time.Hour
-	a.take(PastState{App: 0, At: from, Instants: 60, Present: 60}, h, false)
-	a.take(PastState{App: 0, At: from.Add(h), Instants: 60, Present: 60}, h, false)
-	a.take(PastState{App: 1, At: from, Instants: 60, Present: 60, Down: 60}, h, false)
-	a.take(PastState{App: 2, At: from, Instants: 60, Present: 0}, h, false)
-	a.take(PastState{App: 3, At: from, Instants: 60, Present: 30}, h, false)
-	a.take(PastState{App: 4, At: from, Instants: 60, Present: 60, Down: 1}, h, false)
-	a.take(PastState{App: 5, At: from, Instants: 4, Present: 3, Down: 2}, time.Minute, true)
-	a.take(PastState{App: 6, At: from, Instants: 4, Present: 1, Down: 0}, time.Minute, true)
-	a.take(PastState{App: 7, At: to.Add(-30 * time.Minute), Instants: 60, Present: 60}, h, false)
-	a.take(PastState{App: 8, At: from.Add(-h), Instants: 60, Present: 60}, h, false)
-	want := map[int][]timeline.Span{
-		0: {{From: from, To: from.Add(2 * h), State: timeline.Up}},
-		1: {{From: from, To: from.Add(h), State: timeline.Down}},
-		5: {{From: from, To: from.Add(time.Minute), State: timeline.Down}},
-		7: {{From: to.Add(-30 * time.Minute), To: to, State: timeline.Up}},
-	}
-	if diff := cmp.Diff(want, a.spans); diff != "" {
-		t.Errorf("spans (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[int64][]int{from.Unix(): {3, 4}}, a.mixed); diff != "" {
-		t.Errorf("mixed (-want +got):\n%s", diff)
-	}
-}
-
-// windowsIn cuts a range into aligned windows, the last one that reaches
-// past the end set apart; childWindows cuts the mixed ones and those
-// partial ones by the next level, inside the range.
-func TestStateWindows(t *testing.T) {
-	from, to := t0.Add(-36*time.Hour), t0.Add(30*time.Minute)
-	whole, partial := windowsIn(from, to, 24*time.Hour, nil)
-	if len(whole) != 1 || !whole[0].at.Equal(from) || len(partial) != 1 ||
-		!partial[0].at.Equal(t0.Truncate(24*time.Hour)) {
-		t.Fatalf("windowsIn: whole %+v partial %+v", whole, partial)
-	}
-	a := &stateAnswers{from: from, to: to, mixed: map[int64][]int{whole[0].at.Unix(): {2}}}
-	out, part := a.childWindows(24*time.Hour, time.Hour, partial)
-	if len(out) != 24+12 || len(part) != 1 || !part[0].at.Equal(t0) {
-		t.Fatalf("childWindows: %d windows, partial %+v", len(out), part)
-	}
-	for _, w := range out[:24] {
-		if !slices.Equal(w.apps, []int{2}) {
-			t.Fatalf("a mixed day's hour asks %v", w.apps)
-		}
-	}
-	for _, w := range out[24:] {
-		if w.apps != nil {
-			t.Fatalf("the partial day's hour asks %v, want every app", w.apps)
-		}
-	}
-	if len(a.mixed) != 0 {
-		t.Errorf("mixed windows left after childWindows: %v", a.mixed)
-	}
-}
-
-// questions joins consecutive windows of the same kind into questions,
-// within the budget and the step bound, and never joins every app's
-// windows with some apps'.
-func TestStateQuestions(t *testing.T) {
-	h := time.Hour
-	var ws []window
-	for i := range 5 {
-		ws = append(ws, window{at: t0.Add(time.Duration(i) * h), apps: []int{i % 2}})
-	}
-	ws = append(ws, window{at: t0.Add(5 * h)}, window{at: t0.Add(6 * h)})
-	qs := questions(ws, h, time.Minute, 10_000)
-	want := []stateQuestion{{start: t0, end: t0.Add(4 * h), size: h, apps: []int{0, 1}},
-		{start: t0.Add(5 * h), end: t0.Add(6 * h), size: h}}
-	if diff := cmp.Diff(want, qs, cmp.AllowUnexported(stateQuestion{})); diff != "" {
-		t.Errorf("questions (-want +got):\n%s", diff)
-	}
-	// 2 apps x 60 instants an hour: a budget of 240 takes two hours a
-	// question.
-	if qs := questions(ws[:4], h, time.Minute, 240); len(qs) != 2 {
-		t.Errorf("%d questions within a budget of 240 app-instants, want 2: %+v", len(qs), qs)
-	}
-}
-
-// refineStates over any scripted past (changes on the resolution's
-// instants, a range starting and ending anywhere) asks questions within
-// the step bound, never panics, and learns exactly the past: every span
-// lies in the range and agrees with the script at each of its instants,
-// and every instant with data is covered.
-func FuzzRefineStates(f *testing.F) {
-	f.Add([]byte{2, 3, 50, 7, 1, 200, 2, 90, 0, 30, 1})
-	f.Add([]byte{0, 0, 0})
-	f.Add([]byte{3, 255, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		next := func() int {
-			if len(data) == 0 {
-				return 0
-			}
-			b := data[0]
-			data = data[1:]
-			return int(b)
-		}
-		res := []time.Duration{time.Minute, 30 * time.Second, 15 * time.Second}[next()%3]
-		base := t0.Truncate(24 * time.Hour).Add(-3 * 24 * time.Hour)
-		from := base.Add(time.Duration(next()*next()) * res)
-		to := from.Add(time.Duration(1+next()*next()*4) * res)
-		apps := 1 + next()%4
-		truth := make([]pastTruth, apps)
-		for i := range truth {
-			at := base
-			for n := next() % 8; n >= 0; n-- {
-				end := at.Add(time.Duration(1+next()*next()) * res)
-				truth[i] = append(truth[i], timeline.Span{From: at, To: end, State: []timeline.State{timeline.Up, timeline.Down, timeline.Unknown}[next()%3]})
-				at = end
-			}
-		}
-		need := map[int64]bool{}
-		for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
-			need[d.Unix()] = true
-		}
-		a, err := refineStates(from, to, res, maxPastSteps, need, func(r PastRange, take func(PastState)) error {
-			if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= maxPastSteps {
-				t.Fatalf("question out of bounds: %+v", r)
-			}
-			for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
-				for i := range truth {
-					if r.Apps == nil || slices.Contains(r.Apps, i) {
-						take(countInstants(truth[i], i, at, r.Window, res))
-					}
-				}
-			}
-			return nil
-		}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, tr := range truth {
-			for _, s := range a.spans[i] {
-				if s.From.Before(from) || s.To.After(to) || !s.From.Before(s.To) {
-					t.Fatalf("app %d: span %+v outside [%s, %s)", i, s, from, to)
-				}
-			}
-			for at := from.Truncate(res); at.Before(to); at = at.Add(res) {
-				want := tr.at(at)
-				got := pastTruth(a.spans[i]).at(later(at, from))
-				if got != want && !(want == timeline.Unknown && at.Add(res).After(to)) {
-					t.Fatalf("app %d at %s: learnt %v, script %v (spans %+v)", i, at, got, want, a.spans[i])
-				}
-			}
-		}
-	})
-}
-
 // Maintenance windows, from the configuration and the API, one-off and
 // recurring, apply to backfilled time as to live time: an app down all
 // through a backfilled day is in maintenance during each window's
@@ -523,52 +369,4 @@ func TestBackfillStatesMaintenance(t *testing.T) {
 			t.Errorf("%s over its backfilled down day: %+v, want down %s, maintenance %s", app, got, want.Down, want.Maintenance)
 		}
 	}
-}
-
-// TestBackfillStatesCost counts the questions the record's backfill asks
-// of one Prometheus query (200 apps, promsource's batch) over 90 days in
-// which 2 of them (1%) are down an hour every day, with the budget
-// askStates gives a promsource query (MaxSteps 10,000) at the minute's
-// resolution of an hourly interval. It reports, it does not assert: the
-// request count of a fleet is this times its queries (10,000 apps: 50).
-func TestBackfillStatesCost(t *testing.T) {
-	day := 24 * time.Hour
-	to := t0.Truncate(time.Minute)
-	from := to.Add(-90 * day).Truncate(day)
-	need := map[int64]bool{}
-	for d := from; d.Before(to); d = d.Add(day) {
-		need[d.Unix()] = true
-	}
-	down := func(app int, t time.Time) bool {
-		return app%100 == 7 && t.Sub(t.Truncate(day)) >= 3*time.Hour && t.Sub(t.Truncate(day)) < 4*time.Hour
-	}
-	const apps = 200
-	asked, points := 0, 0
-	perLevel := map[time.Duration]int{}
-	_, err := refineStates(from, to, time.Minute, max(stateBudget, 10_000), need, func(r PastRange, take func(PastState)) error {
-		asked++
-		perLevel[r.Window]++
-		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
-			for i := range apps {
-				if r.Apps != nil && !slices.Contains(r.Apps, i) {
-					continue
-				}
-				points++
-				st := PastState{App: i, At: at, Window: r.Window, Instants: int(r.Window / time.Minute)}
-				st.Present = st.Instants
-				for x := at; x.Before(at.Add(r.Window)) && x.Before(to); x = x.Add(time.Minute) {
-					if down(i, x) {
-						st.Down++
-					}
-				}
-				take(st)
-			}
-		}
-		return nil
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("one query of %d apps, 90 days, 1%% down 1h a day: %d questions (by window %v), %d points; 10,000 apps: %d requests",
-		apps, asked, perLevel, points, 50*(asked+1))
 }
