@@ -292,3 +292,33 @@ func TestWindowDeletedUnseen(t *testing.T) {
 		t.Errorf("app 1: %v of maintenance, want 2m30s ([0, 2m30s)): %+v", x.Maintenance, x.Totals)
 	}
 }
+
+// A save encodes a Book taken under the cycle lock after the lock is let
+// go: the cycles that run meanwhile must not show in what it writes.
+func TestBookEncodesAsTaken(t *testing.T) {
+	l := New(Options{})
+	l.SetLayout(t0, layout(), nil)
+	for k := range 20 {
+		cycle(l, t0.Add(time.Duration(k)*iv), U, U, U)
+	}
+	at := t0.Add(20 * iv)
+	want := l.AppendBinary(nil)
+	book := l.Book(at)
+	for k := range 40 {
+		s := U
+		if k%3 == 0 {
+			s = D
+		}
+		cycle(l, at.Add(time.Duration(k)*iv), s, D, U)
+	}
+	lay := layout()
+	lay.Apps = lay.Apps[1:]
+	lay.Services = nil
+	l.SetLayout(at.Add(time.Hour), lay, nil)
+	if got := book.AppendBinary(nil); string(got) != string(want) {
+		t.Errorf("a Book encodes %d bytes unlike the ledger's %d when it was taken", len(got), len(want))
+	}
+	if _, err := Decode(book.AppendBinary(nil)); err != nil {
+		t.Error(err)
+	}
+}
