@@ -56,7 +56,7 @@ func (bk *Book) AppendBinary(b []byte) []byte {
 			}
 			at := len(b)
 			b = append(b, 0, 0, 0, 0)
-			b, _ = bk.views[k][i].AppendBinary(b) // a View's encoding does not fail
+			b, _ = bk.View(k, i).AppendBinary(b) // a View's encoding does not fail
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
 	}
