@@ -10,13 +10,25 @@ import "unsafe"
 // stamp they share.
 type Stamp struct{ end, last, projFrom, projTo int64 }
 
-// Stamp returns v's stamp.
-func (v View) Stamp() Stamp { return Stamp{v.end, v.last, v.projFrom, v.projTo} }
+// Stamp returns v's stamp. Unknown time is not written, so the end of a
+// record whose state is unknown is no part of its stamp: records checked
+// at one time have one stamp, whatever their states.
+func (v View) Stamp() Stamp {
+	end := v.end
+	if v.projState == Unknown {
+		end = v.last
+	}
+	return Stamp{end, v.last, v.projFrom, v.projTo}
+}
 
 // WithStamp returns v with the stamp s: v's record as a check that found
-// its state again, and wrote nothing else, leaves it.
+// its state again, and wrote nothing else, leaves it. A record whose state
+// is unknown keeps its end: unknown time is not written.
 func (v View) WithStamp(s Stamp) View {
-	v.end, v.last, v.projFrom, v.projTo = s.end, s.last, s.projFrom, s.projTo
+	v.last, v.projFrom, v.projTo = s.last, s.projFrom, s.projTo
+	if v.projState != Unknown {
+		v.end = s.end
+	}
 	return v
 }
 

@@ -17,7 +17,8 @@ func TestStampSteadyCheck(t *testing.T) {
 	for k, tt := range []struct {
 		s    State
 		same bool
-	}{{Up, true}, {Up, true}, {Down, false}, {Down, false}, {Down, true}, {Up, false}} {
+	}{{Up, true}, {Up, true}, {Down, false}, {Down, false}, {Down, true}, {Up, false},
+		{Unknown, false}, {Unknown, true}, {Unknown, true}, {Up, false}, {Up, false}, {Up, true}} {
 		before := r.View()
 		r.Check(t0.Add(time.Duration(k+2)*iv), tt.s, 2*iv)
 		now := r.View()

@@ -143,7 +143,7 @@ func nextChunk(prev *viewChunk, ents []*entry, st timeline.Stamp) *viewChunk {
 	}
 	c := &viewChunk{views: cur}
 	for j := range ents {
-		if cur[j].Stamp() == st {
+		if cur[j].WithStamp(st).Same(cur[j]) {
 			c.steady |= 1 << j
 		}
 	}

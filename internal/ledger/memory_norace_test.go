@@ -63,15 +63,11 @@ func TestBookBytesPerCycle(t *testing.T) {
 	k := 0
 	// cycle feeds a cycle and returns its Book and the bytes the Book
 	// alone allocated.
-	cycle := func(down func(k, i int) bool) (*Book, uint64) {
+	cycle := func(state func(k, i int) timeline.State) (*Book, uint64) {
 		k++
 		at := t0.Add(time.Duration(k) * iv)
 		for i := range apps {
-			s := timeline.Up
-			if down(k, i) {
-				s = timeline.Down
-			}
-			l.Check(i, at, s, hold, false)
+			l.Check(i, at, state(k, i), hold, false)
 		}
 		l.EndCycle(at, hold, nil, nil)
 		var before, after runtime.MemStats
@@ -80,16 +76,32 @@ func TestBookBytesPerCycle(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		return b, after.TotalAlloc - before.TotalAlloc
 	}
+	// Every 13th app's state is unknown (its backend cannot tell), every
+	// 7th is down: steady all the same.
+	steady := func(k, i int) timeline.State {
+		switch {
+		case i%13 == 0:
+			return timeline.Unknown
+		case i%7 == 0:
+			return timeline.Down
+		}
+		return timeline.Up
+	}
 	for range 3 {
-		cycle(func(k, i int) bool { return false })
+		cycle(steady)
 	}
 	for _, tt := range []struct {
-		name string
-		down func(k, i int) bool
-		most float64 // bytes an app
+		name  string
+		state func(k, i int) timeline.State
+		most  float64 // bytes an app
 	}{
-		{"steady", func(k, i int) bool { return false }, 2},
-		{"1% change", func(k, i int) bool { return i%100 == k%100 }, 20},
+		{"steady", steady, 2},
+		{"1% change", func(k, i int) timeline.State {
+			if i%100 == k%100 {
+				return timeline.Down
+			}
+			return steady(k, i)
+		}, 20},
 	} {
 		const cycles = 10
 		var (
@@ -98,7 +110,7 @@ func TestBookBytesPerCycle(t *testing.T) {
 		)
 		for c := range books {
 			var n uint64
-			books[c], n = cycle(tt.down)
+			books[c], n = cycle(tt.state)
 			booked += n
 		}
 		per := float64(booked) / cycles / apps
