@@ -85,8 +85,10 @@ type Book struct {
 }
 
 // chunkLen is the views of a chunk: a changed record costs a Book its
-// chunk's views (72 bytes each), an unchanged chunk a pointer.
-const chunkLen = 16
+// chunk's views (72 bytes each), an unchanged chunk a pointer. 14 views
+// and their marks fit the allocator's 1,024-byte size class; 16 would
+// take 1,280 bytes.
+const chunkLen = 14
 
 // viewChunk holds chunkLen views of a kind, in the roster's order; it is
 // never written once a Book has it. A view marked steady reads with the
