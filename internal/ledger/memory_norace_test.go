@@ -14,7 +14,7 @@ import (
 
 // A ledger costs about 400 bytes an app besides what its records hold: the
 // entry (240), its name in the map, the layout's and the roster's slices,
-// and a Book's view (72; a Book is made every cycle, and two may be live).
+// and a Book's view (72, in chunks the Books of successive cycles share).
 func TestBytesPerApp(t *testing.T) {
 	const apps = 10_000
 	lay := Layout{Locations: []string{"a", "b"}}
