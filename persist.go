@@ -374,9 +374,13 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 		st.history[i].Encode(e, &last)
 		st.appDay[i].Encode(e)
 	}
-	e.Ledger(m.ledger.AppendBinary)
+	// The ledger's history (90 days and more) is encoded from a Book,
+	// which shares the records' bytes and stays as it is while cycles go
+	// on: under the lock only a view per entity is taken.
+	book := m.ledger.Book(m.clock.Now())
 	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
+	e.Ledger(book.AppendBinary)
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
