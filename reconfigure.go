@@ -131,10 +131,13 @@ func (m *Monitor) applyPlan(p *plan, publish bool) ConfigChange {
 			"locations_added", ch.LocationsAdded, "locations_removed", ch.LocationsRemoved,
 			"backends_added", ch.BackendsAdded, "backends_removed", ch.BackendsRemoved)
 	}
-	seq := m.events.append(evs...)
+	seq := m.events.add(evs...)
 	if publish {
 		m.publish(now, seq)
+		m.events.show()
 	}
+	// Without publish, the cycle's commit publishes the snapshot that
+	// reflects them, and shows them with its own.
 	return ch
 }
 

@@ -335,10 +335,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	m.logUnloggedRefusals(m.api.refusals.Expire(end)...)
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
-	// nothing and sees nothing twice.
+	// nothing and sees nothing twice; they are shown to followers after
+	// it, so a client told of a change finds it in the API.
 	// A config_update appended by SetInterval after ours is not reflected
 	// in the snapshot: eventSeq points right after our own events.
-	m.publish(end, m.events.append(evs...))
+	m.publish(end, m.events.add(evs...))
+	m.events.show()
 }
 
 // noteBackends records which backends answered the cycle, and appends to
