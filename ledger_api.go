@@ -647,6 +647,10 @@ func appendJSONString(buf []byte, s string) []byte {
 				buf = append(buf, '\\', 'r')
 			case c == '\t':
 				buf = append(buf, '\\', 't')
+			case c == '\b':
+				buf = append(buf, '\\', 'b')
+			case c == '\f':
+				buf = append(buf, '\\', 'f')
 			case c < 0x20:
 				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			default:

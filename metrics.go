@@ -261,7 +261,7 @@ func (m *Monitor) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", string(format))
 	h.Set("Vary", "Accept, Accept-Encoding")
-	if g, ok := body.Gzipped(); ok && cachedbody.AcceptsGzip(r.Header.Values("Accept-Encoding")) {
+	if g, ok := body.GzippedFor(r.Header.Values("Accept-Encoding")); ok {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
 		w.WriteHeader(http.StatusOK)

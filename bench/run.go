@@ -26,7 +26,9 @@ type endpoint struct {
 }
 
 func endpoints() []endpoint {
+	report := "/api/reports/" + lastMonth(time.Now())
 	return []endpoint{
+		{Name: "/health", Path: "/health"},
 		{Name: "/api/apps", Path: "/api/apps"},
 		{Name: "/api/locations", Path: "/api/locations"},
 		{Name: "/api/locations/{name}", Path: "/api/locations/location-042"},
@@ -36,12 +38,22 @@ func endpoints() []endpoint {
 		{Name: "/api/availability?window=90d&by=app", Path: "/api/availability?window=90d&by=app"},
 		{Name: "/metrics", Path: "/metrics"},
 		{Name: "/api/objectives", Path: "/api/objectives"},
+		// The last month whole: the report a user asks for most.
+		{Name: "/api/reports/{last month}", Path: report},
+		{Name: "/api/reports/{last month}?format=csv", Path: report + "?format=csv"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
+		{Name: "/api/objectives (gzip)", Path: "/api/objectives", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		// A poller that sends the last ETag it got: 304s, and one full
 		// answer per connection after each cycle (bench/load.go).
 		{Name: "/api/locations (304)", Path: "/api/locations", Header: map[string]string{"If-None-Match": ""}},
 	}
+}
+
+// lastMonth is the month before now's, in UTC, as /api/reports names it.
+func lastMonth(now time.Time) string {
+	y, m, _ := now.UTC().Date()
+	return time.Date(y, m-1, 1, 0, 0, 0, 0, time.UTC).Format("2006-01")
 }
 
 // row is one endpoint's figures.
