@@ -99,10 +99,10 @@ type OutageEvent struct {
 // encoding for every client); otherwise nobody may ever read it, and a
 // client that does encodes it itself.
 type eventLog struct {
-	mu      sync.Mutex
-	ring    []logEntry // grows to size, then wraps
-	size    uint64
-	next    uint64 // sequence number of the next event
+	mu   sync.Mutex
+	ring []logEntry // grows to size, then wraps
+	size uint64
+	next uint64 // sequence number of the next event
 	// shown is the sequence number up to which followers read: events
 	// added ahead of the snapshot that reflects them (add) are shown once
 	// it is published (show), so that a client told of a change finds it
