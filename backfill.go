@@ -174,12 +174,7 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 		if !ok {
 			continue
 		}
-		var apps []App
-		for i, a := range p.apps {
-			if p.backendOf[i] == bi {
-				apps = append(apps, a)
-			}
-		}
+		apps := p.appsOf(bi)
 		base := len(res.names)
 		for _, a := range apps {
 			res.names = append(res.names, a.Name)

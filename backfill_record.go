@@ -108,12 +108,7 @@ func (m *Monitor) planStates() (jobs []*stateJob, from, to time.Time, need map[i
 		if !ok {
 			continue
 		}
-		var apps []App
-		for i, a := range p.apps {
-			if p.backendOf[i] == bi {
-				apps = append(apps, a)
-			}
-		}
+		apps := p.appsOf(bi)
 		j := &stateJob{pastJob: pastJob{src: be.Source, reports: reportsRequests(be.Source), backend: be.Name},
 			count: &pastResult{}}
 		for _, a := range apps {
