@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
 )
@@ -115,7 +117,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].Restore(a.history, m.cfg.historySize)
-		st.appDay[i].Set(&a.day)
+		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
 		// Only an interval set at run time is saved, so one read back
@@ -336,10 +338,11 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 
 // encodeLive returns the state a save writes, encoded into a buffer of
 // capacity hint (the size of the last save, so that it does not grow by
-// doubling). It holds cycleMu while it encodes, so the state is the one between two cycles: a save that
-// falls due during a cycle waits for its end. Requests never take
-// cycleMu: they only wait on one app's history lock for the microseconds
-// its checks take to encode.
+// doubling). The state is the one between two cycles: a save that falls due
+// during a cycle waits for its end. It holds cycleMu only to cut the state
+// (savecut.go) and encode its small parts; the apps are encoded after,
+// while cycles go on. Requests never take cycleMu: they only wait on one
+// app's history lock for the microseconds its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
 	data, _ := m.encodeLiveTimed(hint)
 	return data
@@ -348,9 +351,45 @@ func (m *Monitor) encodeLive(hint int) []byte {
 // encodeLiveTimed is encodeLive that also reports how long it held the
 // cycle lock, the time a cycle due meanwhile waited.
 func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
+	// One encoding at a time: the days of a cut are the cut's until its
+	// save has taken them.
+	m.persist.encoding.Lock()
+	defer m.persist.encoding.Unlock()
 	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
 	lockedAt := time.Now()
+	c := m.cut(e)
+	locked := time.Since(lockedAt)
+	m.cycleMu.Unlock()
+	c.encodeApps(e)
+	e.Ledger(c.book.AppendBinary)
+	var replay []hmac.ReplayEntry
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
+		replay = k.ReplayEntries()
+	}
+	e.Replay(replay)
+	mt := m.maint.saved()
+	e.Maintenance(&mt)
+	return e.Bytes(), locked
+}
+
+// saveCut is the state of a save as its cut took it, under cycleMu, for
+// encodeApps to encode after (savecut.go).
+type saveCut struct {
+	plan  *plan
+	st    *cycleState
+	marks []history.Mark // where each app's history stood
+	lasts []appState     // each app's last state
+	// The ledger's history (90 days and more) is encoded from a Book,
+	// which shares the records' bytes and stays as it is while cycles go
+	// on: under the lock only a view per entity is taken.
+	book *ledger.Book
+}
+
+// cut encodes what comes before the apps, whose size does not grow with
+// them (the minute buckets, the system's and the locations' windows), and
+// takes the apps' state a few words an app. It runs under cycleMu.
+func (m *Monitor) cut(e *statefile.Encoder) *saveCut {
 	st := m.state
 	var iv *statefile.Interval
 	if v := m.interval.Load(); v.runtime {
@@ -366,29 +405,33 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 		d := history.FileDay(&st.locDay[i])
 		e.Day(&d)
 	}
-	e.Apps(len(m.plan.apps))
-	for i := range m.plan.apps {
-		a := &m.plan.apps[i]
-		e.App(a.Name, a.Location)
-		last := lastToFile(&st.apps[i])
-		st.history[i].Encode(e, &last)
-		st.appDay[i].Encode(e)
+	c := &saveCut{plan: m.plan, st: st, marks: make([]history.Mark, len(st.history)),
+		lasts: slices.Clone(st.apps)}
+	for i, h := range st.history {
+		c.marks[i] = h.Mark()
 	}
-	// The ledger's history (90 days and more) is encoded from a Book,
-	// which shares the records' bytes and stays as it is while cycles go
-	// on: under the lock only a view per entity is taken.
-	book := m.ledger.Book(m.clock.Now())
-	locked := time.Since(lockedAt)
-	m.cycleMu.Unlock()
-	e.Ledger(book.AppendBinary)
-	var replay []hmac.ReplayEntry
-	if k, ok := m.api.auth.(ReplayKeeper); ok {
-		replay = k.ReplayEntries()
+	st.days.begin(st.appDay)
+	c.book = m.ledger.Book(m.clock.Now())
+	return c
+}
+
+// encodeApps encodes the apps as the cut took them, chunk by chunk of
+// their 24-hour windows, while cycles go on.
+func (c *saveCut) encodeApps(e *statefile.Encoder) {
+	e.Apps(len(c.plan.apps))
+	var scratch []history.AppDay
+	for k := range c.st.days.chunks {
+		days := c.st.days.take(c.st.appDay, k, scratch)
+		for j := range days {
+			i := k*dayChunkApps + j
+			a := &c.plan.apps[i]
+			e.App(a.Name, a.Location)
+			last := lastToFile(&c.lasts[i])
+			c.st.history[i].EncodeMarked(e, &last, c.marks[i])
+			days[j].Encode(e)
+		}
+		scratch = days
 	}
-	e.Replay(replay)
-	mt := m.maint.saved()
-	e.Maintenance(&mt)
-	return e.Bytes(), locked
 }
 
 // encodeSeen encodes the buckets that hold an observation, in slot order.
