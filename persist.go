@@ -361,6 +361,12 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 	c := m.cut(e)
 	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
+	return m.encodeCut(e, c), locked
+}
+
+// encodeCut encodes the rest of the state after cut c, without cycleMu, and
+// returns the whole encoding.
+func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
 	c.encodeApps(e)
 	e.Ledger(c.book.AppendBinary)
 	var replay []hmac.ReplayEntry
@@ -370,7 +376,7 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 	e.Replay(replay)
 	mt := m.maint.saved()
 	e.Maintenance(&mt)
-	return e.Bytes(), locked
+	return e.Bytes()
 }
 
 // saveCut is the state of a save as its cut took it, under cycleMu, for
