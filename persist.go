@@ -210,9 +210,10 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 // saver saves a Run's state on a schedule of its own: a save falls due
 // every save interval, whenever the cycles end, so that a SIGKILL loses at
 // most the interval and the time one save takes (docs/decisions.md,
-// Storage). The encoding holds the cycle lock: a save that falls due during
-// a cycle is encoded right after it, and one that falls due between cycles
-// at once (a cycle due meanwhile waits the encoding's milliseconds). Its
+// Storage). The save's cut holds the cycle lock (savecut.go): a save that
+// falls due during a cycle is cut right after it, and one that falls due
+// between cycles at once (a cycle due meanwhile waits the cut's
+// milliseconds); the encoding goes on after, beside the cycles. Its
 // own goroutine encodes and writes one save at a time: a save that falls
 // due while one is being written starts when that one ends, and more do
 // not pile up behind a slow disk.

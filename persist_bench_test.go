@@ -30,9 +30,8 @@ func fullStateMonitorWith(b *testing.B, apps int, opts ...func(*Options)) (*Moni
 	return m, clock
 }
 
-// BenchmarkStateEncodeLive is the part of a save that holds the cycle lock
-// (all of it but the write): the longest a save can delay the start of a
-// cycle. Requests never wait for it.
+// BenchmarkStateEncodeLive is the encoding of a save (all of it but the
+// write); BenchmarkStateSaveLock the part of it that holds the cycle lock.
 func BenchmarkStateEncodeLive(b *testing.B) {
 	m, _ := fullStateMonitor(b)
 	benchEncodeLive(b, m)
