@@ -217,6 +217,11 @@ func checkHistoryEncoding(t *testing.T, h *Checks) {
 	if !bytes.Equal(live.Bytes(), copied) {
 		t.Fatalf("live encoding %x, of a copy %x", live.Bytes(), copied)
 	}
+	mark := h.Mark()
+	marked := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &statefile.Last{}, mark) })
+	if whole := encodeApp(func(e *statefile.Encoder) { h.Encode(e, &statefile.Last{}) }); !bytes.Equal(marked, whole) {
+		t.Fatalf("encoded at a mark just taken %x, whole %x", marked, whole)
+	}
 }
 
 // The history shows what a plain slice of its last checks does, with
