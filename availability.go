@@ -403,6 +403,7 @@ type persistence struct {
 	store    Store
 	interval time.Duration
 	saves    saveRecord
+	encoding sync.Mutex // one state encoding at a time (persist.go)
 }
 
 // discovery is the discovery rules' state, under cycleMu but for metrics.

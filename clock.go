@@ -125,7 +125,7 @@ func (m *Monitor) followClock(end time.Time) time.Duration {
 	for i := range st.apps {
 		st.apps[i].redate(step)
 		st.history[i].Redate(step)
-		st.appDay[i].Redate(step)
+		st.dayToWrite(i).Redate(step)
 	}
 	for i := range st.locDay {
 		st.locDay[i].Redate(step)

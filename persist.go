@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
 )
@@ -115,7 +117,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].Restore(a.history, m.cfg.historySize)
-		st.appDay[i].Set(&a.day)
+		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
 		// Only an interval set at run time is saved, so one read back
@@ -208,9 +210,10 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 // saver saves a Run's state on a schedule of its own: a save falls due
 // every save interval, whenever the cycles end, so that a SIGKILL loses at
 // most the interval and the time one save takes (docs/decisions.md,
-// Storage). The encoding holds the cycle lock: a save that falls due during
-// a cycle is encoded right after it, and one that falls due between cycles
-// at once (a cycle due meanwhile waits the encoding's milliseconds). Its
+// Storage). The save's cut holds the cycle lock (savecut.go): a save that
+// falls due during a cycle is cut right after it, and one that falls due
+// between cycles at once (a cycle due meanwhile waits the cut's
+// milliseconds); the encoding goes on after, beside the cycles. Its
 // own goroutine encodes and writes one save at a time: a save that falls
 // due while one is being written starts when that one ends, and more do
 // not pile up behind a slow disk.
@@ -336,10 +339,11 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 
 // encodeLive returns the state a save writes, encoded into a buffer of
 // capacity hint (the size of the last save, so that it does not grow by
-// doubling). It holds cycleMu while it encodes, so the state is the one between two cycles: a save that
-// falls due during a cycle waits for its end. Requests never take
-// cycleMu: they only wait on one app's history lock for the microseconds
-// its checks take to encode.
+// doubling). The state is the one between two cycles: a save that falls due
+// during a cycle waits for its end. It holds cycleMu only to cut the state
+// (savecut.go) and encode its small parts; the apps are encoded after,
+// while cycles go on. Requests never take cycleMu: they only wait on one
+// app's history lock for the microseconds its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
 	data, _ := m.encodeLiveTimed(hint)
 	return data
@@ -348,9 +352,51 @@ func (m *Monitor) encodeLive(hint int) []byte {
 // encodeLiveTimed is encodeLive that also reports how long it held the
 // cycle lock, the time a cycle due meanwhile waited.
 func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
+	// One encoding at a time: the days of a cut are the cut's until its
+	// save has taken them.
+	m.persist.encoding.Lock()
+	defer m.persist.encoding.Unlock()
 	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
 	lockedAt := time.Now()
+	c := m.cut(e)
+	locked := time.Since(lockedAt)
+	m.cycleMu.Unlock()
+	return m.encodeCut(e, c), locked
+}
+
+// encodeCut encodes the rest of the state after cut c, without cycleMu, and
+// returns the whole encoding.
+func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
+	c.encodeApps(e)
+	e.Ledger(c.book.AppendBinary)
+	var replay []hmac.ReplayEntry
+	if k, ok := m.api.auth.(ReplayKeeper); ok {
+		replay = k.ReplayEntries()
+	}
+	e.Replay(replay)
+	mt := m.maint.saved()
+	e.Maintenance(&mt)
+	return e.Bytes()
+}
+
+// saveCut is the state of a save as its cut took it, under cycleMu, for
+// encodeApps to encode after (savecut.go).
+type saveCut struct {
+	plan  *plan
+	st    *cycleState
+	marks []history.Mark // where each app's history stood
+	lasts []appState     // each app's last state
+	// The ledger's history (90 days and more) is encoded from a Book,
+	// which shares the records' bytes and stays as it is while cycles go
+	// on: under the lock only a view per entity is taken.
+	book *ledger.Book
+}
+
+// cut encodes what comes before the apps, whose size does not grow with
+// them (the minute buckets, the system's and the locations' windows), and
+// takes the apps' state a few words an app. It runs under cycleMu.
+func (m *Monitor) cut(e *statefile.Encoder) *saveCut {
 	st := m.state
 	var iv *statefile.Interval
 	if v := m.interval.Load(); v.runtime {
@@ -366,29 +412,33 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 		d := history.FileDay(&st.locDay[i])
 		e.Day(&d)
 	}
-	e.Apps(len(m.plan.apps))
-	for i := range m.plan.apps {
-		a := &m.plan.apps[i]
-		e.App(a.Name, a.Location)
-		last := lastToFile(&st.apps[i])
-		st.history[i].Encode(e, &last)
-		st.appDay[i].Encode(e)
+	c := &saveCut{plan: m.plan, st: st, marks: make([]history.Mark, len(st.history)),
+		lasts: slices.Clone(st.apps)}
+	for i, h := range st.history {
+		c.marks[i] = h.Mark()
 	}
-	// The ledger's history (90 days and more) is encoded from a Book,
-	// which shares the records' bytes and stays as it is while cycles go
-	// on: under the lock only a view per entity is taken.
-	book := m.ledger.Book(m.clock.Now())
-	locked := time.Since(lockedAt)
-	m.cycleMu.Unlock()
-	e.Ledger(book.AppendBinary)
-	var replay []hmac.ReplayEntry
-	if k, ok := m.api.auth.(ReplayKeeper); ok {
-		replay = k.ReplayEntries()
+	st.days.begin(st.appDay)
+	c.book = m.ledger.Book(m.clock.Now())
+	return c
+}
+
+// encodeApps encodes the apps as the cut took them, chunk by chunk of
+// their 24-hour windows, while cycles go on.
+func (c *saveCut) encodeApps(e *statefile.Encoder) {
+	e.Apps(len(c.plan.apps))
+	var scratch []history.AppDay
+	for k := range c.st.days.chunks {
+		days := c.st.days.take(c.st.appDay, k, scratch)
+		for j := range days {
+			i := k*dayChunkApps + j
+			a := &c.plan.apps[i]
+			e.App(a.Name, a.Location)
+			last := lastToFile(&c.lasts[i])
+			c.st.history[i].EncodeMarked(e, &last, c.marks[i])
+			days[j].Encode(e)
+		}
+		scratch = days
 	}
-	e.Replay(replay)
-	mt := m.maint.saved()
-	e.Maintenance(&mt)
-	return e.Bytes(), locked
 }
 
 // encodeSeen encodes the buckets that hold an observation, in slot order.

@@ -148,7 +148,8 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 type cycleState struct {
 	apps         []appState
 	history      []*history.Checks // pointers: a reconfiguration hands them on
-	appDay       []history.AppDay
+	appDay       []history.AppDay  // changed through dayToWrite (savecut.go)
+	days         dayCut            // appDay as a save's cut holds it
 	locDay       []history.Day
 	sysDay       history.Day
 	backends     []bool // answered in the last cycle that tried it
