@@ -90,7 +90,7 @@ func TestSaveCutCycleBetween(t *testing.T) {
 	tm.persist.encoding.Lock()
 	e := statefile.NewEncoder(nil)
 	tm.cycleMu.Lock()
-	c := tm.cut(e)
+	c := tm.cut(e, nil)
 	tm.cycleMu.Unlock()
 	tm.clock.Step(-2 * time.Hour)
 	tm.scrape(t)
