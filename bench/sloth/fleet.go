@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -43,4 +44,18 @@ func up(i int, t time.Time) float64 {
 		return 0
 	}
 	return 1
+}
+
+// downPart is the part of o's apps that is ever down: all of a single
+// flapping app, one app in a group's hundred.
+func (o objective) downPart() float64 {
+	if strings.HasPrefix(o.name, "group-") {
+		return 1.0 / groupSize
+	}
+	var i int
+	fmt.Sscanf(o.matcher, `app="app-%d"`, &i)
+	if i%100 == 7 {
+		return 1
+	}
+	return 0
 }

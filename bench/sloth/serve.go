@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -84,14 +83,7 @@ func (f fleet) write(w *bufio.Writer, now time.Time) {
 	month := downShare(now, 30*24*time.Hour)
 	for i := range f.objectives {
 		o := f.objectiveAt(i)
-		// The part of the objective's apps that is ever down: all of a
-		// single flapping app, one app in a group's hundred.
-		part := 0.0
-		if strings.HasPrefix(o.name, "group-") {
-			part = 1.0 / groupSize
-		} else if idx := appIndex(o.matcher); idx%100 == 7 {
-			part = 1
-		}
+		part := o.downPart()
 		lbl := fmt.Sprintf("%s,objective=%q", id, o.name)
 		for j, bw := range burnWindows {
 			fmt.Fprintf(w, "availmon_objective_burn_rate{%s,window=%q} %g\n", lbl, bw.name, part*shares[j]/share)
@@ -101,10 +93,4 @@ func (f fleet) write(w *bufio.Writer, now time.Time) {
 		fmt.Fprintf(w, "availmon_objective_error_budget_remaining_seconds{%s} %g\n", lbl, remaining*share*30*86400)
 		fmt.Fprintf(w, "availmon_objective_target_ratio{%s} 0.999\navailmon_objective_attainment_ratio{%s} %g\n", lbl, lbl, 1-part*month)
 	}
-}
-
-func appIndex(matcher string) int {
-	var i int
-	fmt.Sscanf(matcher, `app="app-%d"`, &i)
-	return i
 }
