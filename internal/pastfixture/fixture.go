@@ -8,7 +8,8 @@
 // Europe/Berlin (at least 100 days, at most about 7 months) and ahead of
 // now by a little, so that the live checks of a monitor started on it read
 // the same samples. The apps have outages across the days, gaps without
-// data, an outage over the change of summer time, and one maintenance
+// data, an outage over the change of summer time, outages across the
+// starts of the last two months on Berlin's clocks, and one maintenance
 // window inside one outage.
 package pastfixture
 
@@ -137,6 +138,21 @@ func (f *Fixture) fill(now time.Time) {
 		f.values["billing"][j] = 0
 	}
 	f.Maintenance = Window{App: "billing", From: f.at(down + 6), To: f.at(down + 12)}
+	f.monthEdges(now, quiet)
+}
+
+// monthEdges puts checkout and auth down across the start of this month
+// and the last on Berlin's clocks, from an hour before its midnight to 45
+// minutes after: on UTC's clocks all of it lies in the month before, so a
+// month counted in the wrong zone shows. The quiet last day stays up.
+func (f *Fixture) monthEdges(now time.Time, quiet int) {
+	n := now.In(mustBerlin())
+	for _, back := range []int{0, 1} {
+		m := time.Date(n.Year(), n.Month()-time.Month(back), 1, 0, 0, 0, 0, n.Location())
+		for j := max(f.index(m.Add(-time.Hour)), 0); j < min(f.index(m.Add(45*time.Minute)), quiet); j++ {
+			f.values["checkout"][j], f.values["auth"][j] = 0, 0
+		}
+	}
 }
 
 func (f *Fixture) index(t time.Time) int { return int(t.Sub(f.Start) / f.Step) }
