@@ -140,12 +140,11 @@ func checkObjective(t *testing.T, o pastObjective, g wireObjective, m pastfixtur
 	share := 1 - o.target
 	tol := float64(int64(m.Changes+2) * int64(pastInterval/time.Second))
 	counted := float64(m.Up + m.Down)
-	if counted <= 2*tol {
-		t.Fatalf("objective %s: the model counts %v s, too little to compare", o.name, counted)
-	}
-	wantA := float64(m.Up) / counted
-	if g.Attainment == nil || math.Abs(*g.Attainment-wantA) > 2*tol/counted+1e-9 {
-		t.Errorf("objective %s: attainment %v, the model %.6f", o.name, g.Attainment, wantA)
+	// Too little counted time (a month just begun) leaves the attainment
+	// to the ends' tolerance; the budget is compared still.
+	if wantA := float64(m.Up) / counted; counted > 2*tol &&
+		(g.Attainment == nil || math.Abs(*g.Attainment-wantA) > 2*tol/counted+1e-9) {
+		t.Errorf("objective %s: attainment %v, the model %.6f", o.name, deref(g.Attainment), wantA)
 	}
 	total := share * (counted + rest.Seconds())
 	if d := g.ErrorBudget.Total - total; math.Abs(d) > 2*share*tol+1e-6 {
