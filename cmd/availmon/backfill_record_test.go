@@ -211,7 +211,7 @@ func TestBackfillRecordFromPrometheus(t *testing.T) {
 	f := pastfixture.New(time.Now())
 	prom := startPast(t, f)
 	dir := t.TempDir()
-	cfg := writeTemp(t, f.Config(prom.URL(), time.Minute, true, "storage:\n  save_interval: 1s\n  backfill: true\n"))
+	cfg := writeTemp(t, f.Config(prom.URL(), time.Minute, true, "storage:\n  save_interval: 1s\n  backfill: true\n"+objectivesConfig(f)))
 
 	t.Logf("%s: Prometheus ready", time.Since(begin).Round(time.Second))
 
@@ -219,6 +219,8 @@ func TestBackfillRecordFromPrometheus(t *testing.T) {
 	backfillDone(t, p)
 	t.Logf("%s: first backfill done", time.Since(begin).Round(time.Second))
 	checkAgainstModel(t, f, p.base)
+	checkObjectives(t, f, p.base)
+	checkReports(t, p.base)
 
 	waitFor(t, "a save after the backfill", 30*time.Second, func() bool {
 		return fileNewer(filepath.Join(dir, filestore.FileName), time.Now().Add(-time.Second))

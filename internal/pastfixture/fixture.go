@@ -8,7 +8,9 @@
 // Europe/Berlin (at least 100 days, at most about 7 months) and ahead of
 // now by a little, so that the live checks of a monitor started on it read
 // the same samples. The apps have outages across the days, gaps without
-// data, an outage over the change of summer time, and one maintenance
+// data, an outage over the change of summer time, outages in the last
+// hours (for the short windows of burn rates), outages across the
+// starts of the last two months on Berlin's clocks, and one maintenance
 // window inside one outage.
 package pastfixture
 
@@ -104,8 +106,9 @@ func mustBerlin() *time.Location {
 // hours every few days, and in gaps of an hour to a day now and then;
 // checkout down across the change of summer time; billing down for two
 // hours four days ago, with a maintenance window of half an hour in it.
-// The last day before now stays up, so that a monitor's live time sees
-// the same as the samples.
+// The random outages and gaps stay out of the last day before now, which
+// has only the outages of recent (none in the last 18 minutes, so that a
+// monitor's live time sees the same as the samples).
 func (f *Fixture) fill(now time.Time) {
 	n := int(f.End.Sub(f.Start)/f.Step) + 1
 	f.values = map[string][]int8{}
@@ -137,6 +140,34 @@ func (f *Fixture) fill(now time.Time) {
 		f.values["billing"][j] = 0
 	}
 	f.Maintenance = Window{App: "billing", From: f.at(down + 6), To: f.at(down + 12)}
+	f.monthEdges(now, quiet)
+	f.recent(now)
+}
+
+// recent puts cdn down for an hour five hours ago and search for 40
+// minutes within the last hour (ending 18 minutes before now, ahead of a
+// monitor's live checks), so that the short trailing windows of burn
+// rates have bad time in them.
+func (f *Fixture) recent(now time.Time) {
+	for app, r := range map[string][2]time.Duration{"cdn": {5 * time.Hour, 4 * time.Hour}, "search": {58 * time.Minute, 18 * time.Minute}} {
+		for j := f.index(now.Add(-r[0])); j < f.index(now.Add(-r[1])); j++ {
+			f.values[app][j] = 0
+		}
+	}
+}
+
+// monthEdges puts checkout and auth down across the start of this month
+// and the last on Berlin's clocks, from an hour before its midnight to 45
+// minutes after: on UTC's clocks all of it lies in the month before, so a
+// month counted in the wrong zone shows. Nothing is put in the last day.
+func (f *Fixture) monthEdges(now time.Time, quiet int) {
+	n := now.In(mustBerlin())
+	for _, back := range []int{0, 1} {
+		m := time.Date(n.Year(), n.Month()-time.Month(back), 1, 0, 0, 0, 0, n.Location())
+		for j := max(f.index(m.Add(-time.Hour)), 0); j < min(f.index(m.Add(45*time.Minute)), quiet); j++ {
+			f.values["checkout"][j], f.values["auth"][j] = 0, 0
+		}
+	}
 }
 
 func (f *Fixture) index(t time.Time) int { return int(t.Sub(f.Start) / f.Step) }

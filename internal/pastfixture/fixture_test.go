@@ -6,7 +6,8 @@ import (
 )
 
 // The fixture reaches back over Berlin's last change of summer time, at
-// least 100 days, and its model counts every second of a range once.
+// least 100 days, has checkout down across the start of the month on
+// Berlin's clocks, and its model counts every second of a range once.
 func TestFixture(t *testing.T) {
 	now := time.Date(2026, 11, 26, 1, 2, 3, 0, time.UTC)
 	f := New(now)
@@ -25,5 +26,12 @@ func TestFixture(t *testing.T) {
 	}
 	if b := f.AppFigures("billing", from, to); b.Maintenance != 1800 || len(b.Outages) == 0 {
 		t.Errorf("billing: %+v", b)
+	}
+	berlin := mustBerlin()
+	for _, m := range []time.Month{time.October, time.November} {
+		start := time.Date(2026, m, 1, 0, 0, 0, 0, berlin)
+		if x := f.AppFigures("checkout", start, time.Date(2026, m, 1, 0, 0, 0, 0, time.UTC)); x.Down != 45*60 {
+			t.Errorf("checkout from Berlin's to UTC's start of %s: %+v, want 45 minutes down", m, x)
+		}
 	}
 }
