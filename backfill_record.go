@@ -156,6 +156,7 @@ func (m *Monitor) unknownDays(from, to time.Time) map[int64]bool {
 // backfillRecord fills the record of availability over time, backend
 // after backend, waiting with backoff while a backend fails.
 func (m *Monitor) backfillRecord(ctx context.Context) {
+	began := time.Now()
 	jobs, from, to, need := m.planStates()
 	res := stateResolution(m.Interval())
 	m.bf.set("running", from, to, jobs)
@@ -176,7 +177,7 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 				sent += j.count.queries.Load()
 			}
 			m.log.Info("backfill of the record of availability done", "from", from.UTC(), "to", to.UTC(),
-				"backends", len(jobs), "requests", sent)
+				"backends", len(jobs), "requests", sent, "duration", time.Since(began).Round(time.Millisecond))
 			return
 		}
 		m.bf.set("waiting", from, to, jobs)
