@@ -29,6 +29,14 @@ var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 // still answers one point per app and window.
 const stateBudget = 100_000
 
+// stateSamples bounds the app-instants of a question of the finer levels,
+// which asks only the apps whose window was mixed: the samples of its
+// subquery Prometheus holds at once, a tenth of its default
+// query.max-samples (50 million). With it, the hours of the 20 apps of a
+// batch of 200 that were down once a day over 90 days are one question,
+// where stateBudget would cut them into five.
+const stateSamples = 5_000_000
+
 // stateResolution is the spacing of the instants a window is read at: the
 // cycles' interval when it divides a minute (a cycle reads the app once an
 // interval; a backfilled change then lies within one interval of where a
@@ -271,7 +279,11 @@ func refineStates(from, to time.Time, res time.Duration, budget int, need map[in
 		if last {
 			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
 		}
-		qs := questions(ws, size, res, budget)
+		b := budget
+		if li > 0 {
+			b = max(budget, stateSamples)
+		}
+		qs := questions(ws, size, res, b)
 		for qi, qu := range qs {
 			r := PastRange{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
 			if err := ask(r, func(st PastState) { a.take(st, size, last) }); err != nil {

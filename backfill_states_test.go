@@ -536,36 +536,71 @@ func TestBackfillStatesCost(t *testing.T) {
 	for d := from; d.Before(to); d = d.Add(day) {
 		need[d.Unix()] = true
 	}
-	down := func(app int, t time.Time) bool {
-		return app%100 == 7 && t.Sub(t.Truncate(day)) >= 3*time.Hour && t.Sub(t.Truncate(day)) < 4*time.Hour
-	}
+	// One query of promsource's batch of 200 apps, its budget as
+	// askStates makes it (MaxSteps 10,000 at a minute's resolution): the
+	// questions it asks over 90 days of which every one needs filling.
 	const apps = 200
-	asked, points := 0, 0
-	perLevel := map[time.Duration]int{}
-	_, err := refineStates(from, to, time.Minute, max(stateBudget, 10_000), need, func(r PastRange, take func(PastState)) error {
-		asked++
-		perLevel[r.Window]++
-		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
-			for i := range apps {
-				if r.Apps != nil && !slices.Contains(r.Apps, i) {
-					continue
-				}
-				points++
-				st := PastState{App: i, At: at, Window: r.Window, Instants: int(r.Window / time.Minute)}
-				st.Present = st.Instants
-				for x := at; x.Before(at.Add(r.Window)) && x.Before(to); x = x.Add(time.Minute) {
-					if down(i, x) {
-						st.Down++
+	budget := max(stateBudget, 10_000*60)
+	for _, tc := range []struct {
+		name         string
+		every        int
+		start        time.Duration // into the day, an hour long
+		maxQuestions int
+	}{
+		// The days, their mixed hours of the apps that changed, the end's
+		// partial hour of every app.
+		{"1% on whole hours", 100, 3 * time.Hour, 3},
+		{"10% on whole hours", 10, 3 * time.Hour, 3},
+		// And their mixed minutes: a question of minutes spans at most
+		// maxPastSteps of them (a week; Prometheus answers at most 11,000
+		// steps), 13 over 90 days however few apps it asks.
+		{"1% off whole hours", 100, 3*time.Hour + 17*time.Minute, 16},
+		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			down := func(app int, x time.Time) bool {
+				in := x.Sub(x.Truncate(day))
+				return app%tc.every == 7 && in >= tc.start && in < tc.start+time.Hour
+			}
+			asked, points := 0, 0
+			perLevel := map[time.Duration]int{}
+			_, err := refineStates(from, to, time.Minute, budget, need, func(r PastRange, take func(PastState)) error {
+				asked++
+				perLevel[r.Window]++
+				for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+					for i := range apps {
+						if r.Apps != nil && !slices.Contains(r.Apps, i) {
+							continue
+						}
+						points++
+						take(countDown(i, at, r.Window, to, down))
 					}
 				}
-				take(st)
+				return nil
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		return nil
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
+			t.Logf("%d questions (by window %v), %d points; 10,000 apps: %d requests", asked, perLevel, points, 50*(asked+1))
+			if asked > tc.maxQuestions {
+				t.Errorf("%d questions for one query over 90 days, want at most %d", asked, tc.maxQuestions)
+			}
+		})
 	}
-	t.Logf("one query of %d apps, 90 days, 1%% down 1h a day: %d questions (by window %v), %d points; 10,000 apps: %d requests",
-		apps, asked, perLevel, points, 50*(asked+1))
+}
+
+// countDown is app's PastState of the window [at, at+window), every minute
+// present before to and down where down says.
+func countDown(app int, at time.Time, window time.Duration, to time.Time, down func(int, time.Time) bool) PastState {
+	st := PastState{App: app, At: at, Window: window, Instants: int(window / time.Minute)}
+	st.Present = st.Instants
+	if app%10 != 7 {
+		return st // never down in any case of the test: no need to walk its minutes
+	}
+	for x := at; x.Before(at.Add(window)) && x.Before(to); x = x.Add(time.Minute) {
+		if down(app, x) {
+			st.Down++
+		}
+	}
+	return st
 }
