@@ -162,6 +162,7 @@ func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth) (*test
 	src := newScriptedPast(truth)
 	tm := newTestMonitor(t, func(o *Options) {
 		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
+		o.Backfill = true // the tests call backfillRecord themselves; its status is shown only with it
 	})
 	tm.clock.Set(now)
 	return tm, src
