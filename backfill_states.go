@@ -20,19 +20,19 @@ import (
 // so the cost grows with the changes, not with the days.
 var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 
-// stateBudget is the most instants one question reads: app-instants for a
-// question of some apps, each app's instants for one of every app (a
-// query's batch, at most promsource's 200 apps: 20 million samples,
-// below Prometheus's default query.max-samples of 50 million). It makes
-// the day level of 90 days two questions a query, and the finer levels of
-// a few apps that changed each day a handful more, where each request
-// still answers one point per app and window.
+// stateBudget is the most instants of each app one question of every app
+// of a query reads: at promsource's batch of 200 apps, 20 million samples
+// for each of its two sides (present and down), which Prometheus holds at
+// once: 40 million, below its default query.max-samples of 50 million.
+// It makes the day level of 90 days two questions a query at a minute's
+// resolution, and bounds it at a finer one too, where raising it by the
+// query's MaxSteps reached hundreds of millions at a second's.
 const stateBudget = 100_000
 
 // stateSamples bounds the app-instants of a question of the finer levels,
-// which asks only the apps whose window was mixed: the samples of its
-// subquery Prometheus holds at once, a tenth of its default
-// query.max-samples (50 million). With it, the hours of the 20 apps of a
+// which asks only the apps whose window was mixed: the samples of each of
+// its two sides, which Prometheus holds at once (10 million), a fifth of
+// its default query.max-samples (50 million). With it, the hours of the 20 apps of a
 // batch of 200 that were down once a day over 90 days are one question,
 // where stateBudget would cut them into five.
 const stateSamples = 5_000_000
@@ -240,11 +240,7 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	budget := stateBudget
-	if pq, ok := q.(PastQuery); ok {
-		budget = max(budget, pq.MaxSteps()*int(time.Minute/res))
-	}
-	a, err := refineStates(from, to, res, budget, need, func(r PastRange, take func(PastState)) error {
+	a, err := refineStates(from, to, res, stateBudget, need, func(r PastRange, take func(PastState)) error {
 		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
 			return q.States(ctx, r, take)
 		})

@@ -157,12 +157,15 @@ func recordOf(tm *testMonitor, app string, from, to time.Time) []timeline.Span {
 }
 
 // pastMonitor is a test monitor at now whose backend tells truth.
-func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth) (*testMonitor, *scriptedPast) {
+func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth, opts ...func(*Options)) (*testMonitor, *scriptedPast) {
 	t.Helper()
 	src := newScriptedPast(truth)
 	tm := newTestMonitor(t, func(o *Options) {
 		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
 		o.Backfill = true // the tests call backfillRecord themselves; its status is shown only with it
+		for _, opt := range opts {
+			opt(o)
+		}
 	})
 	tm.clock.Set(now)
 	return tm, src
@@ -229,6 +232,35 @@ func TestBackfillStatesRefinesMixedDay(t *testing.T) {
 	}
 	if st := tm.bf.status(); st.State != "done" || st.Progress != 1 || st.AppsDone != 3 {
 		t.Errorf("status after the backfill: %+v", st)
+	}
+}
+
+// A long past is asked in questions Prometheus answers, whatever the
+// resolution: one of every app of a query reads at most stateBudget
+// instants of each (at a second's resolution, a week of them in one
+// question of 200 apps would be 240 million samples, which Prometheus
+// refuses, query.max-samples 50 million, for ever), one of some apps at
+// most stateSamples of them all.
+func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
+	start := t0.Add(-20 * 24 * time.Hour).Truncate(24 * time.Hour)
+	var downs []timeline.Span
+	for d := start.Add(3 * time.Hour); d.Before(t0); d = d.Add(24 * time.Hour) {
+		downs = append(downs, timeline.Span{From: d, To: d.Add(time.Hour), State: timeline.Down})
+	}
+	truth := map[string]pastTruth{"checkout": upSince(start, t0.Add(time.Hour), downs...),
+		"search": upSince(start, t0.Add(time.Hour)), "billing": upSince(start, t0.Add(time.Hour))}
+	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Interval = time.Second })
+	tm.backfillRecord(waitCtx(t))
+	want := slices.Clone(truth["checkout"])
+	want[len(want)-1].To = t0.Truncate(time.Minute)
+	if diff := cmp.Diff([]timeline.Span(want), recordOf(tm, "checkout", start, t0)); diff != "" {
+		t.Errorf("checkout's record (-want +got):\n%s", diff)
+	}
+	for _, r := range src.requests()[1:] { // the first is the probe
+		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
+		if r.Apps == nil && instants > stateBudget || r.Apps != nil && len(r.Apps)*instants > stateSamples {
+			t.Errorf("a question reads %d instants of each of its apps (%v), over the bound: %+v", instants, r.Apps, r)
+		}
 	}
 }
 
@@ -537,26 +569,25 @@ func TestBackfillStatesCost(t *testing.T) {
 	for d := from; d.Before(to); d = d.Add(day) {
 		need[d.Unix()] = true
 	}
-	// One query of promsource's batch of 200 apps, its budget as
-	// askStates makes it (MaxSteps 10,000 at a minute's resolution): the
-	// questions it asks over 90 days of which every one needs filling.
+	// One query of promsource's batch of 200 apps: the questions it asks
+	// over 90 days of which every one needs filling.
 	const apps = 200
-	budget := max(stateBudget, 10_000*60)
+	budget := stateBudget
 	for _, tc := range []struct {
 		name         string
 		every        int
 		start        time.Duration // into the day, an hour long
 		maxQuestions int
 	}{
-		// The days, their mixed hours of the apps that changed, the end's
+		// The days (two questions), the mixed hours of the apps that changed, the end's
 		// partial hour of every app.
-		{"1% on whole hours", 100, 3 * time.Hour, 3},
-		{"10% on whole hours", 10, 3 * time.Hour, 3},
+		{"1% on whole hours", 100, 3 * time.Hour, 4},
+		{"10% on whole hours", 10, 3 * time.Hour, 4},
 		// And their mixed minutes: a question of minutes spans at most
 		// maxPastSteps of them (a week; Prometheus answers at most 11,000
 		// steps), 13 over 90 days however few apps it asks.
-		{"1% off whole hours", 100, 3*time.Hour + 17*time.Minute, 16},
-		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 16},
+		{"1% off whole hours", 100, 3*time.Hour + 17*time.Minute, 17},
+		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 17},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			down := func(app int, x time.Time) bool {
