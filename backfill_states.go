@@ -32,9 +32,9 @@ const stateBudget = 100_000
 // stateSamples bounds the app-instants of a question of the finer levels,
 // which asks only the apps whose window was mixed: the samples of each of
 // its two sides, which Prometheus holds at once (10 million), a fifth of
-// its default query.max-samples (50 million). With it, the hours of the 20 apps of a
-// batch of 200 that were down once a day over 90 days are one question,
-// where stateBudget would cut them into five.
+// its default query.max-samples (50 million). With it, the hours of the
+// 20 apps of a batch of 200 that were down once a day over 90 days are one
+// question, where stateBudget would cut them into 26.
 const stateSamples = 5_000_000
 
 // stateResolution is the spacing of the instants a window is read at: the

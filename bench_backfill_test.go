@@ -75,7 +75,8 @@ func resetPeakRSS() bool {
 // AVAILMON_BENCH_APPS and AVAILMON_BENCH_DAYS scale it (default 10,000
 // and 30); AVAILMON_BENCH_DOWN_EVERY (default 10) and
 // AVAILMON_BENCH_DOWN_MINUTE (default 0: outages on whole hours) shape the
-// outages. The data is written as one TSDB block by promtest.GenerateBlock
+// outages; AVAILMON_BENCH_WAIT_MINUTES (default 30) is how long it waits
+// for the backfill before it fails with its log. The data is written as one TSDB block by promtest.GenerateBlock
 // (about a minute for 30 days), not with promtool.
 func BenchmarkBackfill30d10k(b *testing.B) {
 	apps, days := envInt("AVAILMON_BENCH_APPS", 10_000), envInt("AVAILMON_BENCH_DAYS", 30)
@@ -102,11 +103,16 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	b.ResetTimer()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	began := time.Now()
 	go func() { done <- m.Run(ctx) }()
 	history, record := backfillPhase{done: `msg="backfill done"`}, backfillPhase{done: `msg="backfill of the record of availability done"`}
 	peak := steady
+	wait := time.Duration(envInt("AVAILMON_BENCH_WAIT_MINUTES", 30)) * time.Minute
 	for _, ph := range []*backfillPhase{&history, &record} {
 		for !strings.Contains(log.String(), ph.done) {
+			if time.Since(began) > wait {
+				b.Fatalf("no %s within %v; the log:\n%s", ph.done, wait, log.String())
+			}
 			ph.cycles = append(ph.cycles, cycle())
 			peak = max(peak, rss(b))
 			// Cycles at a pace, as Run would have them: back to back they
