@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/repeatlog"
 )
 
 // errNoAuthentication is why a write is refused when nothing authenticates
@@ -46,7 +47,7 @@ func (m *Monitor) requireAuth(next http.Handler) http.Handler {
 // logRefusal logs a refused request, rate-limited so that a flood of them
 // cannot fill the log.
 func (m *Monitor) logRefusal(w http.ResponseWriter, r *http.Request, err error) {
-	logIt, ended := m.api.refusals.note("", m.clock.Now())
+	logIt, ended := m.api.refusals.Note("", m.clock.Now())
 	m.logUnloggedRefusals(ended)
 	if logIt {
 		m.log.Info("request refused", "method", r.Method, "path", clientPath(r),
@@ -102,5 +103,26 @@ func authError(err error, now time.Time) *apiError {
 			message: "the signature cannot be recorded against replays; try again later"}
 	default:
 		return forbidden(codeForbidden, "access denied")
+	}
+}
+
+// Refused requests are one condition with a window: logged one by one only
+// up to refusalBurst per refusalWindow, the rest counted and the count
+// logged once the window has passed, so that a client (or an attacker)
+// sending bad signatures cannot flood the log.
+const (
+	refusalBurst  = 5
+	refusalWindow = time.Minute
+)
+
+// logUnloggedRefusals writes the count of the refusals of runs that have
+// ended that were not logged one by one.
+func (m *Monitor) logUnloggedRefusals(runs ...repeatlog.Run) {
+	n := 0
+	for _, r := range runs {
+		n += r.Unlogged(refusalBurst)
+	}
+	if n > 0 {
+		m.log.Info("more requests refused (not logged one by one)", "count", n, "window", formatDuration(refusalWindow))
 	}
 }

@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/internal/repeatlog"
 	"github.com/availmon/availmon/objective"
 	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/promexport"
@@ -348,7 +350,7 @@ type Monitor struct {
 	disc    discovery
 	run     runState
 
-	conds    repeatLog // conditions the cycles and the backfill see recur
+	conds    repeatlog.Log // conditions the cycles and the backfill see recur
 	log      *slog.Logger
 	clock    Clock
 	timers   TimerClock // schedules the cycles, the saves and the backfill's retries
@@ -356,7 +358,7 @@ type Monitor struct {
 
 	bf backfillRun // the backfill from the backends' past (backfill*.go)
 	// cycles tells the backfill when cycles run, so that it gives way.
-	cycles *cycleGate
+	cycles *cyclegate.Gate
 
 	cycleMu sync.Mutex     // one cycle (or reconfiguration) at a time
 	plan    *plan          // under cycleMu; readers use the snapshot's plan
@@ -392,7 +394,7 @@ type apiSettings struct {
 	openWrites   bool // AllowUnauthenticatedWrites
 	protectReads bool
 	reload       ReloadFunc
-	refusals     repeatLog // rate-limits the log of refused requests (refusalBurst per refusalWindow)
+	refusals     repeatlog.Log // rate-limits the log of refused requests (refusalBurst per refusalWindow)
 }
 
 // persistence is where and how often the state is saved, and how the
@@ -401,6 +403,10 @@ type persistence struct {
 	store    Store
 	interval time.Duration
 	saves    saveRecord
+	encoding sync.Mutex // one state encoding at a time (persist.go)
+	// lastCut is the last save's cut, whose per-app slices the next one
+	// reuses: under encoding.
+	lastCut *saveCut
 }
 
 // discovery is the discovery rules' state, under cycleMu but for metrics.
@@ -522,7 +528,7 @@ func newMonitor(opts *Options) *Monitor {
 			openWrites:   opts.AllowUnauthenticatedWrites,
 			reload:       opts.Reload,
 			protectReads: opts.ProtectReads,
-			refusals:     repeatLog{burst: refusalBurst, window: refusalWindow},
+			refusals:     repeatlog.Log{Burst: refusalBurst, Window: refusalWindow},
 		},
 		ws: wsHub{
 			maxClients:   cmp.Or(opts.WSMaxClients, defaultWSMaxClients),
@@ -537,7 +543,7 @@ func newMonitor(opts *Options) *Monitor {
 		run:    runState{intervalChanged: make(chan struct{}, 1)},
 		log:    opts.Logger,
 		clock:  opts.Clock,
-		cycles: newCycleGate(),
+		cycles: cyclegate.New(),
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
@@ -610,4 +616,21 @@ func (m *Monitor) stalled() bool {
 	}
 	d := m.Interval()
 	return m.timers.Now().Sub(*last) > 3*d+m.cycleTimeout(d)
+}
+
+// warnStarted logs msg at warning level when the condition key starts, and
+// nothing while it lasts: what it is meanwhile is a metric's to say.
+func (m *Monitor) warnStarted(key string, now time.Time, msg string, attrs ...any) {
+	if logIt, _ := m.conds.Note(key, now); logIt {
+		m.log.Warn(msg, attrs...)
+	}
+}
+
+// infoEnded logs msg when the condition key, if it was on, ends, with how
+// many times it was seen (under countName: cycles, failed queries) and how
+// long it lasted.
+func (m *Monitor) infoEnded(key string, now time.Time, msg, countName string, attrs ...any) {
+	if run, ok := m.conds.End(key); ok {
+		m.log.Info(msg, append(attrs, countName, run.Count, "lasted", formatUptime(now.Sub(run.Since)))...)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/internal/backfill"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -44,12 +45,12 @@ type backfillStatusJSON struct {
 }
 
 func (b *backfillRun) status() *backfillStatusJSON {
-	if !b.enabled {
-		return nil
-	}
 	p := &b.progress
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.state == "" && !b.enabled {
+		return nil
+	}
 	out := &backfillStatusJSON{State: p.state, Progress: p.ratio, AppsTotal: p.appsTotal, AppsDone: p.appsDone,
 		SecondsLeft: p.secondsLeft}
 	if out.State == "" {
@@ -107,12 +108,7 @@ func (m *Monitor) planStates() (jobs []*stateJob, from, to time.Time, need map[i
 		if !ok {
 			continue
 		}
-		var apps []App
-		for i, a := range p.apps {
-			if p.backendOf[i] == bi {
-				apps = append(apps, a)
-			}
-		}
+		apps := p.appsOf(bi)
 		j := &stateJob{pastJob: pastJob{src: be.Source, reports: reportsRequests(be.Source), backend: be.Name},
 			count: &pastResult{}}
 		for _, a := range apps {
@@ -158,7 +154,7 @@ func (m *Monitor) unknownDays(from, to time.Time) map[int64]bool {
 func (m *Monitor) backfillRecord(ctx context.Context) {
 	began := time.Now()
 	jobs, from, to, need := m.planStates()
-	res := stateResolution(m.Interval())
+	res := backfill.Resolution(m.Interval())
 	m.bf.set("running", from, to, jobs)
 	for round := 0; ; round++ {
 		failed := false
@@ -181,7 +177,7 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 			return
 		}
 		m.bf.set("waiting", from, to, jobs)
-		if !m.sleepUntil(ctx, m.clock.Now().Add(backfillBackoff(round))) {
+		if !m.sleepUntil(ctx, m.clock.Now().Add(backfill.Backoff(round, BackfillRetryMin, BackfillRetryMax))) {
 			return
 		}
 		m.bf.set("running", from, to, jobs)
@@ -197,7 +193,7 @@ func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.
 		if pq, ok := q.(PastQuery); ok {
 			var first time.Time
 			var found bool
-			step := max(backfillProbe, to.Sub(from)/maxPastSteps)
+			step := max(backfillProbe, to.Sub(from)/backfill.MaxSteps)
 			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
 				first, found, err = pq.Probe(ctx, PastRange{Start: from, End: to, Step: step})
 				return err
@@ -222,5 +218,66 @@ func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.
 		j.next, j.done = j.next+1, 0
 		m.bf.set("running", from, to, all)
 	}
+	return nil
+}
+
+// stateJob is the record's backfill of one backend: its planned queries
+// that are PastStaters, asked one after the other.
+type stateJob struct {
+	pastJob
+	queries []PastStater
+	names   []string    // the backend's apps, by their index in PlanPast's apps
+	count   *pastResult // counts the requests sent
+	next    int         // the first query not answered yet
+	done    float64     // the part of the current query answered (its first level)
+}
+
+// applyStates fills the ledger with what a backend's job learnt, by the current
+// plan's app indexes (a reconfiguration may have moved or removed apps).
+func (m *Monitor) applyStates(j *stateJob, a *backfill.Answers) {
+	if len(a.Spans) == 0 {
+		return
+	}
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	p := m.plan
+	past := ledger.Past{From: a.From, To: a.To, Apps: make([][]timeline.Span, len(p.apps)),
+		Service: func(si int, state func(int) timeline.State) timeline.State {
+			v := p.ctl.services[si].evaluate(func(ai int) Status { return statusOf(state(ai)) })
+			return serviceTimelineState(v.state)
+		}}
+	for app, spans := range a.Spans {
+		if i, ok := p.appIndex[j.names[app]]; ok {
+			past.Apps[i] = spans
+		}
+	}
+	m.ledger.Fill(past)
+	m.publish(m.clock.Now(), m.snap.Load().eventSeq)
+}
+
+func statusOf(s timeline.State) Status {
+	switch s {
+	case timeline.Up:
+		return StatusUp
+	case timeline.Down:
+		return StatusDown
+	}
+	return StatusUnavailable
+}
+
+// askStates asks one query of job j down its levels from the first data
+// at start, and applies what it learnt. It returns the first error of a
+// question that failed twice: the caller waits and asks the query again.
+func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
+	need map[int64]bool, onLevel func(float64)) error {
+	a, err := backfill.Refine(from, to, res, backfill.Budget, need, func(r backfill.Range, take func(backfill.State)) error {
+		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
+			return q.States(ctx, PastRange(r), func(st PastState) { take(backfill.State(st)) })
+		})
+	}, onLevel)
+	if err != nil {
+		return err
+	}
+	m.applyStates(j, a)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/ledger"
 	"net/http"
 	"net/url"
@@ -94,7 +95,7 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 	}
 	p := s.p
 	var state string
-	var day counts
+	var day history.Counts
 	switch kind {
 	case badgeApp:
 		i, ok := p.appIndex[name]
@@ -119,14 +120,14 @@ func (m *Monitor) badgeFor(r *http.Request, kind badgeKind) (badge, error) {
 		state = s.ctlViews().services[i].state
 		for _, apps := range p.ctl.services[i].locApps {
 			for _, ai := range apps {
-				day.merge(s.apps[ai].day.counts())
+				day.Merge(s.apps[ai].day.counts())
 			}
 		}
 	}
 	b := badge{label: name, message: state, color: stateColors[state]}
 	if value == "uptime" {
 		b.message, b.color = "no data", colorUnavailable
-		if u := day.uptime(); u != nil {
+		if u := uptime(day); u != nil {
 			b.message = fmt.Sprintf("%.2f%% 24h", *u)
 			b.color = uptimeColor(*u)
 		}

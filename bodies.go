@@ -70,18 +70,24 @@ func envelopeHead(v any) []byte {
 // for every request of b (its timestamp is the snapshot's, not the
 // request's): the answer's strong ETag covers it.
 func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cachedbody.Body, meta any) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer bufPool.Put(buf) // only a meta member: never large
-	if meta != nil {
-		buf.WriteString(`,"meta":`)
-		if err := encodeJSON(buf, meta); err != nil {
-			m.writeError(w, r, err)
-			return
+	// Encoded for the first request of b with this meta, and kept for the
+	// others: meta is a struct of plain values, as TailFor asks.
+	tail, err := b.TailFor(meta, cachedbody.JSONType, func() ([]byte, error) {
+		var buf bytes.Buffer
+		if meta != nil {
+			buf.WriteString(`,"meta":`)
+			if err := encodeJSON(&buf, meta); err != nil {
+				return nil, err
+			}
 		}
+		buf.WriteString("}\n")
+		return buf.Bytes(), nil
+	})
+	if err != nil {
+		m.writeError(w, r, err)
+		return
 	}
-	buf.WriteString("}\n")
-	b.ServeJSON(w, r, buf.Bytes())
+	b.ServeJSON(w, r, tail)
 }
 
 // The largest answers (/api/apps, /api/metrics/summary) are encoded an

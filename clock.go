@@ -125,12 +125,12 @@ func (m *Monitor) followClock(end time.Time) time.Duration {
 	for i := range st.apps {
 		st.apps[i].redate(step)
 		st.history[i].Redate(step)
-		st.appDay[i].redate(step)
+		st.dayToWrite(i).Redate(step)
 	}
 	for i := range st.locDay {
-		st.locDay[i].redate(step)
+		st.locDay[i].Redate(step)
 	}
-	st.sysDay.redate(step)
+	st.sysDay.Redate(step)
 	m.hist.redate(step)
 	return step
 }
@@ -154,7 +154,3 @@ func (m *Monitor) checkTime(prev *appState, at, end time.Time, step time.Duratio
 	}
 	return at
 }
-
-// hoursOf is step in whole hours, to the nearest: the 24-hour windows
-// count per clock hour and move by whole hours.
-func hoursOf(step time.Duration) int64 { return int64(step.Round(time.Hour) / time.Hour) }

@@ -138,26 +138,26 @@ func TestRedateKeepsCounts(t *testing.T) {
 	for _, step := range []time.Duration{time.Hour, -time.Hour, 90 * time.Minute, 24 * time.Hour,
 		-48 * time.Hour, 25 * time.Hour, -23 * time.Hour, 30 * 24 * time.Hour, -31 * 24 * time.Hour} {
 		t.Run(step.String(), func(t *testing.T) {
-			var app appDayWindow
-			var loc dayWindow
+			var app history.AppDay
+			var loc history.Day
 			hist := newMinuteHistory()
 			for i, h := range []time.Duration{-23 * time.Hour, -5 * time.Hour, -time.Hour, 0} {
 				at := base.Add(h)
 				s := []Status{StatusUp, StatusDown, StatusUnavailable, StatusUp}[i]
-				app.add(at, s, time.Duration(i+1)*time.Millisecond)
-				loc.add(at, s, time.Duration(i+1)*time.Millisecond, s != StatusUnavailable)
+				app.Add(at, histStatus(s), time.Duration(i+1)*time.Millisecond)
+				loc.Add(at, histStatus(s), time.Duration(i+1)*time.Millisecond, s != StatusUnavailable)
 				hist.add(at, i, 1, 2)
 			}
-			wantApp, wantLoc := app.sum(base), loc.sum(base)
+			wantApp, wantLoc := app.Sum(base), loc.Sum(base)
 			wantHist := hist.points(base, 24*time.Hour, time.Hour)
-			app.redate(step)
-			loc.redate(step)
+			app.Redate(step)
+			loc.Redate(step)
 			hist.redate(step)
 			now := base.Add(step.Round(time.Hour))
-			if diff := cmp.Diff(wantApp, app.sum(now), cmp.AllowUnexported(counts{})); diff != "" {
+			if diff := cmp.Diff(wantApp, app.Sum(now)); diff != "" {
 				t.Errorf("app window (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantLoc, loc.sum(now), cmp.AllowUnexported(counts{})); diff != "" {
+			if diff := cmp.Diff(wantLoc, loc.Sum(now)); diff != "" {
 				t.Errorf("location window (-want +got):\n%s", diff)
 			}
 			got := hist.points(base.Add(step.Round(time.Minute)), 24*time.Hour, time.Hour)

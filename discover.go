@@ -388,7 +388,7 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 		for _, e := range a.history[max(0, len(a.history)-m.cfg.historySize):] {
 			st.history[i].Add(e, m.cfg.historySize)
 		}
-		st.appDay[i].set(&a.day)
+		st.dayToWrite(i).Set(&a.day)
 	}
 }
 

@@ -104,14 +104,14 @@ func (m *Monitor) ruleCondition(rs *ruleState, reason string, n int, now time.Ti
 	m.infoEnded(key, now, "discovery: no more series skipped", "cycles", "rule", rs.rule.Name, "reason", reason)
 }
 
-// ruleKey is the repeatLog key of a condition of a rule.
+// ruleKey is the repeatlog key of a condition of a rule.
 func ruleKey(rule, what string) string { return "discovery\x00" + rule + "\x00" + what }
 
 // endRuleConditions ends the logged conditions of a rule that is gone,
 // quietly: its removal is logged as a reconfiguration.
 func (m *Monitor) endRuleConditions(rule string) {
 	for _, what := range []string{"failed", "unmapped_location", "name_template", "max_apps"} {
-		m.conds.end(ruleKey(rule, what))
+		m.conds.End(ruleKey(rule, what))
 	}
 }
 

@@ -190,6 +190,37 @@ func (q *outsiderPast) Counts(ctx context.Context, r availmon.PastRange, add fun
 	return err
 }
 
+// States reads the app's instants of every window (the multiples of
+// r.Resolution in it) from one range query over them all.
+func (q *outsiderPast) States(ctx context.Context, r availmon.PastRange, add func(availmon.PastState)) error {
+	res := r.Resolution
+	if res <= 0 {
+		res = time.Minute
+	}
+	if r.Window < res || r.Step <= 0 || r.Apps != nil && !slices.Contains(r.Apps, q.app) {
+		return nil
+	}
+	st, err := q.states(ctx, v1.Range{Start: r.Start, End: r.End.Add(r.Window - res), Step: res})
+	if err != nil {
+		return err
+	}
+	for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+		c := availmon.PastState{App: q.app, At: at, Window: r.Window, Instants: int(r.Window / res)}
+		for i := range c.Instants {
+			if up, ok := st[at.Add(time.Duration(i)*res).Unix()]; ok {
+				c.Present++
+				if !up {
+					c.Down++
+				}
+			}
+		}
+		if c.Present > 0 {
+			add(c)
+		}
+	}
+	return nil
+}
+
 // Hours reads the minutes of each window, half a minute after a whole
 // minute, from one range query over them all.
 func (q *outsiderPast) Hours(ctx context.Context, r availmon.PastRange, add func(availmon.PastCount)) error {
@@ -253,7 +284,7 @@ func runEqual(t *testing.T, name, url string, src availmon.Source) equalRun {
 	go func() { done <- m.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(log.String(), `msg="backfill done"`) {
+	for !strings.Contains(log.String(), `msg="backfill done"`) || !strings.Contains(log.String(), `msg="backfill of the record of availability done"`) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: no backfill done in the log:\n%s", name, log.String())
 		}
@@ -329,6 +360,32 @@ func TestOutsideSourceIsAnEqual(t *testing.T) {
 	if !downSeen {
 		t.Error("the backfilled history shows no down time; the data has an hour of it")
 	}
+	// The backfilled record of availability: the same down time, to the
+	// second (the up time differs by the seconds between the two requests).
+	downs := func(c *availtest.API) map[string]float64 {
+		var resp struct {
+			Data struct {
+				Items []struct {
+					Name string  `json:"name"`
+					Down float64 `json:"down_seconds"`
+				} `json:"items"`
+			} `json:"data"`
+		}
+		c.Get("/api/availability?window=24h&by=app", &resp)
+		out := map[string]float64{}
+		for _, it := range resp.Data.Items {
+			out[it.Name] = it.Down
+		}
+		return out
+	}
+	recA := downs(ours.api)
+	if recA["flaky"] != 3600 || recA["steady"] != 0 {
+		t.Errorf("promsource's record: down %v; want flaky down for the hour of the data", recA)
+	}
+	if diff := cmp.Diff(recA, downs(other.api)); diff != "" {
+		t.Errorf("down time in the record of availability (-promsource +outsider):\n%s", diff)
+	}
+
 	upA, upB := uptimes24h(ours.api), uptimes24h(other.api)
 	if len(upA) != 3 || upA["flaky"] >= 100 || len(upB) != len(upA) {
 		t.Fatalf("uptime_24h: promsource %v, outsider %v; want steady, flaky (down an hour) and extra", upA, upB)

@@ -99,11 +99,16 @@ type OutageEvent struct {
 // encoding for every client); otherwise nobody may ever read it, and a
 // client that does encodes it itself.
 type eventLog struct {
-	mu      sync.Mutex
-	ring    []logEntry // grows to size, then wraps
-	size    uint64
-	next    uint64        // sequence number of the next event
-	notify  chan struct{} // closed and replaced on every append
+	mu   sync.Mutex
+	ring []logEntry // grows to size, then wraps
+	size uint64
+	next uint64 // sequence number of the next event
+	// shown is the sequence number up to which followers read: events
+	// added ahead of the snapshot that reflects them (add) are shown once
+	// it is published (show), so that a client told of a change finds it
+	// in the API.
+	shown   uint64
+	notify  chan struct{} // closed and replaced whenever more are shown
 	encoded atomic.Int64  // followers that want messages (/api/ws clients)
 }
 
@@ -170,9 +175,30 @@ func (l *eventLog) wantMessages() (done func()) {
 	return func() { l.encoded.Add(-1) }
 }
 
-// append logs evs and returns the sequence number right after them, taken
-// under the same lock, so that a concurrent append cannot slip in between.
+// append logs evs, shown at once, and returns the sequence number right
+// after them.
 func (l *eventLog) append(evs ...Event) (next uint64) {
+	next = l.add(evs...)
+	l.show()
+	return next
+}
+
+// show lets followers read every event added so far.
+func (l *eventLog) show() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shown == l.next {
+		return
+	}
+	l.shown = l.next
+	close(l.notify)
+	l.notify = make(chan struct{})
+}
+
+// add logs evs without showing them and returns the sequence number right
+// after them, taken under the same lock, so that a concurrent add cannot
+// slip in between.
+func (l *eventLog) add(evs ...Event) (next uint64) {
 	encode := l.encoded.Load() > 0
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,8 +219,6 @@ func (l *eventLog) append(evs ...Event) (next uint64) {
 		}
 		l.next++
 	}
-	close(l.notify)
-	l.notify = make(chan struct{})
 	return l.next
 }
 
@@ -208,10 +232,10 @@ func (l *eventLog) readEntries(from uint64, dst []logEntry) (entries []logEntry,
 	if l.next > l.size && from < l.next-l.size {
 		from, lost = l.next-l.size, true
 	}
-	for s := from; s < l.next; s++ {
+	for s := from; s < l.shown; s++ {
 		dst = append(dst, l.ring[s%l.size])
 	}
-	return dst, l.next, lost, l.notify
+	return dst, max(from, l.shown), lost, l.notify
 }
 
 // cursor returns the sequence number of the next event to be appended.

@@ -123,3 +123,38 @@ func TestLogEntryKeepsTime(t *testing.T) {
 		}
 	}
 }
+
+// Events added ahead of the snapshot that reflects them are not read until
+// shown: a follower told of a change must find it in the API.
+func TestEventsAddedAreReadOnceShown(t *testing.T) {
+	l := newEventLog(8)
+	_, _, _, wait := l.readEntries(0, nil)
+	next := l.add(Event{Type: EventConfigUpdate, Interval: "30s"})
+	if next != 1 {
+		t.Fatalf("add returned %d, want 1", next)
+	}
+	if got, from, _, _ := l.readEntries(0, nil); len(got) != 0 || from != 0 {
+		t.Fatalf("before show: %d entries, next %d; want none, 0", len(got), from)
+	}
+	select {
+	case <-wait:
+		t.Fatal("followers woken before the events are shown")
+	default:
+	}
+	l.show()
+	select {
+	case <-wait:
+	default:
+		t.Fatal("followers not woken by show")
+	}
+	got, from, _, _ := l.readEntries(0, nil)
+	if len(got) != 1 || from != 1 || got[0].event().Interval != "30s" {
+		t.Fatalf("after show: %d entries, next %d", len(got), from)
+	}
+	// A reader already at the snapshot's sequence number reads nothing
+	// twice, shown or not.
+	l.add(Event{Type: EventConfigUpdate, Interval: "1m"})
+	if got, from, _, _ := l.readEntries(2, nil); len(got) != 0 || from != 2 {
+		t.Fatalf("from 2 before show: %d entries, next %d", len(got), from)
+	}
+}

@@ -105,7 +105,7 @@ func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 	if m.stalled() {
 		out.Status, status = "unhealthy", http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, out)
+	writeHealth(w, status, &out)
 }
 
 func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {

@@ -1,8 +1,10 @@
 package availmon
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,8 +16,10 @@ import (
 
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/internal/report"
 	"github.com/availmon/availmon/period"
 	"github.com/availmon/availmon/timeline"
+	"github.com/go-chi/chi/v5"
 )
 
 // GET /api/availability: the time of every app, location or service by
@@ -52,15 +56,27 @@ type availQuery struct {
 	appsFiltered bool
 }
 
-// availCache holds a snapshot's /api/availability answers by query.
+// availCache holds a snapshot's /api/availability answers by query. The
+// requests for one query that arrive while its answer is being made wait
+// for it rather than make it too: at 100,000 apps an answer over 90 days
+// is 24 MB, and a poller's 64 connections after each cycle made 64 of
+// them at once (2.5 GB). Other queries do not wait.
 type availCache struct {
 	mu      sync.Mutex
-	answers map[string]availAnswer
+	answers map[string]*availEntry
 }
 
 type availAnswer struct {
 	body  *cachedbody.Body
 	count int
+}
+
+// availEntry is one query's answer, ready once done is closed; ok is false
+// when making it panicked, and each waiter then makes its own.
+type availEntry struct {
+	done chan struct{}
+	a    availAnswer
+	ok   bool
 }
 
 func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
@@ -76,22 +92,38 @@ func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
 
 func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
 	c.mu.Lock()
-	a, ok := c.answers[key]
+	e, found := c.answers[key]
+	if !found {
+		if len(c.answers) >= maxAvailCached {
+			c.mu.Unlock()
+			return answer()
+		}
+		if c.answers == nil {
+			c.answers = make(map[string]*availEntry)
+		}
+		e = &availEntry{done: make(chan struct{})}
+		c.answers[key] = e
+	}
 	c.mu.Unlock()
-	if ok {
-		return a
+	if found {
+		<-e.done
+		if e.ok {
+			return e.a
+		}
+		return answer()
 	}
 	// Made outside the lock: another query of the snapshot need not wait.
-	a = answer()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.answers == nil {
-		c.answers = make(map[string]availAnswer)
-	}
-	if len(c.answers) < maxAvailCached {
-		c.answers[key] = a
-	}
-	return a
+	defer func() {
+		if !e.ok { // answer panicked: the next request tries again
+			c.mu.Lock()
+			delete(c.answers, key)
+			c.mu.Unlock()
+		}
+		close(e.done)
+	}()
+	e.a = answer()
+	e.ok = true
+	return e.a
 }
 
 // single returns the one value of key, "" when it is absent.
@@ -615,6 +647,10 @@ func appendJSONString(buf []byte, s string) []byte {
 				buf = append(buf, '\\', 'r')
 			case c == '\t':
 				buf = append(buf, '\\', 't')
+			case c == '\b':
+				buf = append(buf, '\\', 'b')
+			case c == '\f':
+				buf = append(buf, '\\', 'f')
 			case c < 0x20:
 				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			default:
@@ -635,4 +671,90 @@ func appendJSONString(buf []byte, s string) []byte {
 		i += n
 	}
 	return append(buf, '"')
+}
+
+// GET /api/reports/{period}: the report of a calendar period
+// (internal/report) as JSON or CSV, made once per snapshot and query and
+// kept with the snapshot's /api/availability answers.
+
+var reportParams = []string{"format", "tz"}
+
+const reportAccepted = "the period is 2026-11-25, 2026-W47, 2026-11, 2026-Q4 or 2026; " +
+	"accepted query parameters: format (json, csv; default json, or csv when Accept names text/csv), " +
+	"tz (an IANA zone such as Europe/Berlin; default reports.time_zone)"
+
+func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
+	s := m.snap.Load()
+	q, err := m.parseReportQuery(r, s)
+	if err != nil {
+		m.writeError(w, r, err)
+		return
+	}
+	a := s.avail.get("report\x00"+q.Key(), func() availAnswer {
+		rep := report.Make(s.book, q)
+		if q.Format == report.CSV {
+			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows)}
+		}
+		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows)}
+	})
+	w.Header().Add("Vary", "Accept")
+	if q.Format == report.CSV {
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="availmon-report-%s.csv"`, q.Period))
+		a.body.Serve(w, r, nil, "text/csv; charset=utf-8; header=present")
+		return
+	}
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
+}
+
+// parseReportQuery reads the period of the path, ?format= (or Accept) and
+// ?tz=.
+func (m *Monitor) parseReportQuery(r *http.Request, s *snapshot) (report.Query, error) {
+	q := r.URL.Query()
+	vals := make(map[string]string, 2)
+	for _, k := range reportParams {
+		switch vs := q[k]; {
+		case len(vs) > 1:
+			return report.Query{}, validationError("invalid "+k, fmt.Sprintf("%s is given %d times", k, len(vs)), reportAccepted)
+		case len(vs) == 1 && vs[0] == "":
+			return report.Query{}, validationError("invalid "+k, k+" is empty", reportAccepted)
+		case len(vs) == 1:
+			vals[k] = vs[0]
+		}
+	}
+	if vals["format"] == "" && acceptsCSV(r.Header.Values("Accept")) {
+		vals["format"] = "csv"
+	}
+	rq, err := report.ParseQuery(chi.URLParam(r, "period"), vals["format"], vals["tz"], m.cfg.timeZone)
+	if err == nil && rq.Format == report.Table {
+		err = fmt.Errorf("%w: the table is for the terminal (availmon report)", report.ErrFormat)
+	}
+	if err == nil {
+		err = rq.Begun(s.book.At)
+	}
+	if err != nil {
+		return rq, validationError(reportErrorMessage(err), err.Error(), reportAccepted)
+	}
+	return rq, nil
+}
+
+func reportErrorMessage(err error) string {
+	switch {
+	case errors.Is(err, report.ErrFormat):
+		return "invalid format"
+	case errors.Is(err, period.ErrTimeZone):
+		return "invalid tz"
+	}
+	return "invalid period"
+}
+
+// acceptsCSV tells whether an Accept header names text/csv.
+func acceptsCSV(headers []string) bool {
+	for _, h := range headers {
+		for part := range strings.SplitSeq(h, ",") {
+			if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/csv" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
 )
@@ -95,10 +96,10 @@ func (m *Monitor) apply(s *statefile.State) int {
 	st := m.state
 	now := m.clock.Now()
 	m.hist.restore(s.Minutes, now)
-	st.sysDay = dayFromFile(&s.System)
+	st.sysDay = history.DayOfFile(&s.System)
 	for _, l := range s.Locations {
 		if i, ok := m.plan.locIndex[l.Name]; ok {
-			st.locDay[i] = dayFromFile(&l.Day)
+			st.locDay[i] = history.DayOfFile(&l.Day)
 		}
 	}
 	kept := 0
@@ -115,7 +116,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].Restore(a.history, m.cfg.historySize)
-		st.appDay[i].set(&a.day)
+		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
 		// Only an interval set at run time is saved, so one read back
@@ -138,11 +139,11 @@ type savedApp struct {
 	name, location string
 	state          appState
 	history        []history.Check // oldest first
-	day            dayWindow
+	day            history.Day
 }
 
 func appFromFile(a *statefile.App) savedApp {
-	out := savedApp{name: a.Name, location: a.Location, day: dayFromFile(&a.Day),
+	out := savedApp{name: a.Name, location: a.Location, day: history.DayOfFile(&a.Day),
 		history: make([]history.Check, len(a.Checks))}
 	for i, c := range a.Checks {
 		out.history[i] = history.Check{At: c.At, RT: c.RT, Status: history.StatusOfFile(c.Status), Err: c.Err}
@@ -161,27 +162,6 @@ func lastToFile(st *appState) statefile.Last {
 		return statefile.Last{}
 	}
 	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: st.err}
-}
-
-func dayFromFile(d *statefile.Day) dayWindow {
-	var w dayWindow
-	for i, h := range d {
-		w[i].hour = h.Hour
-		w[i].c = counts{up: h.C.Up, down: h.C.Down, unavailable: h.C.Unavailable, rtSum: h.C.RTSum, rtN: h.C.RTN}
-	}
-	return w
-}
-
-func countsToFile(c counts) statefile.Counts {
-	return statefile.Counts{Up: c.up, Down: c.down, Unavailable: c.unavailable, RTSum: c.rtSum, RTN: c.rtN}
-}
-
-func dayToFile(w *dayWindow) statefile.Day {
-	var d statefile.Day
-	for i := range w {
-		d[i] = statefile.Hour{Hour: w[i].hour, C: countsToFile(w[i].c)}
-	}
-	return d
 }
 
 // statusToFile is s's code in the state file, whose codes were fixed
@@ -229,9 +209,10 @@ func (m *Monitor) write(ctx context.Context, at time.Time, data []byte) error {
 // saver saves a Run's state on a schedule of its own: a save falls due
 // every save interval, whenever the cycles end, so that a SIGKILL loses at
 // most the interval and the time one save takes (docs/decisions.md,
-// Storage). The encoding holds the cycle lock: a save that falls due during
-// a cycle is encoded right after it, and one that falls due between cycles
-// at once (a cycle due meanwhile waits the encoding's milliseconds). Its
+// Storage). The save's cut holds the cycle lock (savecut.go): a save that
+// falls due during a cycle is cut right after it, and one that falls due
+// between cycles at once (a cycle due meanwhile waits the cut's
+// milliseconds); the encoding goes on after, beside the cycles. Its
 // own goroutine encodes and writes one save at a time: a save that falls
 // due while one is being written starts when that one ends, and more do
 // not pile up behind a slow disk.
@@ -279,18 +260,27 @@ func (sv *saver) hint() int {
 	return n + n/16 + 4096
 }
 
-// encode encodes the state for a save and remembers its size.
-func (sv *saver) encode() []byte {
-	data := sv.m.encodeLive(sv.hint())
+// encode encodes the state for a save and remembers its size; locked is
+// how long it held the cycle lock.
+func (sv *saver) encode() (data []byte, locked time.Duration) {
+	data, locked = sv.m.encodeLiveTimed(sv.hint())
 	sv.lastSize.Store(int64(len(data)))
-	return data
+	return data, locked
 }
 
 // save encodes the state and writes it. The time it records for a success
 // is taken before the encoding: the state saved is at least that recent.
+// The save's own cost (encoding, cycle lock, writing, bytes) is measured
+// on the wall clock, not the monitor's: it is the machine's cost.
 func (sv *saver) save(ctx context.Context) error {
 	at := sv.m.clock.Now()
-	return sv.m.write(ctx, at, sv.encode())
+	began := time.Now()
+	data, locked := sv.encode()
+	err := sv.m.write(ctx, at, data)
+	if err == nil {
+		sv.m.persist.saves.measured(saveCost{took: time.Since(began), locked: locked, bytes: len(data)})
+	}
+	return err
 }
 
 func (sv *saver) loop(ctx context.Context) {
@@ -348,38 +338,41 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 
 // encodeLive returns the state a save writes, encoded into a buffer of
 // capacity hint (the size of the last save, so that it does not grow by
-// doubling). It holds cycleMu while it encodes, so the state is the one between two cycles: a save that
-// falls due during a cycle waits for its end. Requests never take
-// cycleMu: they only wait on one app's history lock for the microseconds
-// its checks take to encode.
+// doubling). The state is the one between two cycles: a save that falls due
+// during a cycle waits for its end. It holds cycleMu only to cut the state
+// (savecut.go) and encode its small parts; the apps are encoded after,
+// while cycles go on. Requests never take cycleMu: they only wait on one
+// app's history lock for the microseconds its checks take to encode.
 func (m *Monitor) encodeLive(hint int) []byte {
+	data, _ := m.encodeLiveTimed(hint)
+	return data
+}
+
+// encodeLiveTimed is encodeLive that also reports how long it held the
+// cycle lock, the time a cycle due meanwhile waited.
+func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
+	// One encoding at a time: the days of a cut are the cut's until its
+	// save has taken them.
+	m.persist.encoding.Lock()
+	defer m.persist.encoding.Unlock()
 	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
-	st := m.state
-	var iv *statefile.Interval
-	if v := m.interval.Load(); v.runtime {
-		iv = &statefile.Interval{D: v.d, Text: v.text}
-	}
-	e.Header(m.clock.Now(), iv)
-	m.hist.encodeSeen(e)
-	sys := dayToFile(&st.sysDay)
-	e.Day(&sys)
-	e.Locations(len(m.plan.locations))
-	for i, l := range m.plan.locations {
-		e.Location(l.Name)
-		d := dayToFile(&st.locDay[i])
-		e.Day(&d)
-	}
-	e.Apps(len(m.plan.apps))
-	for i := range m.plan.apps {
-		a := &m.plan.apps[i]
-		e.App(a.Name, a.Location)
-		last := lastToFile(&st.apps[i])
-		st.history[i].Encode(e, &last)
-		st.appDay[i].encode(e)
-	}
-	e.Ledger(m.ledger.AppendBinary)
+	lockedAt := time.Now()
+	c := m.cut(e, m.persist.lastCut)
+	m.persist.lastCut = c
+	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
+	data := m.encodeCut(e, c)
+	// Kept for its slices only: not the Book or plan of an old cycle.
+	c.book, c.plan = nil, nil
+	return data, locked
+}
+
+// encodeCut encodes the rest of the state after cut c, without cycleMu, and
+// returns the whole encoding.
+func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
+	c.encodeApps(e)
+	e.Ledger(c.book.AppendBinary)
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
@@ -388,6 +381,73 @@ func (m *Monitor) encodeLive(hint int) []byte {
 	mt := m.maint.saved()
 	e.Maintenance(&mt)
 	return e.Bytes()
+}
+
+// saveCut is the state of a save as its cut took it, under cycleMu, for
+// encodeApps to encode after (savecut.go).
+type saveCut struct {
+	plan  *plan
+	st    *cycleState
+	marks []history.Mark // where each app's history stood
+	lasts []appState     // each app's last state
+	// scratch holds the chunk of 24-hour windows being encoded.
+	scratch []history.AppDay
+	// The ledger's history (90 days and more) is encoded from a Book,
+	// which shares the records' bytes and stays as it is while cycles go
+	// on: under the lock only a view per entity is taken.
+	book *ledger.Book
+}
+
+// cut encodes what comes before the apps, whose size does not grow with
+// them (the minute buckets, the system's and the locations' windows), and
+// takes the apps' state a few words an app, into the slices of the last
+// cut (nil for none) so that a save allocates little but its encoding. It
+// runs under cycleMu.
+func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
+	st := m.state
+	var iv *statefile.Interval
+	if v := m.interval.Load(); v.runtime {
+		iv = &statefile.Interval{D: v.d, Text: v.text}
+	}
+	e.Header(m.clock.Now(), iv)
+	m.hist.encodeSeen(e)
+	sys := history.FileDay(&st.sysDay)
+	e.Day(&sys)
+	e.Locations(len(m.plan.locations))
+	for i, l := range m.plan.locations {
+		e.Location(l.Name)
+		d := history.FileDay(&st.locDay[i])
+		e.Day(&d)
+	}
+	c := &saveCut{plan: m.plan, st: st}
+	if last != nil {
+		c.marks, c.lasts, c.scratch = last.marks[:0], last.lasts[:0], last.scratch
+	}
+	c.lasts = append(c.lasts, st.apps...)
+	for _, h := range st.history {
+		c.marks = append(c.marks, h.Mark())
+	}
+	st.days.begin(st.appDay)
+	c.book = m.ledger.Book(m.clock.Now())
+	return c
+}
+
+// encodeApps encodes the apps as the cut took them, chunk by chunk of
+// their 24-hour windows, while cycles go on.
+func (c *saveCut) encodeApps(e *statefile.Encoder) {
+	e.Apps(len(c.plan.apps))
+	for k := range c.st.days.chunks {
+		days := c.st.days.take(c.st.appDay, k, c.scratch)
+		for j := range days {
+			i := k*dayChunkApps + j
+			a := &c.plan.apps[i]
+			e.App(a.Name, a.Location)
+			last := lastToFile(&c.lasts[i])
+			c.st.history[i].EncodeMarked(e, &last, c.marks[i])
+			days[j].Encode(e)
+		}
+		c.scratch = days
+	}
 }
 
 // encodeSeen encodes the buckets that hold an observation, in slot order.
@@ -409,22 +469,6 @@ func (h *minuteHistory) encodeSeen(e *statefile.Encoder) {
 	}
 }
 
-// encode encodes w as statefile.Encoder.Day does a decoded day.
-func (w *appDayWindow) encode(e *statefile.Encoder) {
-	n := 0
-	for i := range w.slots {
-		if w.counts(i).total() > 0 {
-			n++
-		}
-	}
-	e.BeginDay(n)
-	for i := range w.slots {
-		if c := w.counts(i); c.total() > 0 {
-			e.Hour(w.hourAt(i), countsToFile(c))
-		}
-	}
-}
-
 // saveRecord is what a Monitor knows of its state saves, for /metrics
 // (promexport.SaveCollector) and the storage member of /api/status. A
 // failing save is otherwise only a warning in the log, and the state a
@@ -435,6 +479,22 @@ type saveRecord struct {
 	lastErr     string // the last save's error; "" once one succeeded
 	consecutive int    // failures since the last success
 	failures    uint64 // every failure since New
+	last        saveCost
+}
+
+// saveCost is what the last successful save cost: a large state's save
+// must neither take long nor hold the cycles off.
+type saveCost struct {
+	took   time.Duration // encoding and writing
+	locked time.Duration // of which the cycle lock was held
+	bytes  int
+}
+
+// measured records the cost of the last successful save.
+func (r *saveRecord) measured(c saveCost) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = c
 }
 
 // done records the outcome of a save that ended at at.
@@ -453,7 +513,8 @@ func (r *saveRecord) done(at time.Time, err error) {
 func (r *saveRecord) promStatus() promexport.SaveStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return promexport.SaveStatus{LastSuccess: r.lastSuccess, Failures: r.failures}
+	return promexport.SaveStatus{LastSuccess: r.lastSuccess, Failures: r.failures,
+		LastDuration: r.last.took, LastLocked: r.last.locked, LastBytes: r.last.bytes}
 }
 
 // storageJSON is the storage member of /api/status, present when the
@@ -482,4 +543,95 @@ func (m *Monitor) storageStatus() *storageJSON {
 		s.LastSaveError = &e
 	}
 	return s
+}
+
+// A save cuts the state between two cycles, under the cycle lock, and
+// encodes it after letting the lock go (below), so that a cycle never
+// waits for the encoding. What the cut takes is small and fixed per app;
+// the parts that cycles change in place are kept as they were at the cut
+// without being copied whole:
+//
+//   - each app's recent checks: a history.Mark (two words), so that the
+//     encoding leaves out the checks added since; a check the history
+//     dropped since, its oldest, is not saved (docs/decisions.md, Storage);
+//   - each app's last state: copied (40 bytes);
+//   - each app's 24-hour window (368 bytes, 37 MB at 100,000 apps): copied
+//     on write, a chunk of dayChunkApps apps at a time, by whichever comes
+//     first to the chunk, the save to encode it or a writer to change it.
+
+// dayChunkApps is how many apps' windows a dayCut copies at a time: 94 KB,
+// a few microseconds of copying for whoever comes first.
+const dayChunkApps = 256
+
+// dayCut keeps the 24-hour windows of a cycleState's apps as they were at a
+// save's cut until the save has encoded them. Every change to an app's
+// window goes through cycleState.dayToWrite, under cycleMu.
+type dayCut struct {
+	chunks []dayChunk
+}
+
+type dayChunk struct {
+	// pending is set at the cut and cleared by whoever copies the chunk
+	// first: while it is set the windows of the chunk are still those of
+	// the cut.
+	pending atomic.Bool
+	mu      sync.Mutex
+	saved   []history.AppDay // the cut's windows, when a writer came first
+}
+
+// begin marks every chunk of days as the cut's. It runs under cycleMu.
+func (c *dayCut) begin(days []history.AppDay) {
+	if n := (len(days) + dayChunkApps - 1) / dayChunkApps; len(c.chunks) != n {
+		c.chunks = make([]dayChunk, n)
+	}
+	for i := range c.chunks {
+		c.chunks[i].pending.Store(true)
+	}
+}
+
+// chunkOf is the span of days chunk k holds.
+func chunkOf(days []history.AppDay, k int) []history.AppDay {
+	return days[k*dayChunkApps : min((k+1)*dayChunkApps, len(days))]
+}
+
+// beforeWrite keeps the cut's windows of app i's chunk, if the save has not
+// taken them yet, before a writer changes the window. It runs under cycleMu.
+func (c *dayCut) beforeWrite(days []history.AppDay, i int) {
+	k := i / dayChunkApps
+	if k >= len(c.chunks) || !c.chunks[k].pending.Load() {
+		return
+	}
+	ch := &c.chunks[k]
+	ch.mu.Lock()
+	if ch.pending.Load() {
+		ch.saved = append([]history.AppDay(nil), chunkOf(days, k)...)
+		ch.pending.Store(false)
+	}
+	ch.mu.Unlock()
+}
+
+// take returns the cut's windows of chunk k, copied into scratch when no
+// writer copied them first, and releases the chunk to writers. Only the
+// save calls it, once per chunk, after the cut.
+func (c *dayCut) take(days []history.AppDay, k int, scratch []history.AppDay) []history.AppDay {
+	ch := &c.chunks[k]
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.pending.Load() {
+		// Copied before writers are let in: one that finds the chunk no
+		// longer pending writes at once.
+		out := append(scratch[:0], chunkOf(days, k)...)
+		ch.pending.Store(false)
+		return out
+	}
+	saved := ch.saved
+	ch.saved = nil
+	return saved
+}
+
+// dayToWrite is app i's window, for a writer to change: the cut of a save
+// that has not encoded it yet keeps it first. It runs under cycleMu.
+func (st *cycleState) dayToWrite(i int) *history.AppDay {
+	st.days.beforeWrite(st.appDay, i)
+	return &st.appDay[i]
 }

@@ -30,9 +30,8 @@ func fullStateMonitorWith(b *testing.B, apps int, opts ...func(*Options)) (*Moni
 	return m, clock
 }
 
-// BenchmarkStateEncodeLive is the part of a save that holds the cycle lock
-// (all of it but the write): the longest a save can delay the start of a
-// cycle. Requests never wait for it.
+// BenchmarkStateEncodeLive is the encoding of a save (all of it but the
+// write); BenchmarkStateSaveLock the part of it that holds the cycle lock.
 func BenchmarkStateEncodeLive(b *testing.B) {
 	m, _ := fullStateMonitor(b)
 	benchEncodeLive(b, m)
@@ -139,4 +138,26 @@ func reportCPU(b *testing.B, body func()) {
 		n++
 	}
 	b.ReportMetric(float64(cpuTime()-start)/float64(n)/1e6, "cpu-ms/op")
+}
+
+// BenchmarkStateSaveLock is how long a save holds the cycle lock, the most
+// a cycle due meanwhile waits (availmon_state_last_save_cycle_lock_seconds),
+// at full histories: lock-ms/op is its mean, cpu-ms/op the whole encoding's.
+func BenchmarkStateSaveLock(b *testing.B) {
+	for _, apps := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("apps=%d", apps), func(b *testing.B) {
+			m, _ := fullStateMonitorWith(b, apps)
+			n := len(m.encodeLive(0))
+			var locked time.Duration
+			ops := 0
+			b.ReportAllocs()
+			reportCPU(b, func() {
+				_, l := m.encodeLiveTimed(n + n/16 + 4096)
+				locked += l
+				ops++
+			})
+			b.ReportMetric(float64(locked)/float64(ops)/1e6, "lock-ms/op")
+			b.ReportMetric(float64(n), "bytes/state")
+		})
+	}
 }

@@ -25,7 +25,7 @@ func (m *Monitor) copyState() *statefile.State {
 	s := &statefile.State{
 		SavedAt:   m.clock.Now(),
 		Minutes:   m.hist.seen(),
-		System:    dayToFile(&st.sysDay),
+		System:    history.FileDay(&st.sysDay),
 		Locations: make([]statefile.Location, len(m.plan.locations)),
 		Apps:      make([]statefile.App, len(m.plan.apps)),
 	}
@@ -33,11 +33,11 @@ func (m *Monitor) copyState() *statefile.State {
 		s.Interval = &statefile.Interval{D: iv.d, Text: iv.text}
 	}
 	for i, l := range m.plan.locations {
-		s.Locations[i] = statefile.Location{Name: l.Name, Day: dayToFile(&st.locDay[i])}
+		s.Locations[i] = statefile.Location{Name: l.Name, Day: history.FileDay(&st.locDay[i])}
 	}
 	for i, a := range m.plan.apps {
 		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List()),
-			Last: lastToFile(&st.apps[i]), Day: dayToFile(st.appDay[i].window())}
+			Last: lastToFile(&st.apps[i]), Day: history.FileDay(st.appDay[i].Window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
 		s.Ledger = l

@@ -252,3 +252,14 @@ func planSourceBatches(bp BatchPlanner, apps []App, idx []int, maxBatch int) ([]
 	}
 	return out, nil
 }
+
+// appsOf lists the apps of backend bi, in the plan's order.
+func (p *plan) appsOf(bi int) []App {
+	var apps []App
+	for i, a := range p.apps {
+		if p.backendOf[i] == bi {
+			apps = append(apps, a)
+		}
+	}
+	return apps
+}

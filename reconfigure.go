@@ -131,10 +131,13 @@ func (m *Monitor) applyPlan(p *plan, publish bool) ConfigChange {
 			"locations_added", ch.LocationsAdded, "locations_removed", ch.LocationsRemoved,
 			"backends_added", ch.BackendsAdded, "backends_removed", ch.BackendsRemoved)
 	}
-	seq := m.events.append(evs...)
+	seq := m.events.add(evs...)
 	if publish {
 		m.publish(now, seq)
+		m.events.show()
 	}
+	// Without publish, the cycle's commit publishes the snapshot that
+	// reflects them, and shows them with its own.
 	return ch
 }
 
@@ -199,8 +202,8 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
 		history:      make([]*history.Checks, len(p.apps)),
-		appDay:       make([]appDayWindow, len(p.apps)),
-		locDay:       make([]dayWindow, len(p.locations)),
+		appDay:       make([]history.AppDay, len(p.apps)),
+		locDay:       make([]history.Day, len(p.locations)),
 		sysDay:       st.sysDay,
 		backends:     make([]bool, len(p.backends)),
 		backendSeen:  make([]bool, len(p.backends)),
@@ -223,18 +226,18 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]
 		if old.apps[j].Location != a.Location {
 			if lj, ok := p.locIndex[old.apps[j].Location]; ok {
-				ns.locDay[lj].remove(st.appDay[j].window())
+				ns.locDay[lj].Remove(st.appDay[j].Window())
 			}
-			ns.locDay[p.appLocs[i]].merge(st.appDay[j].window())
+			ns.locDay[p.appLocs[i]].Merge(st.appDay[j].Window())
 		}
 	}
 	for j, a := range old.apps {
 		if hasKey(p.appIndex, a.Name) {
 			continue
 		}
-		ns.sysDay.remove(st.appDay[j].window())
+		ns.sysDay.Remove(st.appDay[j].Window())
 		if li, ok := p.locIndex[a.Location]; ok {
-			ns.locDay[li].remove(st.appDay[j].window())
+			ns.locDay[li].Remove(st.appDay[j].Window())
 		}
 	}
 	for bi, b := range p.backends {
@@ -243,34 +246,6 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 		}
 	}
 	return ns
-}
-
-// remove takes o's counts out of w, hour by hour; merge adds them. Slots
-// that hold different hours are left alone: the older hour has left the
-// window already.
-func (w *dayWindow) remove(o *dayWindow) {
-	for i := range w {
-		if w[i].hour == o[i].hour {
-			c := &w[i].c
-			c.up -= o[i].c.up
-			c.down -= o[i].c.down
-			c.unavailable -= o[i].c.unavailable
-			c.rtSum -= o[i].c.rtSum
-			c.rtN -= o[i].c.rtN
-		}
-	}
-}
-
-func (w *dayWindow) merge(o *dayWindow) {
-	for i := range w {
-		switch {
-		case o[i].hour == 0 && o[i].c.total() == 0:
-		case w[i].hour == o[i].hour:
-			w[i].c.merge(o[i].c)
-		case w[i].hour < o[i].hour:
-			w[i].hour, w[i].c = o[i].hour, o[i].c
-		}
-	}
 }
 
 // ReloadFunc reloads a monitor's configuration from wherever it came from

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/availmon/availmon/internal/history"
 )
 
 // reconfigured returns the options of tm's fixture after the standard
@@ -394,10 +396,10 @@ func TestDayWindowsAgreeAndForget(t *testing.T) {
 	}
 	now := tm.clock.Now()
 	i := tm.plan.appIndex["search"]
-	app := tm.state.appDay[i].sum(now)
-	if sys := tm.state.sysDay.sum(now); *app.avgResponse() != *sys.avgResponse() || app.rtN != sys.rtN {
+	app := tm.state.appDay[i].Sum(now)
+	if sys := tm.state.sysDay.Sum(now); *avgResponse(app) != *avgResponse(sys) || app.RTN != sys.RTN {
 		t.Errorf("average response time: app %v over %d checks, system %v over %d",
-			*app.avgResponse(), app.rtN, *sys.avgResponse(), sys.rtN)
+			*avgResponse(app), app.RTN, *avgResponse(sys), sys.RTN)
 	}
 	tm.src.Set("search", StatusUp, math.MaxInt64) // 9.2e12 µs a check: 31 overflow a slot
 	for range 40 {
@@ -405,17 +407,17 @@ func TestDayWindowsAgreeAndForget(t *testing.T) {
 		tm.clock.Advance(time.Second)
 	}
 	now = tm.clock.Now()
-	app, loc := tm.state.appDay[i].sum(now), tm.state.locDay[tm.plan.appLocs[i]].sum(now)
-	if app.rtN >= 43 || app.rtN != loc.rtN || math.Abs(app.rtSum-loc.rtSum) > 1e-3*app.rtSum {
+	app, loc := tm.state.appDay[i].Sum(now), tm.state.locDay[tm.plan.appLocs[i]].Sum(now)
+	if app.RTN >= 43 || app.RTN != loc.RTN || math.Abs(app.RTSum-loc.RTSum) > 1e-3*app.RTSum {
 		t.Errorf("after overflowing response times: app %d checks measured, %g s; location %d, %g s",
-			app.rtN, app.rtSum, loc.rtN, loc.rtSum)
+			app.RTN, app.RTSum, loc.RTN, loc.RTSum)
 	}
 	if _, err := tm.Reconfigure(reconfigured(tm)); err != nil { // search goes
 		t.Fatal(err)
 	}
-	for _, c := range []counts{tm.state.locDay[tm.plan.locIndex["Tel Aviv"]].sum(now), tm.state.sysDay.sum(now)} {
-		if c.rtN != 0 || math.Abs(c.rtSum) > 1e-6*float64(math.MaxInt64)/1e9 {
-			t.Errorf("the removed app's response times remain: %d checks, %g s", c.rtN, c.rtSum)
+	for _, c := range []history.Counts{tm.state.locDay[tm.plan.locIndex["Tel Aviv"]].Sum(now), tm.state.sysDay.Sum(now)} {
+		if c.RTN != 0 || math.Abs(c.RTSum) > 1e-6*float64(math.MaxInt64)/1e9 {
+			t.Errorf("the removed app's response times remain: %d checks, %g s", c.RTN, c.RTSum)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package availmon
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,66 @@ func TestNoStoreNoSaveStatus(t *testing.T) {
 	n, err := testutil.GatherAndCount(reg, promexport.NameStateLastSave, promexport.NameStateSaveFailures)
 	if err != nil || n != 0 {
 		t.Errorf("%d save series without a Store (%v), want none", n, err)
+	}
+}
+
+// A successful save reports what it cost: its size (the bytes the store
+// got), its time and the part of it that held the cycles off, which is at
+// most the whole. The families are absent before the first success, and a
+// failed save leaves the last success's figures.
+func TestSaveCostReported(t *testing.T) {
+	st := newGateStore()
+	reg := prometheus.NewPedanticRegistry()
+	tm := newStoreMonitor(t, st, newFakeClock(t0), func(o *Options) { o.Registerer = reg })
+	tm.src.Set("checkout", StatusUp, time.Millisecond)
+	tm.scrape(t)
+	tick, _ := dueSaver(t, tm)
+	costNames := []string{promexport.NameStateSaveDuration, promexport.NameStateSaveLocked, promexport.NameStateSaveBytes}
+	if n, err := testutil.GatherAndCount(reg, costNames...); err != nil || n != 0 {
+		t.Fatalf("%d save cost series before any save (%v), want none", n, err)
+	}
+	save := func(err error) []byte {
+		t.Helper()
+		before := tm.persist.saves.promStatus()
+		tick()
+		data := st.started(t)
+		st.verdict <- err
+		waitFor(t, "the save's outcome recorded", func() bool {
+			s := tm.persist.saves.promStatus()
+			return s.LastBytes != before.LastBytes || s.Failures > before.Failures
+		})
+		return data
+	}
+	data := save(nil)
+	gauges := func() map[string]float64 {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, mf := range mfs {
+			if slices.Contains(costNames, mf.GetName()) {
+				got[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return got
+	}
+	got := gauges()
+	if got[promexport.NameStateSaveBytes] != float64(len(data)) {
+		t.Errorf("%s = %g, want the %d bytes saved", promexport.NameStateSaveBytes, got[promexport.NameStateSaveBytes], len(data))
+	}
+	took, locked := got[promexport.NameStateSaveDuration], got[promexport.NameStateSaveLocked]
+	if took <= 0 || locked < 0 || locked > took {
+		t.Errorf("save took %gs, held the cycles %gs: want 0 <= held <= took, took > 0", took, locked)
+	}
+	tm.src.Set("search", StatusUp, time.Millisecond) // a failed save of another size
+	tm.scrape(t)
+	save(errors.New("no space left on device"))
+	if after := gauges(); after[promexport.NameStateSaveBytes] != float64(len(data)) {
+		t.Errorf("after a failed save %s = %g, want the last success's %d", promexport.NameStateSaveBytes, after[promexport.NameStateSaveBytes], len(data))
+	}
+	if problems, err := testutil.GatherAndLint(reg, costNames...); err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %v", problems, err)
 	}
 }

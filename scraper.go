@@ -97,8 +97,8 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m.cycles.begin()
-	defer m.cycles.end()
+	m.cycles.Begin()
+	defer m.cycles.End()
 	start := m.clock.Now()
 	d := m.Interval()
 	cctx, cancel := context.WithTimeout(ctx, m.cycleTimeout(d))
@@ -312,10 +312,10 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			// a probe's timeout too: it was not answered within.
 			m.objs.tracker.Check(m.objs.set, i, at, cur.rt)
 		}
-		rt := windowRT(cur.rt)
-		measured := st.appDay[i].add(at, r.Status, rt)
-		st.locDay[p.appLocs[i]].add(at, r.Status, rt, measured)
-		st.sysDay.add(at, r.Status, rt, measured)
+		rt := history.WindowRT(cur.rt)
+		measured := st.dayToWrite(i).Add(at, histStatus(r.Status), rt)
+		st.locDay[p.appLocs[i]].Add(at, histStatus(r.Status), rt, measured)
+		st.sysDay.Add(at, histStatus(r.Status), rt, measured)
 		switch cur.code {
 		case codeUp:
 			up++
@@ -332,13 +332,15 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 	st.lastDuration = end.Sub(start)
 	m.hist.add(end, up, down, unavail)
 	m.logChangeSummary(evs)
-	m.logUnloggedRefusals(m.api.refusals.expire(end)...)
+	m.logUnloggedRefusals(m.api.refusals.Expire(end)...)
 	// Events go in before the snapshot that reflects them, so a reader that
 	// takes a snapshot and then follows the log from its eventSeq misses
-	// nothing and sees nothing twice.
+	// nothing and sees nothing twice; they are shown to followers after
+	// it, so a client told of a change finds it in the API.
 	// A config_update appended by SetInterval after ours is not reflected
 	// in the snapshot: eventSeq points right after our own events.
-	m.publish(end, m.events.append(evs...))
+	m.publish(end, m.events.add(evs...))
+	m.events.show()
 }
 
 // noteBackends records which backends answered the cycle, and appends to
@@ -415,3 +417,52 @@ func (t *textInterner) intern(s, prev string) string {
 	(*t)[s] = s
 	return s
 }
+
+// backendFailure is what one cycle saw fail on one backend.
+type backendFailure struct {
+	batches int
+	apps    int
+	first   error
+}
+
+func (f *backendFailure) add(apps int, err error) {
+	f.batches++
+	f.apps += apps
+	if f.first == nil {
+		f.first = err
+	}
+}
+
+// logFailures logs a backend whose checks fail when they start failing,
+// with the first error, and when every batch answers again, with how many
+// cycles failed: a backend down for a day at 5 s costs two lines, not
+// 17,280. Meanwhile availmon_backend_connected and
+// availmon_scrape_errors_total say so. A DetailedError's Detail, such as
+// the server's own message, is logged here and nowhere else.
+func (m *Monitor) logFailures(p *plan, out *cycleResult) {
+	now := m.clock.Now()
+	for b, f := range out.failures {
+		name := p.backends[b].Name
+		if f.batches == 0 {
+			if out.tried[b] {
+				m.infoEnded(backendKey(name), now, "backend answering again", "failed_cycles", "backend", name)
+			}
+			continue
+		}
+		attrs := []any{"backend", name, "failed_batches", f.batches, "apps", f.apps,
+			"err", errtext.Truncate(f.first.Error(), maxErrorText)}
+		var de DetailedError
+		if errors.As(f.first, &de) {
+			attrs = append(attrs, "detail", de.Detail())
+		}
+		m.warnStarted(backendKey(name), now, "backend check failed", attrs...)
+	}
+	m.conds.EndUnless(backendKeyPrefix, func(name string) bool {
+		_, ok := p.backendIndex(name)
+		return ok
+	})
+}
+
+const backendKeyPrefix = "backend\x00"
+
+func backendKey(backend string) string { return backendKeyPrefix + backend }

@@ -32,7 +32,7 @@ type snapshot struct {
 	backendSeen   []bool // asked by some cycle
 	connectivity  string
 	discovery     discoveryHealth
-	day           counts // every check of the last 24h
+	day           history.Counts // every check of the last 24h
 	book          *ledger.Book
 	avail         availCache // /api/availability answers (ledger_api.go)
 	objs          *objectives.Snapshot
@@ -59,26 +59,26 @@ type appView struct {
 
 // dayCounts are an app's counts over the last 24 hours, in 24 bytes
 // instead of 40: an app's day window counts at most 65,535 checks an hour
-// of each kind (appDayWindow), so 32 bits hold a day's.
+// of each kind (history.AppDay), so 32 bits hold a day's.
 type dayCounts struct {
 	rtSum                  float64
 	up, down, unavail, rtN uint32
 }
 
-func compactCounts(c counts) dayCounts {
+func compactCounts(c history.Counts) dayCounts {
 	c32 := func(n int64) uint32 { return uint32(min(max(n, 0), math.MaxUint32)) }
-	return dayCounts{rtSum: c.rtSum, up: c32(c.up), down: c32(c.down), unavail: c32(c.unavailable), rtN: c32(c.rtN)}
+	return dayCounts{rtSum: c.RTSum, up: c32(c.Up), down: c32(c.Down), unavail: c32(c.Unavailable), rtN: c32(c.RTN)}
 }
 
-func (d dayCounts) counts() counts {
-	return counts{up: int64(d.up), down: int64(d.down), unavailable: int64(d.unavail), rtSum: d.rtSum, rtN: int64(d.rtN)}
+func (d dayCounts) counts() history.Counts {
+	return history.Counts{Up: int64(d.up), Down: int64(d.down), Unavailable: int64(d.unavail), RTSum: d.rtSum, RTN: int64(d.rtN)}
 }
 
 type locView struct {
 	up, down, unavailable int
 	maintenance           int
 	availability          *float64
-	day                   counts
+	day                   history.Counts
 }
 
 // Backend connectivity, as reported in prometheus_connectivity.
@@ -100,11 +100,11 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		apps:          make([]appView, len(st.apps)),
 		locs:          make([]locView, len(p.locations)),
 		backends:      append([]bool(nil), st.backends...),
-		day:           st.sysDay.sum(now),
+		day:           st.sysDay.Sum(now),
 		locJSON:       make([]lazyBody, len(p.locations)),
 	}
 	for i, a := range st.apps {
-		s.apps[i] = appView{appState: a, day: compactCounts(st.appDay[i].sum(now))}
+		s.apps[i] = appView{appState: a, day: compactCounts(st.appDay[i].Sum(now))}
 		l := &s.locs[p.appLocs[i]]
 		switch {
 		case a.maint():
@@ -124,7 +124,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	for i := range s.locs {
 		l := &s.locs[i]
 		l.availability = percent(int64(l.up), int64(l.up+l.down))
-		l.day = st.locDay[i].sum(now)
+		l.day = st.locDay[i].Sum(now)
 	}
 	s.availability = percent(int64(s.up), int64(s.up+s.down))
 
@@ -227,10 +227,10 @@ func (s *snapshot) summaryData() *cachedbody.Body {
 func (s *snapshot) summary() lazySummary {
 	return lazySummary{
 		head: summaryHeadJSON{
-			TotalRequests:       s.day.total(),
-			TotalErrors:         s.day.unavailable,
-			AverageResponseTime: s.day.avgResponse(),
-			UptimePercentage:    s.day.uptime(),
+			TotalRequests:       s.day.Total(),
+			TotalErrors:         s.day.Unavailable,
+			AverageResponseTime: avgResponse(s.day),
+			UptimePercentage:    uptime(s.day),
 		},
 		apps:      cachedbody.LazyList[appSummaryJSON]{N: len(s.apps), Elem: s.appSummary},
 		locations: cachedbody.LazyList[locationSummaryItemJSON]{N: len(s.locs), Elem: s.locationSummary},
@@ -241,14 +241,14 @@ func (s *snapshot) appSummary(i int) appSummaryJSON {
 	a := &s.apps[i]
 	day := a.day.counts()
 	return appSummaryJSON{Name: s.p.apps[i].Name, Status: a.status(),
-		Uptime24h: day.uptime(), AvgResponseTime: day.avgResponse()}
+		Uptime24h: uptime(day), AvgResponseTime: avgResponse(day)}
 }
 
 func (s *snapshot) locationSummary(i int) locationSummaryItemJSON {
 	l := &s.locs[i]
 	return locationSummaryItemJSON{Name: s.p.locations[i].Name,
 		AppsUp: l.up, AppsDown: l.down, AppsUnavailable: l.unavailable, AppsMaintenance: l.maintenance,
-		Availability: l.day.uptime()}
+		Availability: uptime(l.day)}
 }
 
 func seconds(d time.Duration) float64 { return roundTo(d.Seconds(), 6) }

@@ -148,9 +148,10 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 type cycleState struct {
 	apps         []appState
 	history      []*history.Checks // pointers: a reconfiguration hands them on
-	appDay       []appDayWindow
-	locDay       []dayWindow
-	sysDay       dayWindow
+	appDay       []history.AppDay  // changed through dayToWrite (savecut.go)
+	days         dayCut            // appDay as a save's cut holds it
+	locDay       []history.Day
+	sysDay       history.Day
 	backends     []bool // answered in the last cycle that tried it
 	backendSeen  []bool
 	cycles       int
@@ -162,8 +163,8 @@ func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*history.Checks, len(p.apps)),
-		appDay:      make([]appDayWindow, len(p.apps)),
-		locDay:      make([]dayWindow, len(p.locations)),
+		appDay:      make([]history.AppDay, len(p.apps)),
+		locDay:      make([]history.Day, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
 		backendSeen: make([]bool, len(p.backends)),
 	}
@@ -174,52 +175,16 @@ func newCycleState(p *plan) *cycleState {
 	return st
 }
 
-// counts are check outcomes summed over some span.
-type counts struct {
-	up, down, unavailable int64
-	rtSum                 float64 // seconds, over the rtN checks that measured one
-	// rtN is how many checks rtSum is over: every answered check of this
-	// process; checks filled in from a backend's past have no response time.
-	rtN int64
-}
-
-// add counts a check; its response time rt only when measured.
-func (c *counts) add(s Status, rt time.Duration, measured bool) {
-	switch s {
-	case StatusUp:
-		c.up++
-	case StatusDown:
-		c.down++
-	default:
-		c.unavailable++
-		return
-	}
-	if measured {
-		c.rtSum += rt.Seconds()
-		c.rtN++
-	}
-}
-
-func (c *counts) merge(o counts) {
-	c.up += o.up
-	c.down += o.down
-	c.unavailable += o.unavailable
-	c.rtSum += o.rtSum
-	c.rtN += o.rtN
-}
-
-func (c counts) total() int64 { return c.up + c.down + c.unavailable }
-
 // uptime is 100*up/(up+down), or nil when no check got an answer.
-func (c counts) uptime() *float64 { return percent(c.up, c.up+c.down) }
+func uptime(c history.Counts) *float64 { return percent(c.Up, c.Up+c.Down) }
 
 // avgResponse is the mean response time of the checks that got an answer
 // and measured one.
-func (c counts) avgResponse() *float64 {
-	if c.rtN == 0 {
+func avgResponse(c history.Counts) *float64 {
+	if c.RTN == 0 {
 		return nil
 	}
-	v := roundTo(c.rtSum/float64(c.rtN), 6)
+	v := roundTo(c.RTSum/float64(c.RTN), 6)
 	return &v
 }
 
@@ -241,50 +206,6 @@ func mod(a, n int64) int {
 func roundTo(v float64, decimals int) float64 {
 	p := math.Pow10(decimals)
 	return math.Round(v*p) / p
-}
-
-// dayWindow counts checks per clock hour over the last 24 hours, so that a
-// 24h summary costs 24 additions whatever the uptime. The window is the
-// current hour and the 23 before it.
-type dayWindow [24]struct {
-	hour int64 // unix hours; which hour the slot holds
-	c    counts
-}
-
-func (w *dayWindow) add(t time.Time, s Status, rt time.Duration, measured bool) {
-	h := t.Unix() / 3600
-	slot := &w[mod(h, 24)]
-	if slot.hour != h {
-		slot.hour, slot.c = h, counts{}
-	}
-	slot.c.add(s, rt, measured)
-}
-
-func (w *dayWindow) sum(now time.Time) counts {
-	h := now.Unix() / 3600
-	var c counts
-	for i := range w {
-		if w[i].hour > h-24 && w[i].hour <= h {
-			c.merge(w[i].c)
-		}
-	}
-	return c
-}
-
-// redate moves the window's hours by step, to the nearest hour, as
-// appDayWindow.redate does.
-func (w *dayWindow) redate(step time.Duration) {
-	k := hoursOf(step)
-	if k == 0 {
-		return
-	}
-	old := *w
-	*w = dayWindow{}
-	for i := range old {
-		if h := old[i].hour + k; old[i].c != (counts{}) {
-			w[mod(h, 24)].hour, w[mod(h, 24)].c = h, old[i].c
-		}
-	}
 }
 
 // minuteHistory aggregates every cycle into per-minute buckets for the last

@@ -31,7 +31,6 @@ import (
 type options struct {
 	apps      []int
 	locations int
-	objective int // objectives in the configuration
 	history   int
 	interval  time.Duration
 	duration  time.Duration
@@ -46,13 +45,15 @@ type options struct {
 	profile   string
 	env       []string
 	past      past
+
+	objectives   int
+	saveInterval time.Duration
 }
 
 func main() {
 	var o options
 	apps := flag.String("apps", "1000,10000,50000", "comma-separated app counts to measure")
 	flag.IntVar(&o.locations, "locations", 100, "locations the apps are spread over")
-	flag.IntVar(&o.objective, "objectives", 1000, "objectives in the configuration, on apps spread evenly (at most one per app); 0 for none")
 	flag.IntVar(&o.history, "history", 100, "history_size; memory is measured once every app has this many checks")
 	flag.DurationVar(&o.interval, "interval", time.Second, "availmon's scrape_interval")
 	flag.DurationVar(&o.duration, "d", 10*time.Second, "wrk duration per endpoint")
@@ -67,6 +68,8 @@ func main() {
 	env := flag.String("env", "", "comma-separated `KEY=VALUE` pairs added to the availmon binary's environment, e.g. GOGC=50 or GOMEMLIMIT=64MiB")
 	pastDays := flag.String("past", "", "`days` of synthetic past (e.g. 400d) the binary starts with, written as its saved state: every app up but for its outages (-past-outages)")
 	flag.Float64Var(&o.past.outages, "past-outages", 0.01, "outages in the synthetic past: below 1, the share of apps with one outage a day; from 1 on, how many outages every app has a day")
+	flag.IntVar(&o.objectives, "objectives", 0, "objectives in availmon's configuration (one in ten over a location, the rest over apps)")
+	flag.DurationVar(&o.saveInterval, "save-interval", 30*time.Second, "availmon's storage.save_interval; the last save's time and the state file's size are reported")
 	only := flag.String("only", "", "measure only the endpoints whose row name matches this regular expression")
 	flag.Parse()
 	var err error

@@ -164,29 +164,43 @@ func exporterText(n int) []byte {
 	return []byte(b.String())
 }
 
-// availmonConfig is the YAML configuration of n apps in locs locations,
-// with objs objectives (at most n) on apps spread evenly over them, a
-// third of them over calendar months.
-func availmonConfig(promURL string, n, locs, history int, interval time.Duration, objs int) string {
+// availmonConfig is the YAML configuration of n apps in locs locations.
+func availmonConfig(promURL string, n int, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scrape_interval: %s\nhistory_size: %d\nlog_level: warn\n", interval, history)
+	fmt.Fprintf(&b, "scrape_interval: %s\nhistory_size: %d\nlog_level: warn\n", o.interval, o.history)
+	fmt.Fprintf(&b, "storage:\n  save_interval: %s\n", o.saveInterval)
 	fmt.Fprintf(&b, "prometheus:\n  - name: main\n    url: %s\n", promURL)
 	b.WriteString("locations:\n")
-	for l := range locs {
+	for l := range o.locations {
 		fmt.Fprintf(&b, "  - name: location-%03d\n    latitude: %d\n    longitude: %d\n", l, l%180-90, l%360-180)
 	}
 	b.WriteString("apps:\n")
 	for i := range n {
-		fmt.Fprintf(&b, "  - name: %s\n    location: location-%03d\n    metric: bench_app_up{app=%q}\n", appName(i), i%locs, appName(i))
+		fmt.Fprintf(&b, "  - name: %s\n    location: location-%03d\n    metric: bench_app_up{app=%q}\n", appName(i), i%o.locations, appName(i))
 	}
-	if objs = min(objs, n); objs > 0 {
-		b.WriteString("objectives:\n")
-	}
-	for k := range objs {
-		fmt.Fprintf(&b, "  - {name: objective-%04d, target: 99.9%%, window: %s, app: %s, labels: {team: t%02d}}\n",
-			k, []string{"30d", "28d", "month"}[k%3], appName(k*n/objs), k%100)
-	}
+	writeObjectives(&b, n, o)
 	return b.String()
+}
+
+// writeObjectives adds o.objectives objectives (at most one per app): one
+// in ten over a location, the rest over apps spread evenly over the
+// fleet, with windows and targets of the usual kinds.
+func writeObjectives(b *strings.Builder, n int, o options) {
+	k := min(o.objectives, n)
+	if k == 0 {
+		return
+	}
+	windows := []string{"30d", "28d", "90d", "month", "quarter"}
+	targets := []string{"99.9%", "99.5%", "99.95%", "99%"}
+	b.WriteString("objectives:\n")
+	for j := range k {
+		fmt.Fprintf(b, "  - name: objective-%05d\n    target: %s\n    window: %s\n", j, targets[j%len(targets)], windows[j%len(windows)])
+		if j%10 == 9 {
+			fmt.Fprintf(b, "    location: location-%03d\n", (j/10)%o.locations)
+		} else {
+			fmt.Fprintf(b, "    app: %s\n", appName(j*(n/k)))
+		}
+	}
 }
 
 // rss reads a process's resident memory and its peak, in bytes.

@@ -42,9 +42,16 @@ func markdownRun(r sizeRun) string {
 		fmt.Fprintf(&b, "| synthetic past (outages %g), as saved state | %d days, %s |\n", r.PastOutages, r.PastDays, size(r.PastStateBytes))
 	}
 	fmt.Fprintf(&b, "| history filled (%d checks per app) after | %.0f s |\n", r.History, r.FillSeconds)
-	fmt.Fprintf(&b, "| cycle time, mean without load (%d cycles) | %.3f s |\n", r.Cycles, r.CycleSeconds)
+	if r.Objectives > 0 {
+		fmt.Fprintf(&b, "| objectives | %d |\n", r.Objectives)
+	}
+	fmt.Fprintf(&b, "| cycle time without load, mean; max (%d cycles) | %.3f s; %.3f s |\n", r.CycleSamples, r.CycleSeconds, r.CycleMax)
 	fmt.Fprintf(&b, "| cycle time, max under load | %.3f s |\n", r.CycleLoadMax)
-	fmt.Fprintf(&b, "| CPU per cycle without load | %.3f s |\n", r.CPUPerCycle)
+	fmt.Fprintf(&b, "| availmon CPU per cycle without load (%d cycles) | %.3f s |\n", r.Cycles, r.CPUPerCycle)
+	fmt.Fprintf(&b, "| Prometheus CPU per cycle without load | %.3f s |\n", r.PromCPU)
+	fmt.Fprintf(&b, "| backend requests per cycle | %.1f |\n", r.Requests)
+	fmt.Fprintf(&b, "| Prometheus alone on a cycle's %d queries: wall; CPU | %.3f s; %.3f s |\n", r.BackendQueries, r.BackendWall, r.BackendCPU)
+	fmt.Fprintf(&b, "| state file; last save (of which cycles waited) | %s; %.3f s (%.3f s) |\n", size(int(r.StateBytes)), r.SaveSeconds, r.SaveLocked)
 	fmt.Fprintf(&b, "| resident memory, steady (mean; max) | %s; %s |\n", mb(r.SteadyRSS), mb(r.SteadyRSSMax))
 	fmt.Fprintf(&b, "| resident memory, peak under load | %s (%.2fx steady) |\n", mb(r.PeakRSS), r.PeakOverSteady)
 	return b.String()

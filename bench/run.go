@@ -26,7 +26,9 @@ type endpoint struct {
 }
 
 func endpoints() []endpoint {
+	report := "/api/reports/" + lastMonth(time.Now())
 	return []endpoint{
+		{Name: "/health", Path: "/health"},
 		{Name: "/api/apps", Path: "/api/apps"},
 		{Name: "/api/locations", Path: "/api/locations"},
 		{Name: "/api/locations/{name}", Path: "/api/locations/location-042"},
@@ -36,12 +38,22 @@ func endpoints() []endpoint {
 		{Name: "/api/availability?window=90d&by=app", Path: "/api/availability?window=90d&by=app"},
 		{Name: "/metrics", Path: "/metrics"},
 		{Name: "/api/objectives", Path: "/api/objectives"},
+		// The last month whole: the report a user asks for most.
+		{Name: "/api/reports/{last month}", Path: report},
+		{Name: "/api/reports/{last month}?format=csv", Path: report + "?format=csv"},
 		{Name: "/api/apps (gzip)", Path: "/api/apps", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		{Name: "/metrics (gzip)", Path: "/metrics", Header: map[string]string{"Accept-Encoding": "gzip"}},
+		{Name: "/api/objectives (gzip)", Path: "/api/objectives", Header: map[string]string{"Accept-Encoding": "gzip"}},
 		// A poller that sends the last ETag it got: 304s, and one full
 		// answer per connection after each cycle (bench/load.go).
 		{Name: "/api/locations (304)", Path: "/api/locations", Header: map[string]string{"If-None-Match": ""}},
 	}
+}
+
+// lastMonth is the month before now's, in UTC, as /api/reports names it.
+func lastMonth(now time.Time) string {
+	y, m, _ := now.UTC().Date()
+	return time.Date(y, m-1, 1, 0, 0, 0, 0, time.UTC).Format("2006-01")
 }
 
 // row is one endpoint's figures.
@@ -63,8 +75,19 @@ type sizeRun struct {
 	FillSeconds    float64 `json:"history_fill_seconds"`
 	Cycles         int     `json:"idle_cycles"`
 	CycleSeconds   float64 `json:"cycle_seconds_mean_idle"`
+	CycleMax       float64 `json:"cycle_seconds_max_idle"`
+	CycleSamples   int     `json:"cycle_samples_idle"`
 	CycleLoadMax   float64 `json:"cycle_seconds_max_under_load"`
 	CPUPerCycle    float64 `json:"cpu_seconds_per_cycle_idle"`
+	PromCPU        float64 `json:"prometheus_cpu_seconds_per_cycle_idle"`
+	Requests       float64 `json:"backend_requests_per_cycle"`
+	Objectives     int     `json:"objectives"`
+	StateBytes     int64   `json:"state_bytes,omitempty"`
+	SaveSeconds    float64 `json:"save_seconds,omitempty"`
+	SaveLocked     float64 `json:"save_cycle_lock_seconds,omitempty"`
+	BackendQueries int     `json:"backend_alone_queries"`
+	BackendWall    float64 `json:"backend_alone_seconds_per_cycle"`
+	BackendCPU     float64 `json:"backend_alone_cpu_seconds_per_cycle"`
 	SteadyRSS      int64   `json:"steady_rss_bytes"`
 	SteadyRSSMax   int64   `json:"steady_rss_max_bytes"`
 	PeakRSS        int64   `json:"peak_rss_under_load_bytes"`
@@ -144,20 +167,24 @@ func serve(ctx context.Context, h http.Handler) (string, func(), error) {
 }
 
 func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun, error) {
-	r := sizeRun{Apps: n, Locations: o.locations, History: o.history}
+	r := sizeRun{Apps: n, Locations: o.locations, History: o.history, Objectives: min(o.objectives, n)}
 	dir, err := os.MkdirTemp(parent, fmt.Sprintf("apps-%d-", n))
 	if err != nil {
 		return r, err
 	}
 	fmt.Printf("--- %d apps\n", n)
-	promURL, stopBackend, err := startBackend(ctx, o, dir, n)
+	prom, promURL, stopBackend, err := startBackend(ctx, o, dir, n)
 	if err != nil {
 		return r, err
 	}
 	defer stopBackend()
+	// Before availmon starts, so that nothing else asks Prometheus.
+	if err := backendFloor(ctx, promURL, prom.pid(), n, &r); err != nil {
+		return r, err
+	}
 
 	cfg := filepath.Join(dir, "availmon.yaml")
-	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o.locations, o.history, o.interval, o.objective)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(availmonConfig(promURL, n, o)), 0o644); err != nil {
 		return r, err
 	}
 	if o.past.days > 0 {
@@ -186,7 +213,7 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	if err := waitHTTP(ctx, am, base+"/api/status", 2*time.Minute); err != nil {
 		return r, err
 	}
-	if err := settle(ctx, o, am, base, prof, &r); err != nil {
+	if err := settle(ctx, o, am, prom, base, prof, &r); err != nil {
 		return r, err
 	}
 	if err := loadAll(ctx, o, base, &r); err != nil {
@@ -205,33 +232,33 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 }
 
 // startBackend serves n apps' series from a generated exporter and starts
-// a Prometheus that scrapes it; it returns Prometheus's URL once the
-// series are there, and a function that stops both.
-func startBackend(ctx context.Context, o options, dir string, n int) (string, func(), error) {
+// a Prometheus that scrapes it; it returns Prometheus's process and URL
+// once the series are there, and a function that stops both.
+func startBackend(ctx context.Context, o options, dir string, n int) (*process, string, func(), error) {
 	series := exporterText(n)
 	expURL, stopExp, err := serve(ctx, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		w.Write(series) //nolint:errcheck
 	}))
 	if err != nil {
-		return "", nil, err
+		return nil, "", nil, err
 	}
 	prom, promURL, err := startPrometheus(ctx, o.prom, dir, strings.TrimPrefix(expURL, "http://"))
 	if err != nil {
 		stopExp()
-		return "", nil, err
+		return nil, "", nil, err
 	}
 	stop := func() { prom.stop(); stopExp() }
 	if err := waitSeries(ctx, promURL); err != nil {
 		stop()
-		return "", nil, err
+		return nil, "", nil, err
 	}
-	return promURL, stop, nil
+	return prom, promURL, stop, nil
 }
 
 // settle fills every app's history, measures the idle process into r and
 // resets the peak RSS, so that the load that follows measures its own.
-func settle(ctx context.Context, o options, am *process, base string, prof profiler, r *sizeRun) error {
+func settle(ctx context.Context, o options, am, prom *process, base string, prof profiler, r *sizeRun) error {
 	began := time.Now()
 	fmt.Printf("filling the history (%d checks per app)\n", o.history)
 	if err := waitHistory(ctx, am, base, o.history); err != nil {
@@ -244,7 +271,13 @@ func settle(ctx context.Context, o options, am *process, base string, prof profi
 	if err := prof.heap(base, "filled"); err != nil {
 		return err
 	}
-	if err := idle(ctx, am.pid(), base, r); err != nil {
+	if err := idle(ctx, am.pid(), prom.pid(), base, r); err != nil {
+		return err
+	}
+	if err := cycleWall(ctx, base, r); err != nil {
+		return err
+	}
+	if err := stateFigures(ctx, base, am.cmd.Dir, 2*o.saveInterval+10*time.Second, r); err != nil {
 		return err
 	}
 	if err := prof.heap(base, "idle"); err != nil {
@@ -347,7 +380,7 @@ func lastCycle(base string) (end string, seconds float64, err error) {
 	if err != nil {
 		return "", 0, err
 	}
-	res, err = http.Get(base + "/metrics")
+	res, err = get(base + "/metrics")
 	if err != nil {
 		return "", 0, err
 	}
@@ -364,26 +397,42 @@ func lastCycle(base string) (end string, seconds float64, err error) {
 	return v.Data.LastUpdate, seconds, err
 }
 
-// idle measures cycles, CPU and resident memory for 15s without load.
-func idle(ctx context.Context, pid int, base string, r *sizeRun) error {
-	fmt.Println("measuring cycles and memory without load (15s)")
+// idle measures cycles, CPU (availmon's and Prometheus's), backend
+// requests and resident memory for 15s without load. It asks availmon
+// only for /api/status (a few hundred bytes, made once a snapshot) while
+// it measures: /metrics would add an encoding of every app's series, and
+// its gzip, to every cycle, work that a Prometheus scraping availmon
+// causes once a scrape interval, not once a cycle (bench/README.md).
+func idle(ctx context.Context, pid, promPid int, base string, r *sizeRun) error {
+	fmt.Println("measuring cycles, CPU and memory without load (15s)")
+	req0, err := backendRequests(base)
+	if err != nil {
+		return err
+	}
+	first, err := lastUpdate(base)
+	if err != nil {
+		return err
+	}
 	cpu0, err := cpuSeconds(pid)
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	var sum float64
+	prom0, err := cpuSeconds(promPid)
+	if err != nil {
+		return err
+	}
+	last, cycles := first, 0
 	var rssSum int64
 	var samples int
 	stop := time.Now().Add(15 * time.Second)
 	for time.Now().Before(stop) {
-		end, d, err := lastCycle(base)
+		end, err := lastUpdate(base)
 		if err != nil {
 			return err
 		}
-		if !seen[end] {
-			seen[end] = true
-			sum += d
+		if end != last {
+			last = end
+			cycles++
 		}
 		cur, _, err := rss(pid)
 		if err != nil {
@@ -402,14 +451,53 @@ func idle(ctx context.Context, pid int, base string, r *sizeRun) error {
 	if err != nil {
 		return err
 	}
-	r.Cycles = len(seen) - 1 // the first one seen ended before the window
-	if r.Cycles > 0 {
-		r.CycleSeconds = sum / float64(len(seen))
-		// The window's CPU includes its own polling (about 60 small
+	prom1, err := cpuSeconds(promPid)
+	if err != nil {
+		return err
+	}
+	req1, err := backendRequests(base)
+	if err != nil {
+		return err
+	}
+	r.Cycles = cycles
+	if cycles > 0 {
+		// The window's CPU includes its own polling (four small
 		// requests a second), a small part next to a cycle of many apps.
-		r.CPUPerCycle = (cpu1 - cpu0) / float64(r.Cycles)
+		r.CPUPerCycle = (cpu1 - cpu0) / float64(cycles)
+		r.PromCPU = (prom1 - prom0) / float64(cycles)
+		// The /metrics read at the window's end may come before or after
+		// its last cycle's requests are counted: a cycle's worth at most.
+		r.Requests = (req1 - req0) / float64(cycles)
 	}
 	r.SteadyRSS = rssSum / int64(samples)
+	return nil
+}
+
+// cycleWall samples the duration of the next cycles (up to 5, for at most
+// 15s) from /metrics, after idle: reading /metrics every cycle costs
+// availmon what idle leaves out.
+func cycleWall(ctx context.Context, base string, r *sizeRun) error {
+	seen := map[string]bool{}
+	var sum float64
+	stop := time.Now().Add(15 * time.Second)
+	for len(seen) < 6 && time.Now().Before(stop) {
+		end, d, err := lastCycle(base)
+		if err != nil {
+			return err
+		}
+		if !seen[end] {
+			seen[end] = true
+			sum += d
+			r.CycleMax = max(r.CycleMax, d)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	r.CycleSeconds = sum / float64(len(seen))
+	r.CycleSamples = len(seen)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package promsource
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -256,16 +257,15 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 			}
 		}
 	}
-	r := &plannedRun{c: c, sums: make([]promanswer.Summary, len(items)),
-		rt: make([]time.Duration, len(items)), refused: make([]bool, len(items)),
-		// Most answers hold about a series per app: one buffer, sized
-		// once, for every query of the call.
-		buf: make([]promanswer.Series, 0, len(idx))}
+	sc := c.s.takeScratch(len(idx), len(items))
+	r := &plannedRun{c: c, sums: sc.sums, rt: sc.rt, refused: sc.refused, buf: sc.series, body: sc.body}
 	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
 		if err := r.ask(ctx, q); err != nil {
+			c.s.putScratch(sc, r)
 			return nil, err
 		}
 	}
+	c.s.putScratch(sc, r)
 	for _, i := range idx {
 		if items[2*i] == nil {
 			continue
@@ -277,6 +277,84 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 		c.out[i] = ruled(&r.sums[2*i], &r.sums[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
+}
+
+// scratch is the buffers of a planned call, kept for the next call: the
+// answers' bytes and their series, and what the answers said per item.
+// Nothing refers to them once the call has its results. The items
+// themselves are not kept here: a cached plan holds on to them.
+type scratch struct {
+	body    []byte
+	series  []promanswer.Series
+	sums    []promanswer.Summary
+	rt      []time.Duration
+	refused []bool
+}
+
+// takeScratch returns buffers for a call of n apps and their items, the
+// per-item ones zeroed: most answers hold about a series per app, so one
+// series buffer of n serves every query of the call.
+func (s *Source) takeScratch(n, items int) *scratch {
+	sc := s.scratch.take()
+	if want := int(s.answerSize.Load()) + bytes.MinRead; cap(sc.body) > 2*want {
+		sc.body = nil // answers shrank: do makes one of their size
+	}
+	if cap(sc.series) < n {
+		sc.series = make([]promanswer.Series, 0, n)
+	}
+	sc.sums = resize(sc.sums, items)
+	sc.rt = resize(sc.rt, items)
+	sc.refused = resize(sc.refused, items)
+	return sc
+}
+
+// resize returns a zeroed slice of n, in b when it has the room.
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// putScratch keeps r's buffers, grown as they may have been, for the next
+// call.
+func (s *Source) putScratch(sc *scratch, r *plannedRun) {
+	sc.body, sc.series = r.body[:0], r.buf[:0]
+	r.body, r.buf = nil, nil
+	s.scratch.put(sc)
+}
+
+// scratchList keeps the scratch of a few calls. Not a sync.Pool: a pool
+// keeps what is put on a P for the next call on that P, and the calls of
+// the next cycle run on new goroutines, as often as not on another P.
+type scratchList struct {
+	mu   sync.Mutex
+	free []*scratch
+}
+
+// maxScratch bounds the calls' buffers kept: about the calls one cycle
+// runs at once, each the size of a recent answer.
+const maxScratch = 8
+
+func (l *scratchList) take() *scratch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		sc := l.free[n-1]
+		l.free = l.free[:n-1]
+		return sc
+	}
+	return &scratch{}
+}
+
+func (l *scratchList) put(sc *scratch) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.free) < maxScratch {
+		l.free = append(l.free, sc)
+	}
 }
 
 // plannedRun is what the queries of one planned call found, per item.

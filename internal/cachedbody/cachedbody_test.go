@@ -2,7 +2,9 @@ package cachedbody
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -141,4 +143,32 @@ func FuzzHeadersAndGzip(f *testing.F) {
 			t.Fatal("the gzip answer decodes to other bytes")
 		}
 	})
+}
+
+// BenchmarkGzipLevels compresses a list of 10,000 apps like /api/apps at
+// gzipLevel and at the default level, reporting the size of each.
+func BenchmarkGzipLevels(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"data":[`)
+	for i := range 10_000 {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"name":"app-%05d","location":"location-%03d","status":"up","last_check":"2026-11-25T10:%02d:%02d.%03dZ","response_time":0.0%d,"error":null,"labels":{"team":"team-%d"}}`,
+			i, i%100, i%60, (i*7)%60, (i*13)%1000, 10+i%89, i%17)
+	}
+	head := buf.Bytes()
+	for _, level := range []int{gzipLevel, flate.DefaultCompression} {
+		b.Run(fmt.Sprintf("level%d", level), func(b *testing.B) {
+			var out bytes.Buffer
+			b.SetBytes(int64(len(head)))
+			for b.Loop() {
+				out.Reset()
+				fw, _ := flate.NewWriter(&out, level)
+				fw.Write(head) //nolint:errcheck
+				fw.Flush()     //nolint:errcheck
+			}
+			b.ReportMetric(float64(out.Len()), "bytes/op-out")
+		})
+	}
 }

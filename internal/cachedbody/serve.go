@@ -10,41 +10,51 @@ import (
 // that already has the answer gets 304 Not Modified, and one that accepts
 // gzip gets the compressed bytes made once per body.
 func (b *Body) ServeJSON(w http.ResponseWriter, r *http.Request, tail []byte) {
-	b.Serve(w, r, tail, "application/json; charset=utf-8")
+	b.Serve(w, r, tail, JSONType)
 }
+
+// JSONType is the content type of ServeJSON's answers.
+const JSONType = "application/json; charset=utf-8"
 
 // Serve answers r with b's bytes and tail, of content type ctype, as
 // ServeJSON does. A caller whose answer varies on more than
 // Accept-Encoding adds its own Vary: Serve adds to the header, never sets it.
+// The tag is compared before anything is compressed, and the body is
+// compressed only for a client that takes gzip.
 func (b *Body) Serve(w http.ResponseWriter, r *http.Request, tail []byte, ctype string) {
-	g, gz := b.Gzipped()
-	gz = gz && AcceptsGzip(r.Header.Values("Accept-Encoding"))
-	etag := b.ETag(tail, gz)
+	s := b.servedFor(tail, ctype)
+	gz := s.gzEtag != nil && AcceptsGzip(r.Header.Values("Accept-Encoding"))
+	etag := s.etag
+	if gz {
+		etag = s.gzEtag
+	}
 	h := w.Header()
-	h.Set("ETag", etag)
-	// The answer depends on Accept-Encoding; caches must key on it.
-	h.Add("Vary", "Accept-Encoding")
-	// Stored, but revalidated on every use: that is what makes
-	// If-None-Match worth sending.
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if ETagMatch(r.Header.Values("If-None-Match"), etag) {
+	h["Etag"] = etag
+	if v, ok := h["Vary"]; ok {
+		h["Vary"] = append(v, s.fixed.vary[0])
+	} else {
+		h["Vary"] = s.fixed.vary
+	}
+	h["Cache-Control"] = s.fixed.cacheControl
+	h["X-Content-Type-Options"] = s.fixed.nosniff
+	if ETagMatch(r.Header.Values("If-None-Match"), etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", ctype)
+	h["Content-Type"] = s.ctype
 	if gz {
-		h.Set("Content-Encoding", "gzip")
-		h.Set("Content-Length", strconv.Itoa(g.Size(len(tail))))
+		g, _ := b.Gzipped()
+		h["Content-Encoding"] = []string{"gzip"}
+		h["Content-Length"] = []string{strconv.Itoa(g.Size(len(s.tail)))}
 		w.WriteHeader(http.StatusOK)
-		g.WriteTo(w, tail) //nolint:errcheck // the client went away; nothing to do
+		g.WriteTo(w, s.tail) //nolint:errcheck // the client went away; nothing to do
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(b.Head())+len(tail)))
+	h["Content-Length"] = s.length
 	w.WriteHeader(http.StatusOK)
 	// Errors are ignored: the client went away.
 	w.Write(b.Head()) //nolint:errcheck
-	w.Write(tail)     //nolint:errcheck
+	w.Write(s.tail)   //nolint:errcheck
 }
 
 // Trimmed returns b, or a copy of it when b's array is much larger: a

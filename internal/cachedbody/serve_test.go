@@ -97,3 +97,74 @@ func TestStreamMatchesEncodingJSON(t *testing.T) {
 		t.Errorf("a func encoded without error")
 	}
 }
+
+// A client that does not take gzip, or that has the answer already, never
+// costs a compression: only a gzip answer that is sent needs one.
+func TestServeCompressesOnlyForGzip(t *testing.T) {
+	b := New([]byte(`{"data":"` + strings.Repeat("x", 2000) + `"`))
+	tail := []byte(`,"meta":{}}` + "\n")
+	plain := httptest.NewRecorder()
+	b.ServeJSON(plain, httptest.NewRequest(http.MethodGet, "/", nil), tail)
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	r.Header.Set("If-None-Match", b.ETag(tail, true))
+	notModified := httptest.NewRecorder()
+	b.ServeJSON(notModified, r, tail)
+	if plain.Code != http.StatusOK || notModified.Code != http.StatusNotModified {
+		t.Fatalf("plain %d, conditional gzip %d", plain.Code, notModified.Code)
+	}
+	if b.gz.start != nil {
+		t.Errorf("the body was compressed for a plain request and a 304")
+	}
+	r.Header.Del("If-None-Match")
+	gz := httptest.NewRecorder()
+	b.ServeJSON(gz, r, tail)
+	if gz.Header().Get("Content-Encoding") != "gzip" || b.gz.start == nil {
+		t.Errorf("a gzip request got Content-Encoding %q", gz.Header().Get("Content-Encoding"))
+	}
+}
+
+// TailFor makes a tail once per key, and Serve answers with the tags of
+// the tail it is given, whichever was made last.
+func TestTailFor(t *testing.T) {
+	b := New([]byte(`{"data":"` + strings.Repeat("x", 2000) + `"`))
+	made := 0
+	mk := func(meta string) func() ([]byte, error) {
+		return func() ([]byte, error) { made++; return []byte(`,"meta":"` + meta + `"}`), nil }
+	}
+	type key struct{ n int }
+	for range 3 {
+		if tail, _ := b.TailFor(key{1}, JSONType, mk("one")); string(tail) != `,"meta":"one"}` {
+			t.Fatalf("tail %q", tail)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("the tail of one key was made %d times", made)
+	}
+	two, _ := b.TailFor(key{2}, JSONType, mk("two"))
+	one := []byte(`,"meta":"one"}`)
+	for _, tail := range [][]byte{one, two, one} {
+		rec := httptest.NewRecorder()
+		b.ServeJSON(rec, httptest.NewRequest(http.MethodGet, "/", nil), tail)
+		if rec.Header().Get("ETag") != b.ETag(tail, false) || rec.Body.String() != string(b.Head())+string(tail) {
+			t.Errorf("tail %q: ETag %q, want %q", tail, rec.Header().Get("ETag"), b.ETag(tail, false))
+		}
+	}
+	if made != 2 {
+		t.Errorf("tails made %d times for two keys", made)
+	}
+	if _, err := b.TailFor(key{3}, JSONType, func() ([]byte, error) { return nil, io.ErrUnexpectedEOF }); err != io.ErrUnexpectedEOF {
+		t.Errorf("TailFor's error: %v", err)
+	}
+}
+
+// GzippedFor compresses only for a client that takes gzip.
+func TestGzippedFor(t *testing.T) {
+	b := New([]byte(strings.Repeat("x", 2000)))
+	if _, ok := b.GzippedFor([]string{"br, gzip;q=0"}); ok || b.gz.start != nil {
+		t.Fatalf("compressed for a client that refuses gzip")
+	}
+	if g, ok := b.GzippedFor([]string{"br, gzip"}); !ok || g.start == nil {
+		t.Fatalf("not compressed for a client that takes gzip")
+	}
+}

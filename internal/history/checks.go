@@ -57,6 +57,11 @@ type Checks struct {
 	first, firstDelta int64     // the oldest check's time in unix ms, and its delta
 	last, lastDelta   int64     // the newest one's, which the next is encoded against
 	errs              []errText // the distinct error texts of checks
+	// seq counts the checks ever pushed and moved sums the steps Redate
+	// moved them by: a Mark is the two, so that EncodeMarked tells the
+	// checks held at the mark from those pushed since, and undoes a move
+	// made since.
+	seq, moved int64
 }
 
 // errText is an error text with the number of checks that show it.
@@ -114,6 +119,7 @@ func (h *Checks) push(e Check, size, maxTexts int) {
 	h.room(len(c), size)
 	h.buf = append(h.buf, c...)
 	h.n++
+	h.seq++
 }
 
 // Redate moves every check's time by step, to the millisecond
@@ -123,6 +129,7 @@ func (h *Checks) Redate(step time.Duration) {
 	ms := int64(step.Round(time.Millisecond) / time.Millisecond)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.moved += ms
 	if h.n > 0 {
 		h.first += ms
 		h.last += ms
@@ -302,20 +309,48 @@ func (h *Checks) reset(es []Check, size, maxTexts int) {
 
 // Encode writes the checks, oldest first, the app's last state and the
 // table of their error texts to e, as statefile.Encode does a decoded app.
-// It walks the checks once, straight from their encoded form: the error
-// numbers of the history become the table's refs as they are first used.
 func (h *Checks) Encode(e *statefile.Encoder, last *statefile.Last) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e.BeginChecks(h.n, len(h.errs))
+	h.encode(e, last, h.n, 0)
+}
+
+// Mark is where a history stood at a moment, for EncodeMarked.
+type Mark struct{ seq, moved int64 }
+
+// Mark returns where h stands: a few words, so that a save can mark every
+// app's history while it holds the cycles off, and encode them after.
+func (h *Checks) Mark() Mark {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Mark{seq: h.seq, moved: h.moved}
+}
+
+// EncodeMarked is Encode of the checks h held at mark, as they were then:
+// those added since are left out, a Redate since is undone. The oldest
+// checks held at mark that were dropped since (by Add, past the history
+// size, or by Restore) are gone: the encoding holds the newest checks of the
+// history at mark, all of them unless h changed meanwhile.
+func (h *Checks) EncodeMarked(e *statefile.Encoder, last *statefile.Last, mark Mark) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	since := min(max(h.seq-mark.seq, 0), int64(h.n))
+	h.encode(e, last, h.n-int(since), mark.moved-h.moved)
+}
+
+// encode writes the oldest n checks, their times moved by shift ms. It
+// walks the checks once, straight from their encoded form: the error
+// numbers of the history become the table's refs as they are first used.
+func (h *Checks) encode(e *statefile.Encoder, last *statefile.Last, n int, shift int64) {
+	e.BeginChecks(n, len(h.errs))
 	r := h.reader()
-	for range h.n {
+	for range n {
 		ms, rt, s, errNum := r.next()
 		var ref uint64
 		if errNum != 0 {
 			ref = e.Ref(int(errNum), h.errs[errNum-1].text)
 		}
-		e.Check(ms, rt, FileStatus(s), ref)
+		e.Check(ms+shift, rt, FileStatus(s), ref)
 	}
 	e.Last(last)
 	e.ErrTexts()

@@ -217,6 +217,11 @@ func checkHistoryEncoding(t *testing.T, h *Checks) {
 	if !bytes.Equal(live.Bytes(), copied) {
 		t.Fatalf("live encoding %x, of a copy %x", live.Bytes(), copied)
 	}
+	mark := h.Mark()
+	marked := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &statefile.Last{}, mark) })
+	if whole := encodeApp(func(e *statefile.Encoder) { h.Encode(e, &statefile.Last{}) }); !bytes.Equal(marked, whole) {
+		t.Fatalf("encoded at a mark just taken %x, whole %x", marked, whole)
+	}
 }
 
 // The history shows what a plain slice of its last checks does, with
@@ -299,5 +304,75 @@ func TestHistoryBufferSize(t *testing.T) {
 		if cap(h.errs) > 112 {
 			t.Errorf("distinct errors %v: %d slots for 100 checks' texts", distinct, cap(h.errs))
 		}
+	}
+}
+
+// encodeApp is the encoding of one app whose checks encode writes.
+func encodeApp(encode func(e *statefile.Encoder)) []byte {
+	e := statefile.NewEncoder(nil)
+	e.Header(t0, nil)
+	e.Minutes(0)
+	e.BeginDay(0)
+	e.Locations(0)
+	e.Apps(1)
+	e.App("a", "l")
+	encode(e)
+	e.BeginDay(0)
+	return e.Bytes()
+}
+
+// A history encoded at a mark holds the checks it held then, at their
+// times then, less those dropped since: whatever was added, re-dated or
+// restored after the mark.
+func TestEncodeMarked(t *testing.T) {
+	const size = 4
+	at := func(i int) Check {
+		c := Check{At: t0.Add(time.Duration(i) * time.Minute).UnixNano(), RT: time.Duration(i+1) * time.Millisecond, Status: Status(i % 3)}
+		if c.Status == Unavailable {
+			c.Err = fmt.Sprintf("timeout %d", i%2)
+		}
+		return c
+	}
+	tests := []struct {
+		name  string
+		since func(h *Checks)
+		keep  int // of the size checks held at the mark, the newest kept
+	}{
+		{"nothing since", func(*Checks) {}, size},
+		{"one added", func(h *Checks) { h.Add(at(10), size) }, size - 1},
+		{"three added", func(h *Checks) {
+			for i := range 3 {
+				h.Add(at(10+i), size)
+			}
+		}, size - 3},
+		{"all dropped", func(h *Checks) {
+			for i := range size + 2 {
+				h.Add(at(10+i), size)
+			}
+		}, 0},
+		{"re-dated and added", func(h *Checks) {
+			h.Redate(-2 * time.Hour)
+			h.Add(at(10), size)
+			h.Redate(time.Hour)
+		}, size - 1},
+		{"restored", func(h *Checks) { h.Restore([]Check{at(20), at(21)}, size) }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h Checks
+			for i := range size + 3 { // wrapped, with error texts that left
+				h.Add(at(i), size)
+			}
+			held := h.List()
+			mark := h.Mark()
+			tt.since(&h)
+			var want Checks
+			want.Restore(held[len(held)-tt.keep:], size)
+			last := statefile.Last{Checked: true, Status: statefile.Unavailable, At: 1, Err: "timeout 1"}
+			got := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &last, mark) })
+			if w := encodeApp(func(e *statefile.Encoder) { want.Encode(e, &last) }); !bytes.Equal(got, w) {
+				t.Errorf("encoded at the mark %x, want %x", got, w)
+			}
+		})
 	}
 }

@@ -33,25 +33,30 @@ const maxName = 64 << 10
 
 // AppendBinary appends the ledger's records to b.
 func (l *Ledger) AppendBinary(b []byte) []byte {
-	if l.roster == nil {
-		l.roster = l.makeRoster()
-	}
+	return l.Book(time.Time{}).AppendBinary(b)
+}
+
+// AppendBinary appends the book's records to b in the form of
+// Ledger.AppendBinary: the ledger's as they were when the book was taken.
+// A Book is immutable, so a save takes one under the cycle lock (a view
+// per entity) and encodes the whole history outside it.
+func (bk *Book) AppendBinary(b []byte) []byte {
 	b = append(b, encoding)
 	n := 0
 	for k := range nKinds {
-		n += len(l.roster.ents[k])
+		n += len(bk.r.ents[k])
 	}
 	b = binary.AppendUvarint(b, uint64(n))
 	for k := range nKinds {
-		for _, e := range l.roster.ents[k] {
+		for i, e := range bk.r.ents[k] {
 			b = append(b, byte(k))
 			b = appendString(b, e.name)
 			if k == App {
-				b = appendString(b, e.location)
+				b = appendString(b, bk.r.appLoc[i])
 			}
 			at := len(b)
 			b = append(b, 0, 0, 0, 0)
-			b, _ = e.rec.View().AppendBinary(b) // a View's encoding does not fail
+			b, _ = bk.View(k, i).AppendBinary(b) // a View's encoding does not fail
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
 	}

@@ -66,14 +66,15 @@ type ServiceRef struct {
 type Ledger struct {
 	retention time.Duration
 	byName    [nKinds]map[string]*entry
-	cur       [nKinds][]*entry // the current layout's, in its order
-	appLoc    []int            // per current app: its location's index
-	locApps   [][]int          // per current location: its apps' indexes
-	svcApps   [][]int          // per current service: its apps' indexes
-	tally     []tally          // per current location, during a cycle
-	roster    *roster          // names for Books; nil when it must be made again
-	marks     map[string]*mark // maintenance windows marked, by Window.Key
-	changes   []Change         // found during the cycle, handed out by EndCycle
+	cur       [nKinds][]*entry     // the current layout's, in its order
+	appLoc    []int                // per current app: its location's index
+	locApps   [][]int              // per current location: its apps' indexes
+	svcApps   [][]int              // per current service: its apps' indexes
+	tally     []tally              // per current location, during a cycle
+	roster    *roster              // names for Books; nil when it must be made again
+	chunks    [nKinds][]*viewChunk // the last Book's views, of roster
+	marks     map[string]*mark     // maintenance windows marked, by Window.Key
+	changes   []Change             // found during the cycle, handed out by EndCycle
 	lastPrune time.Time
 }
 

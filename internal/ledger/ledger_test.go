@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -290,5 +292,110 @@ func TestWindowDeletedUnseen(t *testing.T) {
 	}
 	if x := b.App(1, q); x.Maintenance != 150*time.Second {
 		t.Errorf("app 1: %v of maintenance, want 2m30s ([0, 2m30s)): %+v", x.Maintenance, x.Totals)
+	}
+}
+
+// A save encodes a Book taken under the cycle lock after the lock is let
+// go: the cycles that run meanwhile must not show in what it writes.
+func TestBookEncodesAsTaken(t *testing.T) {
+	l := New(Options{})
+	l.SetLayout(t0, layout(), nil)
+	for k := range 20 {
+		cycle(l, t0.Add(time.Duration(k)*iv), U, U, U)
+	}
+	at := t0.Add(20 * iv)
+	want := l.AppendBinary(nil)
+	book := l.Book(at)
+	for k := range 40 {
+		s := U
+		if k%3 == 0 {
+			s = D
+		}
+		cycle(l, at.Add(time.Duration(k)*iv), s, D, U)
+	}
+	lay := layout()
+	lay.Apps = lay.Apps[1:]
+	lay.Services = nil
+	l.SetLayout(at.Add(time.Hour), lay, nil)
+	if got := book.AppendBinary(nil); string(got) != string(want) {
+		t.Errorf("a Book encodes %d bytes unlike the ledger's %d when it was taken", len(got), len(want))
+	}
+	if _, err := Decode(book.AppendBinary(nil)); err != nil {
+		t.Error(err)
+	}
+}
+
+// Books share chunks of views where records changed only by a check that
+// found their state again: every Book must read, then and after later
+// cycles, as the records did when it was taken, whatever changed since.
+func TestBooksReadAsTaken(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const apps = 40
+	lay := Layout{Locations: []string{"a", "b"}, Services: []ServiceRef{{Name: "s", Apps: []int{0, 1, 2}}}}
+	for i := range apps {
+		lay.Apps = append(lay.Apps, AppRef{Name: fmt.Sprint("app-", i), Location: lay.Locations[i%2]})
+	}
+	l := New(Options{})
+	l.SetLayout(t0, lay, nil)
+	// records encodes each entity's record as it is now, by the roster's order.
+	records := func() [nKinds][]string {
+		var out [nKinds][]string
+		for k := range nKinds {
+			for _, e := range l.roster.ents[k] {
+				b, _ := e.rec.View().AppendBinary(nil)
+				out[k] = append(out[k], string(b))
+			}
+		}
+		return out
+	}
+	type taken struct {
+		b    *Book
+		want [nKinds][]string
+	}
+	var books []taken
+	check := func(when string) {
+		for n, tk := range books {
+			for k := range nKinds {
+				if tk.b.Len(k) != len(tk.want[k]) {
+					t.Fatalf("%s: book %d: %d %ss, want %d", when, n, tk.b.Len(k), k, len(tk.want[k]))
+				}
+				for i, w := range tk.want[k] {
+					if got, _ := tk.b.View(k, i).AppendBinary(nil); string(got) != w {
+						t.Fatalf("%s: book %d: %s %d reads otherwise", when, n, k, i)
+					}
+				}
+			}
+		}
+	}
+	at, n := t0, apps
+	for c := range 120 {
+		at = at.Add(iv)
+		for i := range n {
+			s := U
+			switch {
+			case i%9 == 0:
+				s = N // an app whose backend cannot tell
+			case rng.IntN(20) == 0:
+				s = D
+			case rng.IntN(25) == 0:
+				s = N
+			}
+			switch {
+			case rng.IntN(50) == 0:
+				continue // not checked this cycle
+			case rng.IntN(30) == 0:
+				l.Check(i, at.Add(time.Duration(rng.IntN(3))*time.Second), s, hold, false) // a late check
+			default:
+				l.Check(i, at, s, hold, false)
+			}
+		}
+		l.EndCycle(at, hold, []timeline.State{U}, nil)
+		if c == 60 {
+			l.SetLayout(at, Layout{Apps: lay.Apps[5:], Locations: lay.Locations}, nil)
+			n = apps - 5
+		}
+		b := l.Book(at)
+		books = append(books, taken{b, records()})
+		check(fmt.Sprint("cycle ", c))
 	}
 }

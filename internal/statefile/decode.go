@@ -63,6 +63,11 @@ type decoder struct {
 	bytecodec.Decoder
 	v    uint64   // the encoding's version
 	refs []uint64 // encoding 4: an app's checks' error references, reused
+	// texts holds one copy of each error text read: every app that failed
+	// the same way (a backend down) saved the same text, and each would
+	// otherwise hold its own copy for as long as its history keeps it.
+	texts map[string]string
+	buf   []byte // an error text being put together, reused
 }
 
 func (d *decoder) minutes(s *State) {
@@ -247,10 +252,24 @@ func (d *decoder) errTexts(most int) []string {
 			d.Fail("an error text of %d bytes shares bytes", p+s+uint64(len(mid)))
 			return nil
 		}
-		texts[i] = prev[:p] + string(mid) + prev[uint64(len(prev))-s:]
+		d.buf = append(append(append(d.buf[:0], prev[:p]...), mid...), prev[uint64(len(prev))-s:]...)
+		texts[i] = d.intern(d.buf)
 		prev = texts[i]
 	}
 	return texts
+}
+
+// intern returns b as a string, the one copy of it the decoder keeps.
+func (d *decoder) intern(b []byte) string {
+	if t, ok := d.texts[string(b)]; ok {
+		return t
+	}
+	if d.texts == nil {
+		d.texts = make(map[string]string)
+	}
+	t := string(b)
+	d.texts[t] = t
+	return t
 }
 
 // text is the error text ref refers to.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/ledger"
@@ -490,4 +491,26 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Apps that failed the same way (their backend down) saved the same error
+// text: read back, they share one copy of it, as they did while running.
+func TestDecodeSharesErrorTexts(t *testing.T) {
+	const text = `query failed: Post "http://prometheus:9090/api/v1/query": dial tcp: connection refused`
+	s := &State{SavedAt: t0, Locations: []Location{{Name: "l"}}}
+	for i := range 3 {
+		s.Apps = append(s.Apps, App{Name: fmt.Sprint("app-", i), Location: "l",
+			Checks: []Check{{At: t0.UnixNano(), Status: Unavailable, Err: text}},
+			Last:   last(Unavailable, t0, 0, text)})
+	}
+	got, err := Decode(Encode(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := unsafe.StringData(got.Apps[0].Last.Err)
+	for _, a := range got.Apps {
+		if a.Last.Err != text || unsafe.StringData(a.Last.Err) != first || unsafe.StringData(a.Checks[0].Err) != first {
+			t.Errorf("app %s holds its own copy of the error text", a.Name)
+		}
+	}
 }

@@ -173,5 +173,8 @@ export function budgetChart(series) {
   const y = (v) => PAD + ((hi - v) * (H - 2 * PAD)) / (hi - lo);
   svg.append(el('line', { class: 'grid', x1: PAD, x2: W - PAD, y1: y(0), y2: y(0) }));
   svg.append(el('polyline', { class: 'line', points: pts.map((p) => `${x(Date.parse(p.time)).toFixed(1)},${y(p.remaining_ratio).toFixed(1)}`).join(' ') }));
+  // A line through one point has no length and draws nothing: a window
+  // that has just begun shows its one figure as a dot.
+  if (pts.length === 1) svg.append(el('circle', { class: 'dot', cx: x(t0).toFixed(1), cy: y(pts[0].remaining_ratio).toFixed(1), r: 3 }));
   return svg;
 }

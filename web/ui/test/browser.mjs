@@ -857,6 +857,10 @@ async function panelsScenario() {
   const detail = await api('api/objectives/checkout');
   const withBudget = detail.budget_series.filter((p) => p.remaining_ratio != null).length;
   check(pts === withBudget && pts >= 1, 'selecting an objective draws its budget_series', `${pts} points of ${detail.budget_series.length}, ${withBudget} with a budget`);
+  if (pts === 1) {
+    const dot = await page.$('#objective-chart svg circle.dot');
+    check(dot !== null && await dot.isVisible(), 'a budget of one point is drawn as a visible dot');
+  }
   check(await page.getAttribute('#objective-table button.obj[data-name="checkout"]', 'aria-pressed') === 'true', 'the selected objective is pressed');
   await axe(page, 'objectives, light');
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -1,4 +1,8 @@
-package availmon
+// Package cyclegate lets background work give way to the monitor's check
+// cycles: the cycle calls Gate.Begin and Gate.End, the work runs through
+// Gate.Run, which waits for a running cycle to end and is interrupted by
+// the next one to begin.
+package cyclegate
 
 import (
 	"context"
@@ -6,12 +10,12 @@ import (
 	"sync"
 )
 
-// cycleGate lets background work against the backends (the backfill) give
+// Gate lets background work against the backends (the backfill) give
 // way to the cycles: it starts only while no cycle runs, and a cycle that
 // begins meanwhile interrupts it, to be asked again after that cycle. On a
 // small machine a long range query beside a cycle's queries can double the
 // cycle's time; the cycle is what the API shows, the backfill can wait.
-type cycleGate struct {
+type Gate struct {
 	mu      sync.Mutex
 	running bool
 	idle    chan struct{} // closed when the running cycle ends
@@ -19,14 +23,14 @@ type cycleGate struct {
 	ends    chan struct{} // closed when the next cycle ends
 }
 
-func newCycleGate() *cycleGate {
-	g := &cycleGate{idle: make(chan struct{}), begun: make(chan struct{}), ends: make(chan struct{})}
+func New() *Gate {
+	g := &Gate{idle: make(chan struct{}), begun: make(chan struct{}), ends: make(chan struct{})}
 	close(g.idle)
 	return g
 }
 
-// begin marks a cycle running and interrupts the work under way.
-func (g *cycleGate) begin() {
+// Begin marks a cycle running and interrupts the work under way.
+func (g *Gate) Begin() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running = true
@@ -35,8 +39,8 @@ func (g *cycleGate) begin() {
 	g.begun = make(chan struct{})
 }
 
-// end marks the cycle done and lets waiting work start.
-func (g *cycleGate) end() {
+// End marks the cycle done and lets waiting work start.
+func (g *Gate) End() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running = false
@@ -45,24 +49,24 @@ func (g *cycleGate) end() {
 	g.ends = make(chan struct{})
 }
 
-// ended returns a channel closed when the next cycle ends.
-func (g *cycleGate) ended() <-chan struct{} {
+// Ended returns a channel closed when the next cycle ends.
+func (g *Gate) Ended() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.ends
 }
 
-// errCycleBegan is the cause of a context a cycle interrupted.
-var errCycleBegan = errors.New("a cycle began")
+// ErrCycleBegan is the cause of a context a cycle interrupted.
+var ErrCycleBegan = errors.New("a cycle began")
 
-// maxYields bounds how often one piece of work gives way: with cycles back
+// MaxYields bounds how often one piece of work gives way: with cycles back
 // to back it would otherwise never run.
-const maxYields = 3
+const MaxYields = 3
 
-// run calls ask once no cycle runs, with a context that a cycle beginning
+// Run calls ask once no cycle runs, with a context that a cycle beginning
 // cancels; interrupted, ask is called again after that cycle, up to
-// maxYields times, and then without interruption.
-func (g *cycleGate) run(ctx context.Context, ask func(context.Context) error) error {
+// MaxYields times, and then without interruption.
+func (g *Gate) Run(ctx context.Context, ask func(context.Context) error) error {
 	for yields := 0; ; yields++ {
 		g.mu.Lock()
 		idle := g.idle
@@ -72,7 +76,7 @@ func (g *cycleGate) run(ctx context.Context, ask func(context.Context) error) er
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if yields >= maxYields {
+		if yields >= MaxYields {
 			return ask(ctx)
 		}
 		g.mu.Lock()
@@ -87,13 +91,13 @@ func (g *cycleGate) run(ctx context.Context, ask func(context.Context) error) er
 		go func() {
 			select {
 			case <-begun:
-				cancel(errCycleBegan)
+				cancel(ErrCycleBegan)
 			case <-done:
 			}
 		}()
 		err := ask(actx)
 		close(done)
-		interrupted := context.Cause(actx) == errCycleBegan
+		interrupted := context.Cause(actx) == ErrCycleBegan
 		cancel(nil)
 		if !interrupted || ctx.Err() != nil {
 			return err

@@ -1,16 +1,45 @@
-package availmon
+// Package backfill plans the questions the monitor's backfill asks of a
+// source's past, apart from the monitor that asks them and applies the
+// answers: Refine drives a query's questions from whole days down to the
+// resolution, only where a window is mixed, and Backoff spaces the retries
+// of a backend that fails.
+package backfill
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"time"
 
-	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
 
-// The record of availability over time (ledger.go) is backfilled per app
+// MaxSteps bounds the steps of one question whatever its query's
+// MaxSteps: a week of minutes.
+const MaxSteps = 10_000
+
+// Range is the steps a question is about, as availmon.PastRange (the
+// monitor converts one to the other): Start, Start+Step, ... up to End,
+// both included; each step's window [t, t+Window) read at Resolution;
+// Apps, when set, the only apps asked about.
+type Range struct {
+	Start, End time.Time
+	Step       time.Duration
+	Window     time.Duration
+	Resolution time.Duration
+	Apps       []int
+}
+
+// State is one answer to a question, as availmon.PastState: app App's
+// instants over the window [At, At+Window), how many held a value
+// (Present) and how many of those said down.
+type State struct {
+	App                     int
+	At                      time.Time
+	Window                  time.Duration
+	Instants, Present, Down int
+}
+
+// The record of availability over time (internal/ledger) is backfilled per app
 // from the sources whose past queries are PastStaters, back to the
 // ledger's retention or to where the backend's data begins. Questions go
 // from coarse to fine: whole UTC days of every app first; a day that is
@@ -20,43 +49,32 @@ import (
 // so the cost grows with the changes, not with the days.
 var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 
-// stateBudget is the most instants of each app one question of every app
-// of a query reads: at promsource's batch of 200 apps, 20 million samples
-// for each of its two sides (present and down), which Prometheus holds at
+// Budget is the most instants of each app one question of every app of a
+// query reads: at promsource's batch of 200 apps, 20 million samples for
+// each of its two sides (present and down), which Prometheus holds at
 // once: 40 million, below its default query.max-samples of 50 million.
 // It makes the day level of 90 days two questions a query at a minute's
 // resolution, and bounds it at a finer one too, where raising it by the
 // query's MaxSteps reached hundreds of millions at a second's.
-const stateBudget = 100_000
+const Budget = 100_000
 
-// stateSamples bounds the app-instants of a question of the finer levels,
+// Samples bounds the app-instants of a question of the finer levels,
 // which asks only the apps whose window was mixed: the samples of each of
 // its two sides, which Prometheus holds at once (10 million), a fifth of
 // its default query.max-samples (50 million). With it, the hours of the
 // 20 apps of a batch of 200 that were down once a day over 90 days are one
-// question, where stateBudget would cut them into 26.
-const stateSamples = 5_000_000
+// question, where Budget would cut them into 26.
+const Samples = 5_000_000
 
-// stateResolution is the spacing of the instants a window is read at: the
+// Resolution is the spacing of the instants a window is read at: the
 // cycles' interval when it divides a minute (a cycle reads the app once an
 // interval; a backfilled change then lies within one interval of where a
 // live instance saw it), else a minute.
-func stateResolution(interval time.Duration) time.Duration {
+func Resolution(interval time.Duration) time.Duration {
 	if interval >= time.Second && interval < time.Minute && time.Minute%interval == 0 {
 		return interval.Truncate(time.Second)
 	}
 	return time.Minute
-}
-
-// stateJob is the record's backfill of one backend: its planned queries
-// that are PastStaters, asked one after the other.
-type stateJob struct {
-	pastJob
-	queries []PastStater
-	names   []string    // the backend's apps, by their index in PlanPast's apps
-	count   *pastResult // counts the requests sent
-	next    int         // the first query not answered yet
-	done    float64     // the part of the current query answered (its first level)
 }
 
 // window is one window [at, at+size) of an app's refinement; apps nil
@@ -74,29 +92,29 @@ type stateQuestion struct {
 	apps       []int
 }
 
-// stateAnswers gathers what one query's questions learnt.
-type stateAnswers struct {
-	from, to time.Time
-	spans    map[int][]timeline.Span // by app index in PlanPast's apps
+// Answers gathers what one query's questions learnt.
+type Answers struct {
+	From, To time.Time
+	Spans    map[int][]timeline.Span // by app index in PlanPast's apps
 	mixed    map[int64][]int         // by window start (unix): apps to ask at the next level
 }
 
-func (a *stateAnswers) put(app int, from, to time.Time, s timeline.State) {
-	from, to = later(from, a.from), timeMin(to, a.to)
+func (a *Answers) put(app int, from, to time.Time, s timeline.State) {
+	from, to = later(from, a.From), timeMin(to, a.To)
 	if !from.Before(to) {
 		return
 	}
-	l := a.spans[app]
+	l := a.Spans[app]
 	if n := len(l); n > 0 && l[n-1].State == s && l[n-1].To.Equal(from) {
 		l[n-1].To = to
 		return
 	}
-	a.spans[app] = append(l, timeline.Span{From: from, To: to, State: s})
+	a.Spans[app] = append(l, timeline.Span{From: from, To: to, State: s})
 }
 
 // take reads one state answer at a level whose windows are size long:
 // pure windows become spans, mixed ones windows of the next level.
-func (a *stateAnswers) take(st PastState, size time.Duration, last bool) {
+func (a *Answers) take(st State, size time.Duration, last bool) {
 	end := st.At.Add(size)
 	switch {
 	case st.Present == 0:
@@ -138,7 +156,7 @@ func questions(ws []window, size, res time.Duration, budget int) []stateQuestion
 				}
 			}
 			all := cur.apps == nil || w.apps == nil
-			if all == (cur.apps == nil && w.apps == nil) && steps <= maxPastSteps &&
+			if all == (cur.apps == nil && w.apps == nil) && steps <= MaxSteps &&
 				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= budget) {
 				cur.end = w.at
 				for _, a := range w.apps {
@@ -181,9 +199,9 @@ func windowsIn(from, to time.Time, size time.Duration, apps []int) (whole []wind
 // windows of the last level (of parent size) and its partial ones, those
 // that reach past the end (extra, of every app); partial are the new
 // level's that reach past it.
-func (a *stateAnswers) childWindows(parent, size time.Duration, extra []window) (out, partial []window) {
+func (a *Answers) childWindows(parent, size time.Duration, extra []window) (out, partial []window) {
 	add := func(at time.Time, apps []int) {
-		w, p := windowsIn(later(at, a.from.Truncate(size)), timeMin(at.Add(parent), a.to), size, apps)
+		w, p := windowsIn(later(at, a.From.Truncate(size)), timeMin(at.Add(parent), a.To), size, apps)
 		out = append(out, w...)
 		partial = append(partial, p...)
 	}
@@ -202,65 +220,15 @@ func (a *stateAnswers) childWindows(parent, size time.Duration, extra []window) 
 	return out, partial
 }
 
-// applyStates fills the ledger with what a backend's job learnt, by the current
-// plan's app indexes (a reconfiguration may have moved or removed apps).
-func (m *Monitor) applyStates(j *stateJob, a *stateAnswers) {
-	if len(a.spans) == 0 {
-		return
-	}
-	m.cycleMu.Lock()
-	defer m.cycleMu.Unlock()
-	p := m.plan
-	past := ledger.Past{From: a.from, To: a.to, Apps: make([][]timeline.Span, len(p.apps)),
-		Service: func(si int, state func(int) timeline.State) timeline.State {
-			v := p.ctl.services[si].evaluate(func(ai int) Status { return statusOf(state(ai)) })
-			return serviceTimelineState(v.state)
-		}}
-	for app, spans := range a.spans {
-		if i, ok := p.appIndex[j.names[app]]; ok {
-			past.Apps[i] = spans
-		}
-	}
-	m.ledger.Fill(past)
-	m.publish(m.clock.Now(), m.snap.Load().eventSeq)
-}
-
-func statusOf(s timeline.State) Status {
-	switch s {
-	case timeline.Up:
-		return StatusUp
-	case timeline.Down:
-		return StatusDown
-	}
-	return StatusUnavailable
-}
-
-// askStates asks one query of job j down its levels from the first data
-// at start, and applies what it learnt. It returns the first error of a
-// question that failed twice: the caller waits and asks the query again.
-func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
-	need map[int64]bool, onLevel func(float64)) error {
-	a, err := refineStates(from, to, res, stateBudget, need, func(r PastRange, take func(PastState)) error {
-		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
-			return q.States(ctx, r, take)
-		})
-	}, onLevel)
-	if err != nil {
-		return err
-	}
-	m.applyStates(j, a)
-	return nil
-}
-
-// refineStates drives the questions of one query over [from, to), read at
+// Refine drives the questions of one query over [from, to), read at
 // res: whole days of every app in need first, then each level's mixed
 // windows by the next level, as few apps a question as it can. ask puts
 // one question and hands each answer to take; onLevel says how much of the
 // first level is answered. It returns what the answers learnt, or the
 // first error of ask.
-func refineStates(from, to time.Time, res time.Duration, budget int, need map[int64]bool,
-	ask func(r PastRange, take func(PastState)) error, onLevel func(float64)) (*stateAnswers, error) {
-	a := &stateAnswers{from: from, to: to, spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
+func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bool,
+	ask func(r Range, take func(State)) error, onLevel func(float64)) (*Answers, error) {
+	a := &Answers{From: from, To: to, Spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
 	ws, extra := windowsIn(from, to, stateLevels[0], nil)
 	ws = slices.DeleteFunc(ws, func(w window) bool { return !need[w.at.Unix()] })
 	levels := append(slices.Clone(stateLevels), res)
@@ -277,12 +245,12 @@ func refineStates(from, to time.Time, res time.Duration, budget int, need map[in
 		}
 		b := budget
 		if li > 0 {
-			b = max(budget, stateSamples)
+			b = max(budget, Samples)
 		}
 		qs := questions(ws, size, res, b)
 		for qi, qu := range qs {
-			r := PastRange{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			if err := ask(r, func(st PastState) { a.take(st, size, last) }); err != nil {
+			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
+			if err := ask(r, func(st State) { a.take(st, size, last) }); err != nil {
 				return nil, err
 			}
 			if li == 0 && onLevel != nil {
@@ -294,4 +262,31 @@ func refineStates(from, to time.Time, res time.Duration, budget int, need map[in
 		}
 	}
 	return a, nil
+}
+
+// Backoff is the wait before retry number n (0 is the first): first, then
+// twice as long each time, up to most.
+func Backoff(n int, first, most time.Duration) time.Duration {
+	d := first
+	for range n {
+		if d >= most/2 {
+			return most
+		}
+		d *= 2
+	}
+	return d
+}
+
+func timeMin(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

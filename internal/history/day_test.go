@@ -1,4 +1,4 @@
-package availmon
+package history
 
 import (
 	"math"
@@ -47,7 +47,7 @@ func checkDayOps(t *testing.T, ops []byte) {
 	if o.next()%2 == 0 {
 		now = time.Date(1969, 12, 30, 22, 0, 0, 0, time.UTC) // negative hours
 	}
-	var w appDayWindow
+	var w AppDay
 	m := dayModel{hours: map[int64]modelHour{}}
 	for step := 0; len(o.b) > 0; step++ {
 		switch op := o.next() % 8; op {
@@ -55,20 +55,20 @@ func checkDayOps(t *testing.T, ops []byte) {
 			if op < 4 { // 4: another check at the same time
 				now = now.Add(clockStep(o.next()))
 			}
-			s, rt := statusCodes[o.next()%3], windowRT(responseTime(o.next(), o.next()))
-			w.add(now, s, rt)
+			s, rt := statusCodes[o.next()%3], WindowRT(responseTime(o.next(), o.next()))
+			w.Add(now, s, rt)
 			m.add(now, s, rt)
 		case 5:
 			hour, c := now.Unix()/3600+int64(int8(o.next())), pastCounts(&o)
-			w.addHour(hour, c)
+			w.AddHour(hour, c)
 			m.addHour(hour, c)
 		case 6:
 			d := storedWindow(&o, now.Unix()/3600)
-			w.set(&d)
+			w.Set(&d)
 			m.set(&d)
 		case 7: // a save and a restore change nothing
 			before := w
-			w.set(w.window())
+			w.Set(w.Window())
 			if w != before {
 				t.Fatalf("step %d: set(window()) = %+v, was %+v", step, w, before)
 			}
@@ -80,7 +80,7 @@ func checkDayOps(t *testing.T, ops []byte) {
 	}
 }
 
-func compareDay(t *testing.T, step int, w *appDayWindow, m *dayModel, now time.Time) {
+func compareDay(t *testing.T, step int, w *AppDay, m *dayModel, now time.Time) {
 	t.Helper()
 	if got, want := w.empty(), len(m.hours) == 0; got != want {
 		t.Errorf("step %d: empty() = %v, want %v", step, got, want)
@@ -89,13 +89,20 @@ func compareDay(t *testing.T, step int, w *appDayWindow, m *dayModel, now time.T
 	for _, at := range []time.Time{now, newest} {
 		for _, off := range []time.Duration{-24, -1, 0, 23} {
 			at := at.Add(off * time.Hour)
-			if got, want := w.sum(at), m.sum(at); got != want {
+			if got, want := w.Sum(at), m.sum(at); got != want {
 				t.Errorf("step %d: sum at %v = %+v, want %+v", step, at, got, want)
 			}
 		}
 	}
-	if got, want := *w.window(), m.window(); got != want {
+	if got, want := *w.Window(), m.window(); got != want {
 		t.Errorf("step %d: window() = %+v, want %+v", step, got, want)
+	}
+	var total dayTotal
+	for i := range w.slots {
+		total.add(&w.slots[i])
+	}
+	if w.total != total {
+		t.Errorf("step %d: the kept total is %+v, the slots add up to %+v", step, w.total, total)
 	}
 }
 
@@ -126,33 +133,33 @@ func responseTime(a, b byte) time.Duration {
 	return time.Duration(a)*time.Millisecond + time.Duration(b)*3517
 }
 
-// pastCounts are the counts of an hour filled in from elsewhere: mostly
+// pastCounts are the Counts of an hour filled in from elsewhere: mostly
 // small, some past 16 bits, some negative or with a nonsense sum.
-func pastCounts(o *byteReader) counts {
+func pastCounts(o *byteReader) Counts {
 	scale := []int64{1, 1, 1, 1000, -1, 0}[o.next()%6]
-	c := counts{up: scale * int64(o.next()), down: scale * int64(o.next()),
-		unavailable: int64(o.next() % 4), rtN: scale * int64(o.next())}
+	c := Counts{Up: scale * int64(o.next()), Down: scale * int64(o.next()),
+		Unavailable: int64(o.next() % 4), RTN: scale * int64(o.next())}
 	switch us := int64(o.next()); us {
 	case 255:
-		c.rtSum = math.NaN()
+		c.RTSum = math.NaN()
 	case 254:
-		c.rtSum = 1e7 // past 32 bits of microseconds
+		c.RTSum = 1e7 // past 32 bits of microseconds
 	default:
-		c.rtSum = float64(us*us*us) / 1e6
+		c.RTSum = float64(us*us*us) / 1e6
 	}
 	return c
 }
 
-// storedWindow is a dayWindow as a store gives it back: hours around base,
+// storedWindow is a Day as a store gives it back: hours around base,
 // some beyond what an int32 holds, each in its slot.
-func storedWindow(o *byteReader, base int64) dayWindow {
-	var d dayWindow
+func storedWindow(o *byteReader, base int64) Day {
+	var d Day
 	for range o.next() % 30 {
 		hour := base + int64(int8(o.next()))
 		if o.next() == 0 {
 			hour += 1 << 40
 		}
-		d[mod(hour, 24)].hour, d[mod(hour, 24)].c = hour, pastCounts(o)
+		d[mod(hour, 24)].Hour, d[mod(hour, 24)].C = hour, pastCounts(o)
 	}
 	return d
 }
@@ -169,7 +176,7 @@ func (r *byteReader) next() byte {
 	return c
 }
 
-// dayModel is what an appDayWindow means, kept plainly: the counts of each
+// dayModel is what an AppDay means, kept plainly: the Counts of each
 // hour within a day of the newest, in wide integers, saturated only when
 // read.
 type dayModel struct {
@@ -187,15 +194,15 @@ func (m *dayModel) add(t time.Time, s Status, rt time.Duration) {
 	m.advance(h)
 	c := m.hours[h]
 	switch s {
-	case StatusUp:
+	case Up:
 		c.up++
-	case StatusDown:
+	case Down:
 		c.down++
 	default:
 		c.unavail++
 	}
-	us := int64(rt / time.Microsecond) // rt is a windowRT
-	if s != StatusUnavailable && c.rtN < math.MaxUint16 && min(c.rtMicros, maxRTMicros)+us <= maxRTMicros {
+	us := int64(rt / time.Microsecond) // rt is a WindowRT
+	if s != Unavailable && c.rtN < math.MaxUint16 && min(c.rtMicros, maxRTMicros)+us <= maxRTMicros {
 		c.rtN++
 		c.rtMicros += us
 	}
@@ -219,7 +226,7 @@ func (m *dayModel) advance(h int64) {
 	}
 }
 
-func (m *dayModel) addHour(h int64, c counts) {
+func (m *dayModel) addHour(h int64, c Counts) {
 	mc, ok := modelCounts(c)
 	switch {
 	case !ok || h != int64(int32(h)):
@@ -233,28 +240,28 @@ func (m *dayModel) addHour(h int64, c counts) {
 	m.hours[h] = m.hours[h].plus(mc)
 }
 
-func (m *dayModel) set(d *dayWindow) {
+func (m *dayModel) set(d *Day) {
 	clear(m.hours)
 	found := false
 	for i := range d {
-		if _, ok := modelCounts(d[i].c); ok && d[i].hour == int64(int32(d[i].hour)) && (!found || d[i].hour > m.newest) {
-			m.newest, found = d[i].hour, true
+		if _, ok := modelCounts(d[i].C); ok && d[i].Hour == int64(int32(d[i].Hour)) && (!found || d[i].Hour > m.newest) {
+			m.newest, found = d[i].Hour, true
 		}
 	}
 	for i := range d {
-		if mc, ok := modelCounts(d[i].c); ok && found && d[i].hour > m.newest-24 && d[i].hour <= m.newest {
-			m.hours[d[i].hour] = m.hours[d[i].hour].plus(mc)
+		if mc, ok := modelCounts(d[i].C); ok && found && d[i].Hour > m.newest-24 && d[i].Hour <= m.newest {
+			m.hours[d[i].Hour] = m.hours[d[i].Hour].plus(mc)
 		}
 	}
 }
 
-// modelCounts is c with what no slot can hold taken out: negative counts,
-// and a sum that is not a number; ok is whether it counts any check.
-func modelCounts(c counts) (mc modelHour, ok bool) {
-	mc = modelHour{up: max(c.up, 0), down: max(c.down, 0), unavail: max(c.unavailable, 0),
-		rtN: max(c.rtN, 0)}
-	if c.rtSum > 0 {
-		mc.rtMicros = int64(math.Round(c.rtSum * 1e6))
+// modelCounts is c with what no slot can hold taken out: negative Counts,
+// and a sum that is not a number; ok is whether it Counts any check.
+func modelCounts(c Counts) (mc modelHour, ok bool) {
+	mc = modelHour{up: max(c.Up, 0), down: max(c.Down, 0), unavail: max(c.Unavailable, 0),
+		rtN: max(c.RTN, 0)}
+	if c.RTSum > 0 {
+		mc.rtMicros = int64(math.Round(c.RTSum * 1e6))
 	}
 	return mc, mc.up+mc.down+mc.unavail > 0
 }
@@ -263,20 +270,20 @@ func (a modelHour) plus(b modelHour) modelHour {
 	return modelHour{a.up + b.up, a.down + b.down, a.unavail + b.unavail, a.rtN + b.rtN, a.rtMicros + b.rtMicros}
 }
 
-// counts is what a slot of 16-bit counts and a 48-bit sum reads as.
-func (a modelHour) counts() counts {
+// Counts is what a slot of 16-bit Counts and a 48-bit sum reads as.
+func (a modelHour) counts() Counts {
 	c16 := func(n int64) int64 { return min(n, math.MaxUint16) }
-	return counts{up: c16(a.up), down: c16(a.down), unavailable: c16(a.unavail), rtN: c16(a.rtN),
-		rtSum: float64(min(a.rtMicros, maxRTMicros)) / 1e6}
+	return Counts{Up: c16(a.up), Down: c16(a.down), Unavailable: c16(a.unavail), RTN: c16(a.rtN),
+		RTSum: float64(min(a.rtMicros, maxRTMicros)) / 1e6}
 }
 
 // sum adds the hours in (h-24, h], oldest first.
-func (m *dayModel) sum(at time.Time) counts {
+func (m *dayModel) sum(at time.Time) Counts {
 	h := at.Unix() / 3600
-	var c counts
+	var c Counts
 	for hr := h - 23; hr <= h; hr++ {
 		if mh, ok := m.hours[hr]; ok {
-			c.merge(mh.counts())
+			c.Merge(mh.counts())
 		}
 	}
 	// The window adds whole microseconds, and converts their total once.
@@ -286,37 +293,37 @@ func (m *dayModel) sum(at time.Time) counts {
 			us += min(mh.rtMicros, maxRTMicros)
 		}
 	}
-	c.rtSum = float64(us) / 1e6
+	c.RTSum = float64(us) / 1e6
 	return c
 }
 
-func (m *dayModel) window() dayWindow {
-	var d dayWindow
+func (m *dayModel) window() Day {
+	var d Day
 	for hr, mh := range m.hours {
-		d[mod(hr, 24)].hour, d[mod(hr, 24)].c = hr, mh.counts()
+		d[mod(hr, 24)].Hour, d[mod(hr, 24)].C = hr, mh.counts()
 	}
 	return d
 }
 
 // Without the clock going back, the window answers as the per-slot
-// dayWindow it replaces, but for float rounding of the response times'
+// Day it replaces, but for float rounding of the response times'
 // sum (now of whole microseconds).
 func TestAppDayWindowAnswersAsDayWindow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
-		var compact appDayWindow
-		var plain dayWindow
+		var compact AppDay
+		var plain Day
 		now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 		for i := range r.IntN(500) {
 			now = now.Add(time.Duration(r.IntN(256)) * 97 * time.Second) // up to ~7h a step
 			s, rt := statusCodes[r.IntN(3)], time.Duration(r.IntN(5_000_000))*time.Microsecond
-			plain.add(now, s, rt, compact.add(now, s, rt))
+			plain.Add(now, s, rt, compact.Add(now, s, rt))
 			for _, at := range []time.Time{now, now.Add(5 * time.Hour), now.Add(23 * time.Hour), now.Add(25 * time.Hour)} {
-				got, want := compact.sum(at), plain.sum(at)
-				if math.Abs(got.rtSum-want.rtSum) > 1e-9 {
-					t.Fatalf("step %d, sum at +%v: rtSum %v, want %v", i, at.Sub(now), got.rtSum, want.rtSum)
+				got, want := compact.Sum(at), plain.Sum(at)
+				if math.Abs(got.RTSum-want.RTSum) > 1e-9 {
+					t.Fatalf("step %d, sum at +%v: rtSum %v, want %v", i, at.Sub(now), got.RTSum, want.RTSum)
 				}
-				got.rtSum = want.rtSum
+				got.RTSum = want.RTSum
 				if got != want {
 					t.Fatalf("step %d, sum at +%v: %+v, want %+v", i, at.Sub(now), got, want)
 				}
@@ -331,54 +338,54 @@ func TestAppDayWindowRing(t *testing.T) {
 	hour := at.Unix() / 3600
 	tests := []struct {
 		name string
-		run  func(w *appDayWindow)
+		run  func(w *AppDay)
 		now  time.Time
-		want counts
+		want Counts
 	}{
-		{"an hour back keeps the day", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.add(at.Add(-time.Hour), StatusDown, 3*time.Millisecond)
-		}, at, counts{up: 1, down: 1, rtN: 2, rtSum: 0.004}},
-		{"a day back starts afresh", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.add(at.Add(-24*time.Hour), StatusDown, 3*time.Millisecond)
-			w.add(at.Add(-23*time.Hour), StatusUnavailable, 0)
-		}, at.Add(-time.Hour), counts{down: 1, unavailable: 1, rtN: 1, rtSum: 0.003}},
-		{"a gap of a day empties it", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.add(at.Add(24*time.Hour), StatusDown, 3*time.Millisecond)
-		}, at.Add(24 * time.Hour), counts{down: 1, rtN: 1, rtSum: 0.003}},
-		{"a past hour in the day counts", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.addHour(hour-23, counts{up: 5, down: 2})
-		}, at, counts{up: 6, down: 2, rtN: 1, rtSum: 0.001}},
-		{"a past hour before the day is dropped", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.addHour(hour-24, counts{up: 5, down: 2})
-		}, at.Add(-time.Hour), counts{}},
-		{"a later past hour moves the day on", func(w *appDayWindow) {
-			w.add(at, StatusUp, time.Millisecond)
-			w.addHour(hour+24, counts{up: 5})
-		}, at, counts{}},
-		{"response times sum past 32 bits", func(w *appDayWindow) {
-			w.add(at, StatusUp, 3000*time.Second)
-			w.add(at, StatusUp, 3000*time.Second)
-		}, at, counts{up: 2, rtN: 2, rtSum: 6000}},
-		{"a response time that would overflow the sum is not counted", func(w *appDayWindow) {
-			w.add(at, StatusUp, (maxRTMicros-5)*time.Microsecond)
-			if w.add(at, StatusUp, 6*time.Microsecond) {
+		{"an hour back keeps the day", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.Add(at.Add(-time.Hour), Down, 3*time.Millisecond)
+		}, at, Counts{Up: 1, Down: 1, RTN: 2, RTSum: 0.004}},
+		{"a day back starts afresh", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.Add(at.Add(-24*time.Hour), Down, 3*time.Millisecond)
+			w.Add(at.Add(-23*time.Hour), Unavailable, 0)
+		}, at.Add(-time.Hour), Counts{Down: 1, Unavailable: 1, RTN: 1, RTSum: 0.003}},
+		{"a gap of a day empties it", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.Add(at.Add(24*time.Hour), Down, 3*time.Millisecond)
+		}, at.Add(24 * time.Hour), Counts{Down: 1, RTN: 1, RTSum: 0.003}},
+		{"a past hour in the day counts", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.AddHour(hour-23, Counts{Up: 5, Down: 2})
+		}, at, Counts{Up: 6, Down: 2, RTN: 1, RTSum: 0.001}},
+		{"a past hour before the day is dropped", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.AddHour(hour-24, Counts{Up: 5, Down: 2})
+		}, at.Add(-time.Hour), Counts{}},
+		{"a later past hour moves the day on", func(w *AppDay) {
+			w.Add(at, Up, time.Millisecond)
+			w.AddHour(hour+24, Counts{Up: 5})
+		}, at, Counts{}},
+		{"response times sum past 32 bits", func(w *AppDay) {
+			w.Add(at, Up, 3000*time.Second)
+			w.Add(at, Up, 3000*time.Second)
+		}, at, Counts{Up: 2, RTN: 2, RTSum: 6000}},
+		{"a response time that would overflow the sum is not counted", func(w *AppDay) {
+			w.Add(at, Up, (maxRTMicros-5)*time.Microsecond)
+			if w.Add(at, Up, 6*time.Microsecond) {
 				panic("the overflowing response time was counted")
 			}
-			if !w.add(at, StatusDown, 5*time.Microsecond) {
+			if !w.Add(at, Down, 5*time.Microsecond) {
 				panic("a response time that fits was not counted")
 			}
-		}, at, counts{up: 2, down: 1, rtN: 2, rtSum: maxRTMicros / 1e6}},
+		}, at, Counts{Up: 2, Down: 1, RTN: 2, RTSum: maxRTMicros / 1e6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var w appDayWindow
+			var w AppDay
 			tt.run(&w)
-			if diff := cmp.Diff(tt.want, w.sum(tt.now), cmp.AllowUnexported(counts{})); diff != "" {
+			if diff := cmp.Diff(tt.want, w.Sum(tt.now)); diff != "" {
 				t.Errorf("sum (-want +got):\n%s", diff)
 			}
 		})
@@ -388,29 +395,29 @@ func TestAppDayWindowRing(t *testing.T) {
 // There is one window per app: its size is what 10,000 apps pay 10,000
 // times.
 func TestAppDayWindowSize(t *testing.T) {
-	if s := unsafe.Sizeof(appDayWindow{}); s > 340 {
-		t.Errorf("appDayWindow is %d bytes, want at most 340", s)
+	if s := unsafe.Sizeof(AppDay{}); s > 368 {
+		t.Errorf("AppDay is %d bytes, want at most 368", s)
 	}
 }
 
 // Counts past 16 bits saturate, in add and in set, rather than wrap.
 func TestAppDayWindowSaturates(t *testing.T) {
-	var w appDayWindow
+	var w AppDay
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for range 70_000 {
-		w.add(at, StatusUp, time.Millisecond)
+		w.Add(at, Up, time.Millisecond)
 	}
-	c := w.sum(at)
-	if c.up != 65535 || c.rtN != 65535 || math.Abs(c.rtSum-65.535) > 1e-6 {
+	c := w.Sum(at)
+	if c.Up != 65535 || c.RTN != 65535 || math.Abs(c.RTSum-65.535) > 1e-6 {
 		t.Errorf("after 70,000 checks in an hour: %+v, want up and rtN at 65535, rtSum 65.535", c)
 	}
-	var d dayWindow
-	d.addHour(at.Unix()/3600, counts{up: 1 << 40, down: -3, unavailable: 7, rtSum: 2, rtN: 1 << 20})
-	w.set(&d)
-	if got, want := w.sum(at), (counts{up: 65535, unavailable: 7, rtSum: 2, rtN: 65535}); got != want {
+	var d Day
+	d.AddHour(at.Unix()/3600, Counts{Up: 1 << 40, Down: -3, Unavailable: 7, RTSum: 2, RTN: 1 << 20})
+	w.Set(&d)
+	if got, want := w.Sum(at), (Counts{Up: 65535, Unavailable: 7, RTSum: 2, RTN: 65535}); got != want {
 		t.Errorf("set of large counts: %+v, want %+v", got, want)
 	}
 }
 
 // statusCodes are the statuses a check can have, for drawing one at random.
-var statusCodes = [...]Status{StatusUp, StatusDown, StatusUnavailable}
+var statusCodes = [...]Status{Up, Down, Unavailable}

@@ -1,4 +1,4 @@
-package availmon
+package cyclegate
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 )
 
 // Work waits for the running cycle, is interrupted by the next one and
-// asked again after it, and runs through once it has given way maxYields
+// asked again after it, and runs through once it has given way MaxYields
 // times.
 func TestCycleGate(t *testing.T) {
-	g := newCycleGate()
+	g := New()
 	calls := make(chan context.Context)
 	results := make(chan error)
 	ask := func(ctx context.Context) error {
@@ -22,32 +22,32 @@ func TestCycleGate(t *testing.T) {
 
 	parent, stop := context.WithCancel(context.Background())
 	defer stop()
-	g.begin() // a cycle runs: the work must wait for its end
-	go func() { results <- g.run(parent, ask) }()
+	g.Begin() // a cycle runs: the work must wait for its end
+	go func() { results <- g.Run(parent, ask) }()
 	select {
 	case <-calls:
 		t.Fatal("work started while a cycle ran")
 	case <-time.After(50 * time.Millisecond):
 	}
-	g.end()
-	for i := range maxYields {
+	g.End()
+	for i := range MaxYields {
 		ctx := <-calls // started once the cycle ended
-		g.begin()
+		g.Begin()
 		<-ctx.Done()
-		if !errors.Is(context.Cause(ctx), errCycleBegan) {
+		if !errors.Is(context.Cause(ctx), ErrCycleBegan) {
 			t.Fatalf("yield %d: cause %v", i, context.Cause(ctx))
 		}
-		g.end()
+		g.End()
 	}
-	// Given way maxYields times: the next call is not interrupted.
+	// Given way MaxYields times: the next call is not interrupted.
 	ctx := <-calls
-	g.begin()
+	g.Begin()
 	select {
 	case <-ctx.Done():
-		t.Fatal("interrupted after maxYields")
+		t.Fatal("interrupted after MaxYields")
 	case <-time.After(50 * time.Millisecond):
 	}
-	g.end()
+	g.End()
 	select {
 	case err := <-results:
 		t.Fatalf("run returned %v while its work still ran", err)
@@ -62,16 +62,16 @@ func TestCycleGate(t *testing.T) {
 // An answer that came back is returned as it is, and the caller's context
 // ends the wait for a cycle.
 func TestCycleGateReturns(t *testing.T) {
-	g := newCycleGate()
+	g := New()
 	want := errors.New("refused")
-	if err := g.run(context.Background(), func(context.Context) error { return want }); err != want {
+	if err := g.Run(context.Background(), func(context.Context) error { return want }); err != want {
 		t.Fatalf("run = %v, want %v", err, want)
 	}
-	g.begin()
-	defer g.end()
+	g.Begin()
+	defer g.End()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if err := g.run(ctx, func(context.Context) error { t.Error("asked during a cycle"); return nil }); !errors.Is(err, context.DeadlineExceeded) {
+	if err := g.Run(ctx, func(context.Context) error { t.Error("asked during a cycle"); return nil }); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("run = %v, want the caller's deadline", err)
 	}
 }

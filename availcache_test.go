@@ -1,0 +1,58 @@
+package availmon
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+)
+
+// Requests for one /api/availability answer that arrive while it is being
+// made wait for it instead of making it again: at 100,000 apps 64 pollers
+// made 64 answers of 24 MB at once. A request for another query does not
+// wait; one whose maker panicked makes its own.
+func TestAvailCacheMakesEachAnswerOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var c availCache
+		var made atomic.Int32
+		release := make(chan struct{})
+		slow := func() availAnswer {
+			made.Add(1)
+			<-release
+			return availAnswer{count: 7}
+		}
+		var wg sync.WaitGroup
+		got := make([]availAnswer, 11)
+		wg.Go(func() { got[0] = c.get("90d", slow) })
+		synctest.Wait() // the first is making the answer
+		for i := 1; i < len(got); i++ {
+			wg.Go(func() { got[i] = c.get("90d", slow) })
+		}
+		other := c.get("30d", func() availAnswer { return availAnswer{count: 3} })
+		if other.count != 3 {
+			t.Errorf("another query got count %d, want 3 without waiting", other.count)
+		}
+		synctest.Wait() // the others are waiting, or (made again) blocked in slow
+		close(release)
+		wg.Wait()
+		if n := made.Load(); n != 1 {
+			t.Errorf("the answer was made %d times by %d concurrent requests, want once", n, len(got))
+		}
+		for i, a := range got {
+			if a.count != 7 {
+				t.Errorf("request %d got count %d, want 7", i, a.count)
+			}
+		}
+	})
+}
+
+func TestAvailCacheAfterAPanic(t *testing.T) {
+	var c availCache
+	func() {
+		defer func() { _ = recover() }()
+		c.get("90d", func() availAnswer { panic("boom") })
+	}()
+	if a := c.get("90d", func() availAnswer { return availAnswer{count: 5} }); a.count != 5 {
+		t.Errorf("after a panic the answer has count %d, want 5 made again", a.count)
+	}
+}

@@ -1,0 +1,83 @@
+//go:build !race
+
+package promsource
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/availmon/availmon"
+)
+
+// A cycle's answers are read into buffers kept from the cycle before, not
+// into new ones: at 10,000 apps they are a megabyte a cycle of garbage, and
+// every collection it causes marks the whole heap. So what a Check
+// allocates does not grow with its answer's size: the same apps, asked the
+// same queries, answered with series whose labels are longer, allocate
+// about the same. Allocation figures are only meaningful without the race
+// detector.
+func TestPlannedCallsReuseAnswerBuffers(t *testing.T) {
+	const n = 4000
+	apps := make([]availmon.App, n)
+	for i := range apps {
+		name := fmt.Sprintf("app-%05d", i)
+		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
+	}
+	small, smallLen := allocPerCheck(t, apps, 0)
+	large, largeLen := allocPerCheck(t, apps, 400)
+	t.Logf("a Check of %d apps allocated %.0f bytes with a %d-byte answer, %.0f with a %d-byte one", n, small, smallLen, large, largeLen)
+	if grew, limit := large-small, float64(largeLen-smallLen)/4; grew > limit {
+		t.Errorf("a Check allocated %.0f bytes more for an answer %d bytes larger, want at most %.0f: its answer's buffer is made anew",
+			grew, largeLen-smallLen, limit)
+	}
+}
+
+// allocPerCheck is the bytes a Check of apps allocates once warm, against a
+// server whose answer gives each app's series a label of pad bytes, and
+// that answer's size.
+func allocPerCheck(t *testing.T, apps []availmon.App, pad int) (float64, int) {
+	var answer strings.Builder
+	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+	for i, a := range apps {
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q,"note":%q},"value":[1700000000,"1"]}`, a.Name, strings.Repeat("x", pad))
+	}
+	answer.WriteString(`]}}`)
+	body := []byte(answer.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	src, err := New(Options{Name: "main", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func() {
+		res, err := src.Check(context.Background(), apps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[len(apps)-1].Status != availmon.StatusUp {
+			t.Fatalf("app %d is %s, want up", len(apps)-1, res[len(apps)-1].Status)
+		}
+	}
+	check()
+	check()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const calls = 5
+	for range calls {
+		check()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / calls, len(body)
+}
