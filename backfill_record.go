@@ -2,11 +2,14 @@ package availmon
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon/internal/backfill"
+	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -159,8 +162,11 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 	for round := 0; ; round++ {
 		failed := false
 		for _, j := range jobs {
-			if err := m.advanceStates(ctx, j, from, to, res, need, jobs); err != nil {
+			if err := m.advanceStates(ctx, j, from, to, res, need, jobs); err != nil && ctx.Err() == nil {
 				failed = true
+				m.warnStarted(backfillKey(j.backend), m.clock.Now(),
+					"backfill queries to a backend fail; asking again with backoff until they answer",
+					"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
 			}
 			if ctx.Err() != nil {
 				return
@@ -271,9 +277,16 @@ func statusOf(s timeline.State) Status {
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
 	a, err := backfill.Refine(from, to, res, backfill.Budget, need, func(r backfill.Range, take func(backfill.State)) error {
-		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
+		err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
 			return q.States(ctx, PastRange(r), func(st PastState) { take(backfill.State(st)) })
 		})
+		if err != nil && tooLarge(err) {
+			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
+				"a backend refuses backfill questions as too large; asking them in parts",
+				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
+			return fmt.Errorf("%w: %w", backfill.ErrTooLarge, err)
+		}
+		return err
 	}, onLevel)
 	if err != nil {
 		return err
@@ -281,3 +294,22 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 	m.applyStates(j, a)
 	return nil
 }
+
+// tooLarge says whether err is a backend's refusal of a question as too
+// large: Prometheus's query.max-samples ("query processing would load too
+// many samples into memory"), VictoriaMetrics' search.maxSamplesPerQuery
+// and its limits on points per series. Asked again, such a question is
+// refused again.
+func tooLarge(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"too many samples", "maxSamplesPerQuery", "maxPointsPerTimeseries", "maxPointsSubqueryPerTimeseries"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// tooLargeKey is the condition of a backend refusing questions as too
+// large: logged once, as the backfill asks them in parts from then on.
+func tooLargeKey(backend string) string { return "backfill-too-large\x00" + backend }

@@ -6,6 +6,7 @@
 package backfill
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"time"
@@ -250,9 +251,11 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		qs := questions(ws, size, res, b)
 		for qi, qu := range qs {
 			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			if err := ask(r, func(st State) { a.take(st, size, last) }); err != nil {
+			left, err := a.askParts(r, last, ask)
+			if err != nil {
 				return nil, err
 			}
+			extra = append(extra, left...)
 			if li == 0 && onLevel != nil {
 				onLevel(float64(qi+1) / float64(len(qs)))
 			}
@@ -262,6 +265,53 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		}
 	}
 	return a, nil
+}
+
+// ErrTooLarge marks the error of a question the backend refused as too
+// large for it (Prometheus's query.max-samples, VictoriaMetrics'
+// search.maxSamplesPerQuery): asked again it fails again, so Refine asks
+// it in parts instead.
+var ErrTooLarge = errors.New("question too large for the backend")
+
+// askParts asks r and takes its answers once the whole question is
+// answered. A question refused as too large is asked in halves, of its
+// apps, else of its steps; a single window of every app, which neither
+// halves, is left to the next level as if mixed (returned, as the windows
+// of every app that reach past the end are). Only a single window of a
+// single app at the finest level, or of every app when the level is the
+// last, fails for good.
+func (a *Answers) askParts(r Range, last bool, ask func(Range, func(State)) error) (left []window, err error) {
+	var got []State
+	err = ask(r, func(st State) { got = append(got, st) })
+	if err == nil {
+		for _, st := range got {
+			a.take(st, r.Window, last)
+		}
+		return nil, nil
+	}
+	if !errors.Is(err, ErrTooLarge) {
+		return nil, err
+	}
+	lo, hi := r, r
+	switch n := int(r.End.Sub(r.Start) / r.Step); {
+	case len(r.Apps) > 1:
+		lo.Apps, hi.Apps = r.Apps[:len(r.Apps)/2], r.Apps[len(r.Apps)/2:]
+	case n > 0:
+		lo.End = r.Start.Add(time.Duration(n/2) * r.Step)
+		hi.Start = lo.End.Add(r.Step)
+	case r.Apps == nil && !last:
+		return []window{{at: r.Start}}, nil
+	default:
+		return nil, err
+	}
+	for _, part := range []Range{lo, hi} {
+		l, err := a.askParts(part, last, ask)
+		if err != nil {
+			return nil, err
+		}
+		left = append(left, l...)
+	}
+	return left, nil
 }
 
 // Backoff is the wait before retry number n (0 is the first): first, then
