@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -133,6 +134,7 @@ func TestStateQuestions(t *testing.T) {
 func FuzzRefine(f *testing.F) {
 	f.Add([]byte{2, 3, 50, 7, 1, 200, 2, 90, 0, 30, 1})
 	f.Add([]byte{0, 0, 0})
+	f.Add([]byte{0, 1, 0, 60, 6, 1, 2, 30, 20, 0, 10, 6, 1, 40, 40, 0, 0, 50, 50, 0, 5}) // refused above 27 app-instants
 	f.Add([]byte{3, 255, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		next := func() int {
@@ -161,15 +163,31 @@ func FuzzRefine(f *testing.F) {
 		for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
 			need[d.Unix()] = true
 		}
+		// A backend that refuses questions of more app-instants than limit
+		// (none when zero), after it answered part of one; at least a
+		// single window of the finest level of every app, which it must
+		// answer.
+		limit := 0
+		if n := next(); n > 0 {
+			limit = apps + n*n
+		}
 		a, err := Refine(from, to, res, MaxSteps, need, func(r Range, take func(State)) error {
 			if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= MaxSteps {
 				t.Fatalf("question out of bounds: %+v", r)
 			}
+			asked := len(r.Apps)
+			if r.Apps == nil {
+				asked = apps
+			}
+			refuse := limit > 0 && asked*(int(r.End.Sub(r.Start)/r.Step)+1)*int(r.Window/res) > limit
 			for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
 				for i := range truth {
 					if r.Apps == nil || slices.Contains(r.Apps, i) {
 						take(countInstants(truth[i], i, at, r.Window, res))
 					}
+				}
+				if refuse {
+					return ErrTooLarge
 				}
 			}
 			return nil
@@ -192,6 +210,26 @@ func FuzzRefine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A backend that refuses every question makes Refine fail with
+// ErrTooLarge once it can split no more, not ask for ever.
+func TestRefineRefusedForGood(t *testing.T) {
+	from, to := t0.Add(-3*24*time.Hour), t0
+	need := map[int64]bool{}
+	for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
+		need[d.Unix()] = true
+	}
+	asked := 0
+	_, err := Refine(from, to, time.Minute, Budget, need, func(r Range, take func(State)) error {
+		if asked++; asked > 10_000 {
+			t.Fatalf("still asking after %d questions: %+v", asked, r)
+		}
+		return ErrTooLarge
+	}, nil)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Refine: %v, want ErrTooLarge", err)
+	}
 }
 
 // TestRefineCost counts the questions the record's backfill asks
