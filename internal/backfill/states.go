@@ -143,9 +143,10 @@ func (a *Answers) take(st State, size time.Duration, last bool) {
 
 // questions cuts the windows of one level into questions: consecutive
 // windows with the same apps (every app) or any apps, as long as a
-// question reads at most budget app-instants and maxStepsPerQuestion
-// windows.
-func questions(ws []window, size, res time.Duration, budget int) []stateQuestion {
+// question reads at most MaxSteps windows, and at most budget instants of
+// each app when it asks every app, samples app-instants when it asks
+// some.
+func questions(ws []window, size, res time.Duration, budget, samples int) []stateQuestion {
 	slices.SortFunc(ws, func(a, b window) int { return a.at.Compare(b.at) })
 	var out []stateQuestion
 	var cur *stateQuestion
@@ -161,7 +162,7 @@ func questions(ws []window, size, res time.Duration, budget int) []stateQuestion
 			}
 			all := cur.apps == nil || w.apps == nil
 			if all == (cur.apps == nil && w.apps == nil) && steps <= MaxSteps &&
-				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= budget) {
+				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= samples) {
 				cur.end = w.at
 				for _, a := range w.apps {
 					if !seen[a] {
@@ -247,11 +248,11 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		if last {
 			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
 		}
-		b := budget
+		samples := budget
 		if li > 0 {
-			b = max(budget, Samples)
+			samples = max(budget, Samples)
 		}
-		qs := questions(ws, size, res, b)
+		qs := questions(ws, size, res, budget, samples)
 		for qi, qu := range qs {
 			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
 			left, err := a.askParts(r, last, ask)

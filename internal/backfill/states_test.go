@@ -113,16 +113,21 @@ func TestStateQuestions(t *testing.T) {
 		ws = append(ws, window{at: t0.Add(time.Duration(i) * h), apps: []int{i % 2}})
 	}
 	ws = append(ws, window{at: t0.Add(5 * h)}, window{at: t0.Add(6 * h)})
-	qs := questions(ws, h, time.Minute, 10_000)
+	qs := questions(ws, h, time.Minute, 10_000, 10_000)
 	want := []stateQuestion{{start: t0, end: t0.Add(4 * h), size: h, apps: []int{0, 1}},
 		{start: t0.Add(5 * h), end: t0.Add(6 * h), size: h}}
 	if diff := cmp.Diff(want, qs, cmp.AllowUnexported(stateQuestion{})); diff != "" {
 		t.Errorf("questions (-want +got):\n%s", diff)
 	}
-	// 2 apps x 60 instants an hour: a budget of 240 takes two hours a
+	// 2 apps x 60 instants an hour: 240 app-instants take two hours a
 	// question.
-	if qs := questions(ws[:4], h, time.Minute, 240); len(qs) != 2 {
-		t.Errorf("%d questions within a budget of 240 app-instants, want 2: %+v", len(qs), qs)
+	if qs := questions(ws[:4], h, time.Minute, 10_000, 240); len(qs) != 2 {
+		t.Errorf("%d questions within 240 app-instants, want 2: %+v", len(qs), qs)
+	}
+	// Every app's windows: 120 instants of each take two hours a
+	// question, whatever the app-instants of some apps' questions.
+	if qs := questions(ws[5:], h, time.Minute, 60, 10_000); len(qs) != 2 {
+		t.Errorf("%d questions of every app within 60 instants of each, want 2: %+v", len(qs), qs)
 	}
 }
 
@@ -229,6 +234,39 @@ func TestRefineRefusedForGood(t *testing.T) {
 	}, nil)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Refine: %v, want ErrTooLarge", err)
+	}
+}
+
+// A day of every app that the backend refuses is asked by hours, in
+// questions of every app within the budget of one of every app, not
+// within the app-instants of a question of some apps.
+func TestRefineRefusedDayByHours(t *testing.T) {
+	from, to := t0.Add(-3*24*time.Hour).Truncate(24*time.Hour), t0.Truncate(24*time.Hour)
+	need := map[int64]bool{}
+	for d := from; d.Before(to); d = d.Add(24 * time.Hour) {
+		need[d.Unix()] = true
+	}
+	const budget = 120 // two hours of minutes
+	hours := 0
+	a, err := Refine(from, to, time.Minute, budget, need, func(r Range, take func(State)) error {
+		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
+		if r.Window == 24*time.Hour {
+			return ErrTooLarge
+		}
+		if r.Apps == nil && instants > budget {
+			t.Errorf("a question of every app reads %d instants of each, over %d: %+v", instants, budget, r)
+		}
+		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+			hours++
+			take(State{App: 0, At: at, Window: r.Window, Instants: 60, Present: 60})
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []timeline.Span{{From: from, To: to, State: timeline.Up}}; !cmp.Equal(want, a.Spans[0]) || hours != 72 {
+		t.Errorf("learnt %+v from %d hours, want %+v from 72", a.Spans[0], hours, want)
 	}
 }
 
