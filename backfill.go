@@ -612,7 +612,7 @@ func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask 
 			}
 			return err
 		})
-		if err == nil || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil || tooLarge(err) {
 			break
 		}
 	}

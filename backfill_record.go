@@ -2,11 +2,14 @@ package availmon
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon/internal/backfill"
+	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -152,14 +155,18 @@ func (m *Monitor) unknownDays(from, to time.Time) map[int64]bool {
 // backfillRecord fills the record of availability over time, backend
 // after backend, waiting with backoff while a backend fails.
 func (m *Monitor) backfillRecord(ctx context.Context) {
+	began := time.Now()
 	jobs, from, to, need := m.planStates()
 	res := backfill.Resolution(m.Interval())
 	m.bf.set("running", from, to, jobs)
 	for round := 0; ; round++ {
 		failed := false
 		for _, j := range jobs {
-			if err := m.advanceStates(ctx, j, from, to, res, need, jobs); err != nil {
+			if err := m.advanceStates(ctx, j, from, to, res, need, jobs); err != nil && ctx.Err() == nil {
 				failed = true
+				m.warnStarted(backfillKey(j.backend), m.clock.Now(),
+					"backfill queries to a backend fail; asking again with backoff until they answer",
+					"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
 			}
 			if ctx.Err() != nil {
 				return
@@ -172,7 +179,7 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 				sent += j.count.queries.Load()
 			}
 			m.log.Info("backfill of the record of availability done", "from", from.UTC(), "to", to.UTC(),
-				"backends", len(jobs), "requests", sent)
+				"backends", len(jobs), "requests", sent, "duration", time.Since(began).Round(time.Millisecond))
 			return
 		}
 		m.bf.set("waiting", from, to, jobs)
@@ -269,14 +276,17 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	budget := backfill.Budget
-	if pq, ok := q.(PastQuery); ok {
-		budget = max(budget, pq.MaxSteps()*int(time.Minute/res))
-	}
-	a, err := backfill.Refine(from, to, res, budget, need, func(r backfill.Range, take func(backfill.State)) error {
-		return m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
+	a, err := backfill.Refine(from, to, res, backfill.Budget, need, func(r backfill.Range, take func(backfill.State)) error {
+		err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
 			return q.States(ctx, PastRange(r), func(st PastState) { take(backfill.State(st)) })
 		})
+		if err != nil && tooLarge(err) {
+			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
+				"a backend refuses backfill questions as too large; asking them in parts",
+				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
+			return fmt.Errorf("%w: %w", backfill.ErrTooLarge, err)
+		}
+		return err
 	}, onLevel)
 	if err != nil {
 		return err
@@ -284,3 +294,22 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 	m.applyStates(j, a)
 	return nil
 }
+
+// tooLarge says whether err is a backend's refusal of a question as too
+// large: Prometheus's query.max-samples ("query processing would load too
+// many samples into memory"), VictoriaMetrics' search.maxSamplesPerQuery
+// and its limits on points per series. Asked again, such a question is
+// refused again.
+func tooLarge(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"too many samples", "maxSamplesPerQuery", "maxPointsPerTimeseries", "maxPointsSubqueryPerTimeseries"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// tooLargeKey is the condition of a backend refusing questions as too
+// large: logged once, as the backfill asks them in parts from then on.
+func tooLargeKey(backend string) string { return "backfill-too-large\x00" + backend }

@@ -1,17 +1,21 @@
 package availmon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/availmon/availmon/internal/backfill"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -40,6 +44,9 @@ type scriptedPast struct {
 	mu    sync.Mutex
 	asked []PastRange
 	fails int
+	// maxSamples, when set, refuses a question of more app-instants, in
+	// Prometheus's words when query.max-samples refuses one.
+	maxSamples int
 }
 
 func newScriptedPast(truth map[string]pastTruth) *scriptedPast {
@@ -108,6 +115,10 @@ func (q *scriptedQuery) States(ctx context.Context, r PastRange, add func(PastSt
 			apps = append(apps, i)
 		}
 	}
+	samples := len(apps) * (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
+	if q.s.maxSamples > 0 && samples > q.s.maxSamples {
+		return errors.New("execution: query processing would load too many samples into memory in query execution")
+	}
 	for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
 		for _, i := range apps {
 			add(countInstants(q.s.truth[q.apps[i].Name], i, at, r.Window, r.Resolution))
@@ -157,12 +168,15 @@ func recordOf(tm *testMonitor, app string, from, to time.Time) []timeline.Span {
 }
 
 // pastMonitor is a test monitor at now whose backend tells truth.
-func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth) (*testMonitor, *scriptedPast) {
+func pastMonitor(t *testing.T, now time.Time, truth map[string]pastTruth, opts ...func(*Options)) (*testMonitor, *scriptedPast) {
 	t.Helper()
 	src := newScriptedPast(truth)
 	tm := newTestMonitor(t, func(o *Options) {
 		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 10}}
-		o.Backfill = true
+		o.Backfill = true // the tests call backfillRecord themselves; its status is shown only with it
+		for _, opt := range opts {
+			opt(o)
+		}
 	})
 	tm.clock.Set(now)
 	return tm, src
@@ -229,6 +243,83 @@ func TestBackfillStatesRefinesMixedDay(t *testing.T) {
 	}
 	if st := tm.bf.status(); st.State != "done" || st.Progress != 1 || st.AppsDone != 3 {
 		t.Errorf("status after the backfill: %+v", st)
+	}
+}
+
+// A long past is asked in questions Prometheus answers, whatever the
+// resolution: one of every app of a query reads at most backfill.Budget
+// instants of each (at a second's resolution, a week of them in one
+// question of 200 apps would be 240 million samples, which Prometheus
+// refuses, query.max-samples 50 million, for ever), one of some apps at
+// most backfill.Samples of them all.
+func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
+	start := t0.Add(-20 * 24 * time.Hour).Truncate(24 * time.Hour)
+	var downs []timeline.Span
+	for d := start.Add(3 * time.Hour); d.Before(t0); d = d.Add(24 * time.Hour) {
+		downs = append(downs, timeline.Span{From: d, To: d.Add(time.Hour), State: timeline.Down})
+	}
+	truth := map[string]pastTruth{"checkout": upSince(start, t0.Add(time.Hour), downs...),
+		"search": upSince(start, t0.Add(time.Hour)), "billing": upSince(start, t0.Add(time.Hour))}
+	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Interval = time.Second })
+	tm.backfillRecord(waitCtx(t))
+	want := slices.Clone(truth["checkout"])
+	want[len(want)-1].To = t0.Truncate(time.Minute)
+	if diff := cmp.Diff([]timeline.Span(want), recordOf(tm, "checkout", start, t0)); diff != "" {
+		t.Errorf("checkout's record (-want +got):\n%s", diff)
+	}
+	for _, r := range src.requests()[1:] { // the first is the probe
+		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
+		if r.Apps == nil && instants > backfill.Budget || r.Apps != nil && len(r.Apps)*instants > backfill.Samples {
+			t.Errorf("a question reads %d instants of each of its apps (%v), over the bound: %+v", instants, r.Apps, r)
+		}
+	}
+}
+
+// A backend that refuses questions as too large (Prometheus's
+// query.max-samples) is asked them in parts, fewer apps or fewer days,
+// down to a single day of every app asked by hours, instead of the same
+// question for ever; the refusal is logged once, and the record is
+// filled as a backend without the limit fills it.
+func TestBackfillStatesSplitsRefusedQuestions(t *testing.T) {
+	start := t0.Add(-backfillDays * 24 * time.Hour)
+	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
+	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	var log bytes.Buffer
+	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
+	// Less than a day of the three apps: the day level's questions are
+	// refused down to single days, which are asked by hours.
+	src.maxSamples = 2 * 1440
+	tm.backfillRecord(waitCtx(t))
+	if st := tm.bf.status(); st.State != "done" {
+		t.Fatalf("state %q after the backfill", st.State)
+	}
+	want := []timeline.Span{{From: start, To: down.From, State: timeline.Up}, down, {From: down.To, To: t0, State: timeline.Up}}
+	if diff := cmp.Diff(want, recordOf(tm, "checkout", start, t0)); diff != "" {
+		t.Errorf("checkout's record (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]timeline.Span{{From: start, To: t0, State: timeline.Up}}, recordOf(tm, "search", start, t0)); diff != "" {
+		t.Errorf("search's record (-want +got):\n%s", diff)
+	}
+	refused, asked := 0, map[string]bool{}
+	for _, r := range src.requests()[1:] { // the first is the probe
+		apps := len(r.Apps)
+		if r.Apps == nil {
+			apps = 3
+		}
+		if apps*(int(r.End.Sub(r.Start)/r.Step)+1)*int(r.Window/r.Resolution) > src.maxSamples {
+			refused++
+		}
+		if k := fmt.Sprint(r); asked[k] {
+			t.Errorf("asked twice: %+v", r)
+		} else {
+			asked[k] = true
+		}
+	}
+	if refused == 0 {
+		t.Errorf("no question refused of %d: the test tests nothing", len(asked))
+	}
+	if n := strings.Count(log.String(), "too large"); n != 1 {
+		t.Errorf("the refusal logged %d times, want once:\n%s", n, log.String())
 	}
 }
 

@@ -67,28 +67,92 @@ func resetPeakRSS() bool {
 // app_up{app="app-NNNNN"} sampled every 5 minutes for 30 days (one app in
 // ten down an hour a day), every app's history full: the backfill's
 // requests, wall time, Prometheus CPU, the process's peak RSS against its
-// steady figure, and the cycle time while it runs against before.
+// steady figure, and the cycle time while it runs against before. The
+// backfill has two parts, reported apart: the minute history and 24h
+// counters (history-*), then the record of availability over time
+// (record-*).
 //
-// AVAILMON_BENCH_APPS and AVAILMON_BENCH_DAYS scale it down (default 10,000
-// and 30). The data is written as one TSDB block by promtest.GenerateBlock
-// (about a minute), not with promtool.
+// AVAILMON_BENCH_APPS and AVAILMON_BENCH_DAYS scale it (default 10,000
+// and 30); AVAILMON_BENCH_DOWN_EVERY (default 10) and
+// AVAILMON_BENCH_DOWN_MINUTE (default 0: outages on whole hours) shape the
+// outages; AVAILMON_BENCH_WAIT_MINUTES (default 30) is how long it waits
+// for the backfill before it fails with its log. The data is written as one TSDB block by promtest.GenerateBlock
+// (about a minute for 30 days), not with promtool.
 func BenchmarkBackfill30d10k(b *testing.B) {
 	apps, days := envInt("AVAILMON_BENCH_APPS", 10_000), envInt("AVAILMON_BENCH_DAYS", 30)
 	now := time.Now().Truncate(time.Minute)
 	from, to := now.Add(-time.Duration(days)*24*time.Hour-time.Hour), now.Add(30*time.Minute)
 	srv := promtest.Start(b, promtest.Prepare(func(tb testing.TB, dataDir string) {
 		promtest.GenerateBlock(tb, dataDir, "-metric", "app_up", "-series", strconv.Itoa(apps),
-			"-start", strconv.FormatInt(from.Unix(), 10), "-end", strconv.FormatInt(to.Unix(), 10), "-step", "5m")
+			"-start", strconv.FormatInt(from.Unix(), 10), "-end", strconv.FormatInt(to.Unix(), 10), "-step", "5m",
+			"-down-every", strconv.Itoa(envInt("AVAILMON_BENCH_DOWN_EVERY", 10)),
+			"-down-minute", strconv.Itoa(envInt("AVAILMON_BENCH_DOWN_MINUTE", 0)))
 	}))
 	srv.WaitForQuery(b, `app_up`, promtest.SampleCount(apps))
 	waitIdle(b, srv)
 
+	m, log, cycle := benchBackfillMonitor(b, srv, apps)
+	var before []time.Duration
+	for range 3 {
+		before = append(before, cycle())
+	}
+	steady := rss(b)
+	hwm := resetPeakRSS()
+	cpu0, _ := srv.CPUTime()
+
+	b.ResetTimer()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() { done <- m.Run(ctx) }()
+	history, record := backfillPhase{done: `msg="backfill done"`}, backfillPhase{done: `msg="backfill of the record of availability done"`}
+	peak := steady
+	wait := time.Duration(envInt("AVAILMON_BENCH_WAIT_MINUTES", 30)) * time.Minute
+	for _, ph := range []*backfillPhase{&history, &record} {
+		for !strings.Contains(log.String(), ph.done) {
+			if time.Since(began) > wait {
+				b.Fatalf("no %s within %v; the log:\n%s", ph.done, wait, log.String())
+			}
+			ph.cycles = append(ph.cycles, cycle())
+			peak = max(peak, rss(b))
+			// Cycles at a pace, as Run would have them: back to back they
+			// starve the backfill's queries (Prometheus timed them out).
+			time.Sleep(5 * time.Second)
+		}
+		ph.cpu, _ = srv.CPUTime()
+	}
+	if hwm {
+		peak = max(peak, procStatus(b, "VmHWM"))
+	}
+	b.StopTimer()
+	cancel()
+	<-done
+	// The backfill's own requests and durations, as it logs them: the
+	// cycles' queries go to the same server meanwhile, and the loop above
+	// sees a line up to a pause after it.
+	history.report(b, "history", log.String(), "queries", cpu0)
+	record.report(b, "record", log.String(), "requests", history.cpu)
+	b.ReportMetric(float64(steady)/(1<<20), "steady-rss-MiB")
+	b.ReportMetric(float64(peak)/float64(steady), "peak/steady-rss")
+	b.ReportMetric(slices.Max(before).Seconds(), "cycle-before-max-s")
+	b.Logf("cycles before %v, during the history's fill %v, during the record's %v", before, history.cycles, record.cycles)
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "backfill") {
+			b.Log(l)
+		}
+	}
+}
+
+// benchBackfillMonitor is the benchmark's monitor of apps app_up{app=...}
+// on srv, its every app's history filled by 100 fast fake cycles; cycle
+// runs one real cycle and says how long it took.
+func benchBackfillMonitor(b *testing.B, srv *promtest.Server, apps int) (*availmon.Monitor, *promtest.SyncBuffer, func() time.Duration) {
 	be, _ := availtest.PromBackend(b, "main", srv)
 	src := &switchSource{Source: be.Source.(*promsource.Source)}
 	be.Source = src
-	var log promtest.SyncBuffer
+	log := &promtest.SyncBuffer{}
 	o := availmon.Options{Backends: []availmon.Backend{be}, Interval: time.Hour, Backfill: true,
-		Logger: slog.New(slog.NewTextHandler(&log, nil))}
+		Logger: slog.New(slog.NewTextHandler(log, nil))}
 	for l := range 100 {
 		o.Locations = append(o.Locations, availmon.Location{Name: fmt.Sprintf("location-%03d", l)})
 	}
@@ -107,72 +171,41 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 		}
 	}
 	src.fake.Store(false)
-	cycle := func() time.Duration {
+	return m, log, func() time.Duration {
 		start := time.Now()
 		if err := m.Scrape(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)
 	}
-	var before []time.Duration
-	for range 3 {
-		before = append(before, cycle())
-	}
-	steady := rss(b)
-	hwm := resetPeakRSS()
-	cpu0, _ := srv.CPUTime()
+}
 
-	b.ResetTimer()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	began := time.Now()
-	go func() { done <- m.Run(ctx) }()
-	var during []time.Duration
-	peak := steady
-	for !strings.Contains(log.String(), `msg="backfill done"`) {
-		during = append(during, cycle())
-		peak = max(peak, rss(b))
-		// Cycles at a pace, as Run would have them: back to back they
-		// starve the backfill's queries (Prometheus timed them out).
-		time.Sleep(5 * time.Second)
+// backfillPhase is one part of the backfill as the benchmark sees it:
+// done is its log line's message, cpu Prometheus's CPU time when the
+// benchmark saw it, cycles the cycle times while it ran.
+type backfillPhase struct {
+	done   string
+	cpu    time.Duration
+	cycles []time.Duration
+}
+
+// report reports the phase's requests (the count field of its done line),
+// duration and Prometheus CPU since cpu0, and its cycles' times.
+func (ph *backfillPhase) report(b *testing.B, name, log, count string, cpu0 time.Duration) {
+	if m := regexp.MustCompile(ph.done + `.* ` + count + `=(\d+)`).FindStringSubmatch(log); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		b.ReportMetric(float64(n), name+"-requests")
 	}
-	wall := time.Since(began)
-	if hwm {
-		peak = max(peak, procStatus(b, "VmHWM"))
-	}
-	cpu1, _ := srv.CPUTime()
-	// The backfill's own requests, as it logs them: the cycles' queries
-	// go to the same server meanwhile.
-	var requests int64
-	if m := regexp.MustCompile(`msg="backfill done".* queries=(\d+)`).FindStringSubmatch(log.String()); m != nil {
-		requests, _ = strconv.ParseInt(m[1], 10, 64)
-	}
-	b.StopTimer()
-	cancel()
-	<-done
-	b.ReportMetric(float64(requests), "backfill-requests")
-	// Its own duration, as it logs it; wall is when the loop above saw
-	// the line (up to a pause later).
-	if m := regexp.MustCompile(`msg="backfill done".* duration=(\S+)`).FindStringSubmatch(log.String()); m != nil {
+	if m := regexp.MustCompile(ph.done + `.* duration=(\S+)`).FindStringSubmatch(log); m != nil {
 		if d, err := time.ParseDuration(m[1]); err == nil {
-			wall = d
+			b.ReportMetric(d.Seconds(), name+"-s")
 		}
 	}
-	b.ReportMetric(wall.Seconds(), "backfill-s")
-	b.ReportMetric((cpu1 - cpu0).Seconds(), "prometheus-cpu-s")
-	b.ReportMetric(float64(steady)/(1<<20), "steady-rss-MiB")
-	b.ReportMetric(float64(peak)/float64(steady), "peak/steady-rss")
-	b.ReportMetric(slices.Max(before).Seconds(), "cycle-before-max-s")
-	if len(during) > 0 {
-		b.ReportMetric(slices.Max(during).Seconds(), "cycle-during-max-s")
-		sorted := slices.Sorted(slices.Values(during))
-		b.ReportMetric(sorted[len(sorted)/2].Seconds(), "cycle-during-median-s")
-	}
-	b.Logf("cycles before %v, during %v", before, during)
-	for _, l := range strings.Split(log.String(), "\n") {
-		if strings.Contains(l, "backfill") {
-			b.Log(l)
-		}
+	b.ReportMetric((ph.cpu - cpu0).Seconds(), name+"-prometheus-cpu-s")
+	if len(ph.cycles) > 0 {
+		b.ReportMetric(slices.Max(ph.cycles).Seconds(), name+"-cycle-max-s")
+		sorted := slices.Sorted(slices.Values(ph.cycles))
+		b.ReportMetric(sorted[len(sorted)/2].Seconds(), name+"-cycle-median-s")
 	}
 }
 

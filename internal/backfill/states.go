@@ -6,6 +6,7 @@
 package backfill
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"time"
@@ -49,14 +50,25 @@ type State struct {
 // so the cost grows with the changes, not with the days.
 var stateLevels = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 
-// Budget is the most instants one question reads: app-instants for a
-// question of some apps, each app's instants for one of every app (a
-// query's batch, at most promsource's 200 apps: 20 million samples,
-// below Prometheus's default query.max-samples of 50 million). It makes
-// the day level of 90 days two questions a query, and the finer levels of
-// a few apps that changed each day a handful more, where each request
-// still answers one point per app and window.
+// Budget is the most instants of each app one question of every app of a
+// query reads. Prometheus holds two samples per app and instant of
+// promsource's expression at its peak (its two sides, present and down;
+// measured with stats=all: 39.7 million for 200 apps over 69 days of
+// minutes): at promsource's batch of 200 apps, 40 million, below its
+// default query.max-samples of 50 million. An app whose expression reads
+// several series costs more; Refine splits a question refused as too large.
+// It makes the day level of 90 days two questions a query at a minute's
+// resolution, and bounds it at a finer one too, where raising it by the
+// query's MaxSteps reached hundreds of millions at a second's.
 const Budget = 100_000
+
+// Samples bounds the app-instants of a question of the finer levels,
+// which asks only the apps whose window was mixed: the samples of each of
+// its two sides, which Prometheus holds at once (10 million), a fifth of
+// its default query.max-samples (50 million). With it, the hours of the
+// 20 apps of a batch of 200 that were down once a day over 90 days are one
+// question, where Budget would cut them into 26.
+const Samples = 5_000_000
 
 // Resolution is the spacing of the instants a window is read at: the
 // cycles' interval when it divides a minute (a cycle reads the app once an
@@ -131,9 +143,10 @@ func (a *Answers) take(st State, size time.Duration, last bool) {
 
 // questions cuts the windows of one level into questions: consecutive
 // windows with the same apps (every app) or any apps, as long as a
-// question reads at most budget app-instants and maxStepsPerQuestion
-// windows.
-func questions(ws []window, size, res time.Duration, budget int) []stateQuestion {
+// question reads at most MaxSteps windows, and at most budget instants of
+// each app when it asks every app, samples app-instants when it asks
+// some.
+func questions(ws []window, size, res time.Duration, budget, samples int) []stateQuestion {
 	slices.SortFunc(ws, func(a, b window) int { return a.at.Compare(b.at) })
 	var out []stateQuestion
 	var cur *stateQuestion
@@ -149,7 +162,7 @@ func questions(ws []window, size, res time.Duration, budget int) []stateQuestion
 			}
 			all := cur.apps == nil || w.apps == nil
 			if all == (cur.apps == nil && w.apps == nil) && steps <= MaxSteps &&
-				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= budget) {
+				(all && steps*int(size/res) <= budget || !all && apps*steps*int(size/res) <= samples) {
 				cur.end = w.at
 				for _, a := range w.apps {
 					if !seen[a] {
@@ -235,12 +248,18 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		if last {
 			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
 		}
-		qs := questions(ws, size, res, budget)
+		samples := budget
+		if li > 0 {
+			samples = max(budget, Samples)
+		}
+		qs := questions(ws, size, res, budget, samples)
 		for qi, qu := range qs {
 			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			if err := ask(r, func(st State) { a.take(st, size, last) }); err != nil {
+			left, err := a.askParts(r, last, ask)
+			if err != nil {
 				return nil, err
 			}
+			extra = append(extra, left...)
 			if li == 0 && onLevel != nil {
 				onLevel(float64(qi+1) / float64(len(qs)))
 			}
@@ -250,6 +269,53 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		}
 	}
 	return a, nil
+}
+
+// ErrTooLarge marks the error of a question the backend refused as too
+// large for it (Prometheus's query.max-samples, VictoriaMetrics'
+// search.maxSamplesPerQuery): asked again it fails again, so Refine asks
+// it in parts instead.
+var ErrTooLarge = errors.New("question too large for the backend")
+
+// askParts asks r and takes its answers once the whole question is
+// answered. A question refused as too large is asked in halves, of its
+// apps, else of its steps; a single window of every app, which neither
+// halves, is left to the next level as if mixed (returned, as the windows
+// of every app that reach past the end are). Only a single window of a
+// single app at the finest level, or of every app when the level is the
+// last, fails for good.
+func (a *Answers) askParts(r Range, last bool, ask func(Range, func(State)) error) (left []window, err error) {
+	var got []State
+	err = ask(r, func(st State) { got = append(got, st) })
+	if err == nil {
+		for _, st := range got {
+			a.take(st, r.Window, last)
+		}
+		return nil, nil
+	}
+	if !errors.Is(err, ErrTooLarge) {
+		return nil, err
+	}
+	lo, hi := r, r
+	switch n := int(r.End.Sub(r.Start) / r.Step); {
+	case len(r.Apps) > 1:
+		lo.Apps, hi.Apps = r.Apps[:len(r.Apps)/2], r.Apps[len(r.Apps)/2:]
+	case n > 0:
+		lo.End = r.Start.Add(time.Duration(n/2) * r.Step)
+		hi.Start = lo.End.Add(r.Step)
+	case r.Apps == nil && !last:
+		return []window{{at: r.Start}}, nil
+	default:
+		return nil, err
+	}
+	for _, part := range []Range{lo, hi} {
+		l, err := a.askParts(part, last, ask)
+		if err != nil {
+			return nil, err
+		}
+		left = append(left, l...)
+	}
+	return left, nil
 }
 
 // Backoff is the wait before retry number n (0 is the first): first, then

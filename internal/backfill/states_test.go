@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -112,16 +113,21 @@ func TestStateQuestions(t *testing.T) {
 		ws = append(ws, window{at: t0.Add(time.Duration(i) * h), apps: []int{i % 2}})
 	}
 	ws = append(ws, window{at: t0.Add(5 * h)}, window{at: t0.Add(6 * h)})
-	qs := questions(ws, h, time.Minute, 10_000)
+	qs := questions(ws, h, time.Minute, 10_000, 10_000)
 	want := []stateQuestion{{start: t0, end: t0.Add(4 * h), size: h, apps: []int{0, 1}},
 		{start: t0.Add(5 * h), end: t0.Add(6 * h), size: h}}
 	if diff := cmp.Diff(want, qs, cmp.AllowUnexported(stateQuestion{})); diff != "" {
 		t.Errorf("questions (-want +got):\n%s", diff)
 	}
-	// 2 apps x 60 instants an hour: a budget of 240 takes two hours a
+	// 2 apps x 60 instants an hour: 240 app-instants take two hours a
 	// question.
-	if qs := questions(ws[:4], h, time.Minute, 240); len(qs) != 2 {
-		t.Errorf("%d questions within a budget of 240 app-instants, want 2: %+v", len(qs), qs)
+	if qs := questions(ws[:4], h, time.Minute, 10_000, 240); len(qs) != 2 {
+		t.Errorf("%d questions within 240 app-instants, want 2: %+v", len(qs), qs)
+	}
+	// Every app's windows: 120 instants of each take two hours a
+	// question, whatever the app-instants of some apps' questions.
+	if qs := questions(ws[5:], h, time.Minute, 60, 10_000); len(qs) != 2 {
+		t.Errorf("%d questions of every app within 60 instants of each, want 2: %+v", len(qs), qs)
 	}
 }
 
@@ -133,6 +139,7 @@ func TestStateQuestions(t *testing.T) {
 func FuzzRefine(f *testing.F) {
 	f.Add([]byte{2, 3, 50, 7, 1, 200, 2, 90, 0, 30, 1})
 	f.Add([]byte{0, 0, 0})
+	f.Add([]byte{0, 1, 0, 60, 6, 1, 2, 30, 20, 0, 10, 6, 1, 40, 40, 0, 0, 50, 50, 0, 5}) // refused above 27 app-instants
 	f.Add([]byte{3, 255, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		next := func() int {
@@ -161,15 +168,31 @@ func FuzzRefine(f *testing.F) {
 		for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
 			need[d.Unix()] = true
 		}
+		// A backend that refuses questions of more app-instants than limit
+		// (none when zero), after it answered part of one; at least a
+		// single window of the finest level of every app, which it must
+		// answer.
+		limit := 0
+		if n := next(); n > 0 {
+			limit = apps + n*n
+		}
 		a, err := Refine(from, to, res, MaxSteps, need, func(r Range, take func(State)) error {
 			if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= MaxSteps {
 				t.Fatalf("question out of bounds: %+v", r)
 			}
+			asked := len(r.Apps)
+			if r.Apps == nil {
+				asked = apps
+			}
+			refuse := limit > 0 && asked*(int(r.End.Sub(r.Start)/r.Step)+1)*int(r.Window/res) > limit
 			for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
 				for i := range truth {
 					if r.Apps == nil || slices.Contains(r.Apps, i) {
 						take(countInstants(truth[i], i, at, r.Window, res))
 					}
+				}
+				if refuse {
+					return ErrTooLarge
 				}
 			}
 			return nil
@@ -194,6 +217,59 @@ func FuzzRefine(f *testing.F) {
 	})
 }
 
+// A backend that refuses every question makes Refine fail with
+// ErrTooLarge once it can split no more, not ask for ever.
+func TestRefineRefusedForGood(t *testing.T) {
+	from, to := t0.Add(-3*24*time.Hour), t0
+	need := map[int64]bool{}
+	for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
+		need[d.Unix()] = true
+	}
+	asked := 0
+	_, err := Refine(from, to, time.Minute, Budget, need, func(r Range, take func(State)) error {
+		if asked++; asked > 10_000 {
+			t.Fatalf("still asking after %d questions: %+v", asked, r)
+		}
+		return ErrTooLarge
+	}, nil)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Refine: %v, want ErrTooLarge", err)
+	}
+}
+
+// A day of every app that the backend refuses is asked by hours, in
+// questions of every app within the budget of one of every app, not
+// within the app-instants of a question of some apps.
+func TestRefineRefusedDayByHours(t *testing.T) {
+	from, to := t0.Add(-3*24*time.Hour).Truncate(24*time.Hour), t0.Truncate(24*time.Hour)
+	need := map[int64]bool{}
+	for d := from; d.Before(to); d = d.Add(24 * time.Hour) {
+		need[d.Unix()] = true
+	}
+	const budget = 120 // two hours of minutes
+	hours := 0
+	a, err := Refine(from, to, time.Minute, budget, need, func(r Range, take func(State)) error {
+		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
+		if r.Window == 24*time.Hour {
+			return ErrTooLarge
+		}
+		if r.Apps == nil && instants > budget {
+			t.Errorf("a question of every app reads %d instants of each, over %d: %+v", instants, budget, r)
+		}
+		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+			hours++
+			take(State{App: 0, At: at, Window: r.Window, Instants: 60, Present: 60})
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []timeline.Span{{From: from, To: to, State: timeline.Up}}; !cmp.Equal(want, a.Spans[0]) || hours != 72 {
+		t.Errorf("learnt %+v from %d hours, want %+v from 72", a.Spans[0], hours, want)
+	}
+}
+
 // TestRefineCost counts the questions the record's backfill asks
 // of one Prometheus query (200 apps, promsource's batch) over 90 days in
 // which 2 of them (1%) are down an hour every day, with the budget
@@ -208,38 +284,72 @@ func TestRefineCost(t *testing.T) {
 	for d := from; d.Before(to); d = d.Add(day) {
 		need[d.Unix()] = true
 	}
-	down := func(app int, t time.Time) bool {
-		return app%100 == 7 && t.Sub(t.Truncate(day)) >= 3*time.Hour && t.Sub(t.Truncate(day)) < 4*time.Hour
-	}
+	// One query of promsource's batch of 200 apps: the questions it asks
+	// over 90 days of which every one needs filling.
 	const apps = 200
-	asked, points := 0, 0
-	perLevel := map[time.Duration]int{}
-	_, err := Refine(from, to, time.Minute, max(Budget, 10_000), need, func(r Range, take func(State)) error {
-		asked++
-		perLevel[r.Window]++
-		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
-			for i := range apps {
-				if r.Apps != nil && !slices.Contains(r.Apps, i) {
-					continue
-				}
-				points++
-				st := State{App: i, At: at, Window: r.Window, Instants: int(r.Window / time.Minute)}
-				st.Present = st.Instants
-				for x := at; x.Before(at.Add(r.Window)) && x.Before(to); x = x.Add(time.Minute) {
-					if down(i, x) {
-						st.Down++
+	budget := Budget
+	for _, tc := range []struct {
+		name         string
+		every        int
+		start        time.Duration // into the day, an hour long
+		maxQuestions int
+	}{
+		// The days (two questions), the mixed hours of the apps that changed, the end's
+		// partial hour of every app.
+		{"1% on whole hours", 100, 3 * time.Hour, 4},
+		{"10% on whole hours", 10, 3 * time.Hour, 4},
+		// And their mixed minutes: a question of minutes spans at most
+		// MaxSteps of them (a week; Prometheus answers at most 11,000
+		// steps), 13 over 90 days however few apps it asks.
+		{"1% off whole hours", 100, 3*time.Hour + 17*time.Minute, 17},
+		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 17},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			down := func(app int, x time.Time) bool {
+				in := x.Sub(x.Truncate(day))
+				return app%tc.every == 7 && in >= tc.start && in < tc.start+time.Hour
+			}
+			asked, points := 0, 0
+			perLevel := map[time.Duration]int{}
+			_, err := Refine(from, to, time.Minute, budget, need, func(r Range, take func(State)) error {
+				asked++
+				perLevel[r.Window]++
+				for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+					for i := range apps {
+						if r.Apps != nil && !slices.Contains(r.Apps, i) {
+							continue
+						}
+						points++
+						take(countDown(i, at, r.Window, to, down))
 					}
 				}
-				take(st)
+				return nil
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		return nil
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
+			t.Logf("%d questions (by window %v), %d points; 10,000 apps: %d requests", asked, perLevel, points, 50*(asked+1))
+			if asked > tc.maxQuestions {
+				t.Errorf("%d questions for one query over 90 days, want at most %d", asked, tc.maxQuestions)
+			}
+		})
 	}
-	t.Logf("one query of %d apps, 90 days, 1%% down 1h a day: %d questions (by window %v), %d points; 10,000 apps: %d requests",
-		apps, asked, perLevel, points, 50*(asked+1))
+}
+
+// countDown is app's PastState of the window [at, at+window), every minute
+// present before to and down where down says.
+func countDown(app int, at time.Time, window time.Duration, to time.Time, down func(int, time.Time) bool) State {
+	st := State{App: app, At: at, Window: window, Instants: int(window / time.Minute)}
+	st.Present = st.Instants
+	if app%10 != 7 {
+		return st // never down in any case of the test: no need to walk its minutes
+	}
+	for x := at; x.Before(at.Add(window)) && x.Before(to); x = x.Add(time.Minute) {
+		if down(app, x) {
+			st.Down++
+		}
+	}
+	return st
 }
 
 // Retries wait the first wait, then twice as long each time, up to the

@@ -11,8 +11,9 @@
 //
 //	go run . -dir DATA -metric app_up -series 10000 -start 1700000000 -end 1702592000 -step 5m
 //
-// Series i is metric{app="app-%05d"}; its value is 0 in hour -down-hour
-// (UTC) of every day when i % -down-every == -down-offset, else 1.
+// Series i is metric{app="app-%05d"}; its value is 0 for an hour from
+// -down-hour:-down-minute (UTC) of every day when i % -down-every ==
+// -down-offset, else 1.
 //
 // With -openmetrics FILE it writes the samples of an OpenMetrics text
 // instead (what promtool tsdb create-blocks-from openmetrics reads, with a
@@ -42,7 +43,8 @@ func main() {
 	step := flag.Duration("step", 5*time.Minute, "between samples")
 	every := flag.Int("down-every", 10, "every how many series one is down an hour a day")
 	offset := flag.Int("down-offset", 7, "which of them")
-	hour := flag.Int("down-hour", 3, "the UTC hour it is down")
+	hour := flag.Int("down-hour", 3, "the UTC hour its outage starts")
+	minute := flag.Int("down-minute", 0, "the minute of that hour its outage starts")
 	input := flag.String("openmetrics", "", "write the samples of this OpenMetrics file instead")
 	flag.Parse()
 	if *dir != "" && *input != "" {
@@ -56,8 +58,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "blockgen: need -dir, -start < -end, -step > 0, -down-every > 0")
 		os.Exit(2)
 	}
+	begin := *hour*60 + *minute
 	value := func(i int, t time.Time) float64 {
-		if i%*every == *offset && t.UTC().Hour() == *hour {
+		m := t.UTC().Hour()*60 + t.UTC().Minute()
+		if i%*every == *offset && (m-begin+24*60)%(24*60) < 60 {
 			return 0
 		}
 		return 1
