@@ -87,33 +87,6 @@ func TestSaveAllocatesOnlyItsEncoding(t *testing.T) {
 	}
 }
 
-// liveHeap is the heap that what build returns keeps alive, in bytes, and
-// the last value built. The goroutines of other tests (servers, monitors
-// still stopping) allocate and free at the same time, which can move the
-// figure either way by a few megabytes: the least of three tries that saw
-// growth is kept.
-func liveHeap(t *testing.T, build func() any) (float64, any) {
-	t.Helper()
-	best := int64(-1)
-	var v any
-	for range 3 {
-		v = nil // the last try's value is not counted in this one's
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		v = build()
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if d := int64(after.HeapAlloc) - int64(before.HeapAlloc); d > 0 && (best < 0 || d < best) {
-			best = d
-		}
-	}
-	if best < 0 {
-		t.Fatal("the heap never grew over three tries")
-	}
-	return float64(best), v
-}
-
 // The snapshot part of /metrics allocates about its encoding, not objects
 // per app: availmon_up made as const metrics and gathered through a
 // registry would cost 900 bytes and 18 allocations an app every snapshot.
