@@ -693,6 +693,16 @@ const focused = (page) => page.evaluate(() => {
 });
 
 async function barsScenario() {
+  // The page's figures are compared below with a later answer of the API:
+  // until a cycle after the first has counted some time, the two can fall
+  // either side of it (no data, then a little up time).
+  const start = Date.now();
+  for (;;) {
+    const av = await api('api/availability?window=1h&by=location');
+    if (av.items.length > 0 && av.items.every((it) => it.up_seconds + it.down_seconds > 0)) break;
+    if (Date.now() - start > 30000) throw new Error('no location has counted time after 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const b = await launch();
   const { page, state } = b;
   await page.goto(BASE);
