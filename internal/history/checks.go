@@ -53,15 +53,29 @@ type Check struct {
 type Checks struct {
 	mu                sync.Mutex
 	buf               []byte
-	head, n           int       // where the oldest check starts; the number of checks
-	first, firstDelta int64     // the oldest check's time in unix ms, and its delta
-	last, lastDelta   int64     // the newest one's, which the next is encoded against
-	errs              []errText // the distinct error texts of checks
+	head, n           int32 // where the oldest check starts; the number of checks
+	first, firstDelta int64 // the oldest check's time in unix ms, and its delta
+	last, lastDelta   int64 // the newest one's, which the next is encoded against
+	// errs holds the distinct error texts of checks, behind a pointer:
+	// most apps never fail, and the header is one per app (96 bytes, an
+	// allocator size class, where a slice here would make it 112).
+	errs *errTable
 	// seq counts the checks ever pushed and moved sums the steps Redate
 	// moved them by: a Mark is the two, so that EncodeMarked tells the
 	// checks held at the mark from those pushed since, and undoes a move
 	// made since.
 	seq, moved int64
+}
+
+// errTable is the distinct error texts of an app's checks.
+type errTable struct{ list []errText }
+
+// texts is the table of error texts, nil when no check has failed.
+func (h *Checks) texts() []errText {
+	if h.errs == nil {
+		return nil
+	}
+	return h.errs.list
 }
 
 // errText is an error text with the number of checks that show it.
@@ -77,6 +91,11 @@ const maxErrTexts = math.MaxUint16
 // maxCheckBytes bounds the encoding of one check.
 const maxCheckBytes = 3 * binary.MaxVarintLen64
 
+// maxChecks bounds the history size, so that the checks' count and byte
+// offsets fit the header's int32s: 67 million checks, a few hundred
+// megabytes an app, far past any history a monitor keeps.
+const maxChecks = math.MaxInt32 / (maxCheckBytes * 17 / 16)
+
 func packStatus(s Status) uint64 { return uint64(min(s, Unavailable)) }
 
 // Add appends e, dropping the oldest checks past size.
@@ -89,8 +108,8 @@ func (h *Checks) Add(e Check, size int) {
 // push is add with the bound on distinct error texts as a parameter, so
 // that tests can reach it.
 func (h *Checks) push(e Check, size, maxTexts int) {
-	size = max(size, 1)
-	for h.n >= size {
+	size = min(max(size, 1), maxChecks)
+	for int(h.n) >= size {
 		h.dropOldest()
 	}
 	// Release before interning, so that a full table reuses the slot of
@@ -147,7 +166,7 @@ func (h *Checks) dropOldest() {
 	}
 	rest := len(r.b)
 	r.next()
-	h.head, h.first, h.firstDelta = len(h.buf)-rest, r.ms, r.delta
+	h.head, h.first, h.firstDelta = int32(len(h.buf)-rest), r.ms, r.delta
 }
 
 // room makes buf hold need more bytes. When its end reaches its capacity,
@@ -161,10 +180,10 @@ func (h *Checks) room(need, size int) {
 	if len(h.buf)+need <= cap(h.buf) {
 		return
 	}
-	live := len(h.buf) - h.head
+	live := len(h.buf) - int(h.head)
 	want := live + need
-	if h.n+1 < size {
-		perCheck := (want + h.n) / (h.n + 1) // rounded up
+	if n := int(h.n); n+1 < size {
+		perCheck := (want + n) / (n + 1) // rounded up
 		want = max(want, perCheck*min(size, math.MaxInt32))
 	}
 	want += want / 16
@@ -188,31 +207,36 @@ func (h *Checks) intern(text string, maxTexts, size int) uint16 {
 	if text == "" {
 		return 0
 	}
+	errs := h.texts()
 	free := -1
-	for i := range h.errs {
+	for i := range errs {
 		switch {
-		case h.errs[i].text == text:
-			h.errs[i].refs++
+		case errs[i].text == text:
+			errs[i].refs++
 			return uint16(i + 1)
-		case h.errs[i].refs == 0 && free < 0:
+		case errs[i].refs == 0 && free < 0:
 			free = i
 		}
 	}
-	switch n := len(h.errs); {
+	switch n := len(errs); {
 	case free >= 0:
 	case n < maxTexts:
-		if n == cap(h.errs) {
-			h.errs = withCap(h.errs, n+max(1, min(n, size-n, maxTexts-n)))
+		if n == cap(errs) {
+			errs = withCap(errs, n+max(1, min(n, size-n, maxTexts-n)))
 		}
 		free = n
-		h.errs = append(h.errs, errText{})
+		errs = append(errs, errText{})
+		if h.errs == nil {
+			h.errs = new(errTable)
+		}
+		h.errs.list = errs
 	default:
 		// Every slot is in use: share the last one rather than grow.
 		free = n - 1
-		h.errs[free].refs++
+		errs[free].refs++
 		return uint16(free + 1)
 	}
-	h.errs[free] = errText{text: text, refs: 1}
+	errs[free] = errText{text: text, refs: 1}
 	return uint16(free + 1)
 }
 
@@ -221,7 +245,7 @@ func (h *Checks) release(n uint16) {
 	if n == 0 {
 		return
 	}
-	e := &h.errs[n-1]
+	e := &h.errs.list[n-1]
 	if e.refs--; e.refs == 0 {
 		e.text = "" // let the text go
 	}
@@ -266,7 +290,7 @@ func (h *Checks) check(ms int64, rtMicros uint32, s Status, errNum uint16) Check
 		Status: s,
 	}
 	if errNum != 0 {
-		e.Err = h.errs[errNum-1].text
+		e.Err = h.errs.list[errNum-1].text
 	}
 	return e
 }
@@ -312,7 +336,7 @@ func (h *Checks) reset(es []Check, size, maxTexts int) {
 func (h *Checks) Encode(e *statefile.Encoder, last *statefile.Last) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.encode(e, last, h.n, 0)
+	h.encode(e, last, int(h.n), 0)
 }
 
 // Mark is where a history stood at a moment, for EncodeMarked.
@@ -335,20 +359,20 @@ func (h *Checks) EncodeMarked(e *statefile.Encoder, last *statefile.Last, mark M
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	since := min(max(h.seq-mark.seq, 0), int64(h.n))
-	h.encode(e, last, h.n-int(since), mark.moved-h.moved)
+	h.encode(e, last, int(h.n)-int(since), mark.moved-h.moved)
 }
 
 // encode writes the oldest n checks, their times moved by shift ms. It
 // walks the checks once, straight from their encoded form: the error
 // numbers of the history become the table's refs as they are first used.
 func (h *Checks) encode(e *statefile.Encoder, last *statefile.Last, n int, shift int64) {
-	e.BeginChecks(n, len(h.errs))
+	e.BeginChecks(n, len(h.texts()))
 	r := h.reader()
 	for range n {
 		ms, rt, s, errNum := r.next()
 		var ref uint64
 		if errNum != 0 {
-			ref = e.Ref(int(errNum), h.errs[errNum-1].text)
+			ref = e.Ref(int(errNum), h.errs.list[errNum-1].text)
 		}
 		e.Check(ms+shift, rt, FileStatus(s), ref)
 	}

@@ -176,14 +176,14 @@ func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int)
 // that show it, and that a text no check shows is let go.
 func checkHistoryRefs(t *testing.T, h *Checks) {
 	t.Helper()
-	refs := make([]int, len(h.errs))
+	refs := make([]int, len(h.texts()))
 	r := h.reader()
 	for range h.n {
 		if _, _, _, n := r.next(); n != 0 {
 			refs[n-1]++
 		}
 	}
-	for i, e := range h.errs {
+	for i, e := range h.texts() {
 		if e.refs != refs[i] || e.refs == 0 && e.text != "" {
 			t.Fatalf("error slot %d: %d references, %d checks refer to it, text %q", i, e.refs, refs[i], e.text)
 		}
@@ -296,13 +296,13 @@ func TestHistoryBufferSize(t *testing.T) {
 		for _, e := range benchChecks(1000, distinct) {
 			h.Add(e, 100)
 			if h.n == 100 {
-				if live := len(h.buf) - h.head; cap(h.buf) > 2*(live+maxCheckBytes) {
+				if live := len(h.buf) - int(h.head); cap(h.buf) > 2*(live+maxCheckBytes) {
 					t.Fatalf("distinct errors %v: %d bytes of checks in a buffer of %d", distinct, live, cap(h.buf))
 				}
 			}
 		}
-		if cap(h.errs) > 112 {
-			t.Errorf("distinct errors %v: %d slots for 100 checks' texts", distinct, cap(h.errs))
+		if cap(h.texts()) > 112 {
+			t.Errorf("distinct errors %v: %d slots for 100 checks' texts", distinct, cap(h.texts()))
 		}
 	}
 }

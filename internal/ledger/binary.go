@@ -173,12 +173,13 @@ func (l *Ledger) Restore(s *Saved, now time.Time) {
 		e := l.get(se.kind, se.name)
 		e.rec = se.rec
 		v := e.rec.View()
-		e.out = outageTrack{}
+		e.out.end()
 		// An outage the saved record holds into now goes on with the
 		// next bad state rather than being announced again.
 		if os := v.Outages(now.Add(-time.Second), now); len(os) > 0 && os[len(os)-1].Ongoing {
 			o := os[len(os)-1]
-			e.out = outageTrack{on: true, full: o.Full, start: o.Start.UnixNano(), last: now.UnixNano()}
+			e.out.begin(o.Start.UnixNano(), o.Full)
+			e.out.last = now.UnixNano()
 		}
 		switch {
 		case inLayout[se.kind][e] && !e.rec.Removed().IsZero():

@@ -22,11 +22,25 @@ type Change struct {
 // outageTrack is what a feed needs to tell that an entity's outage began
 // or ended: the record answers the same, but reading it every cycle would
 // cost a pass over each record's day.
-// Times are unix nanoseconds: 16 bytes an entity rather than 48.
+// Times are unix nanoseconds: 16 bytes an entity rather than 48. The
+// entity's kind shares the track's last word (an entry of 240 bytes, an
+// allocator size class, rather than 248 in 256), so the track is only ever
+// changed through begin and end, which leave it alone.
 type outageTrack struct {
 	start, last int64 // the first and the last bad state of the outage
 	on          bool
 	full        bool
+	kind        Kind // the entity's: not the track's, see above
+}
+
+// begin starts an outage at ns, full or not.
+func (o *outageTrack) begin(ns int64, full bool) {
+	o.start, o.last, o.on, o.full = ns, 0, true, full
+}
+
+// end forgets the outage.
+func (o *outageTrack) end() {
+	o.start, o.last, o.on, o.full = 0, 0, false, false
 }
 
 // tally counts a location's apps of the cycle by state, those in
@@ -103,16 +117,16 @@ func (l *Ledger) note(e *entry, t time.Time, s timeline.State, hold time.Duratio
 	ns := t.UnixNano()
 	if o.on && (!bad || ns-o.last > int64(hold)) {
 		end := min(ns, o.last+int64(hold))
-		l.changes = append(l.changes, Change{Kind: e.kind, Name: e.name, Location: e.location,
+		l.changes = append(l.changes, Change{Kind: e.kind(), Name: e.name, Location: e.location,
 			Start: time.Unix(0, o.start).In(t.Location()), End: time.Unix(0, end).In(t.Location()), Full: o.full})
-		*o = outageTrack{}
+		o.end()
 	}
 	if !bad {
 		return
 	}
 	if !o.on {
-		*o = outageTrack{on: true, start: ns}
-		l.changes = append(l.changes, Change{Kind: e.kind, Name: e.name, Location: e.location,
+		o.begin(ns, false)
+		l.changes = append(l.changes, Change{Kind: e.kind(), Name: e.name, Location: e.location,
 			Start: t, Full: s == timeline.Down})
 	}
 	o.last = ns

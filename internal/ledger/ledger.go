@@ -84,9 +84,10 @@ type entry struct {
 	name     string
 	location string // an app's, as of its last layout
 	rec      timeline.Record
-	out      outageTrack
-	kind     Kind
+	out      outageTrack // and the entity's kind: see outageTrack
 }
+
+func (e *entry) kind() Kind { return e.out.kind }
 
 func (e *entry) setRemoved(t time.Time) { e.rec.SetRemoved(t) }
 
@@ -109,7 +110,7 @@ func (l *Ledger) Retention() time.Duration { return l.retention }
 func (l *Ledger) get(k Kind, name string) *entry {
 	e := l.byName[k][name]
 	if e == nil {
-		e = &entry{kind: k, name: name}
+		e = &entry{name: name, out: outageTrack{kind: k}}
 		l.byName[k][name] = e
 	}
 	return e
@@ -163,7 +164,7 @@ func (l *Ledger) SetLayout(now time.Time, lay Layout, ws []Window) {
 		for _, e := range l.byName[k] {
 			if !keep[k][e] && e.rec.Removed().IsZero() {
 				e.setRemoved(now)
-				e.out = outageTrack{}
+				e.out.end()
 			}
 		}
 	}

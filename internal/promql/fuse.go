@@ -16,10 +16,17 @@ import (
 // among the series labelled vi, exactly what the expression with vi alone
 // returns; expressions whose key is equal differ only in that value.
 type fusion struct {
-	label, value string
-	key          string // the expression printed with the value left out
-	matchers     int    // how many matchers carry the value
+	value string
+	// key is the label, a NUL and the expression printed with the value
+	// left out: the label is not kept apart, as there is a fusion per app
+	// and 48 bytes hold it where 64 would hold the label too.
+	key      string
+	matchers int // how many matchers carry the value
 }
+
+// label is the label name the fusion tells apps apart by: label names hold
+// no NUL.
+func (f *fusion) label() string { return f.key[:strings.IndexByte(f.key, 0)] }
 
 // fusions lists the ways e can be fused, by label name.
 func (e *Expr) fusions() []fusion {
@@ -40,7 +47,7 @@ func findFusions(text string, node parser.Expr) []fusion {
 		if tmpl == nil {
 			continue
 		}
-		out = append(out, fusion{label: label, value: value, key: label + "\x00" + tmpl.String(), matchers: n})
+		out = append(out, fusion{value: value, key: label + "\x00" + tmpl.String(), matchers: n})
 	}
 	return out
 }
@@ -276,7 +283,6 @@ func classifyBinary(n *parser.BinaryExpr, label string) dependence {
 func (e *Expr) Share(seen map[string]string) {
 	for i := range e.fuse {
 		f := &e.fuse[i]
-		f.label = shared(seen, f.label)
 		f.key = shared(seen, f.key)
 		if j := strings.Index(e.text, f.value); j >= 0 {
 			f.value = e.text[j : j+len(f.value)]

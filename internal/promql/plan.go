@@ -93,7 +93,7 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 		f := e.fuse[best]
 		g := groups[f.key]
 		if g == nil {
-			g = &term{expr: e, label: f.label, byValue: make(map[string][]int), f: f, src: items}
+			g = &term{expr: e, label: f.label(), byValue: make(map[string][]int), f: f, src: items}
 			groups[f.key] = g
 			terms = append(terms, g)
 		}

@@ -82,7 +82,7 @@ func TestFusions(t *testing.T) {
 	for _, tt := range tests {
 		var got []string
 		for _, f := range mustParse(t, tt.expr).fusions() {
-			got = append(got, f.label+"="+f.value)
+			got = append(got, f.label()+"="+f.value)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("fusions of %s (-want +got):\n%s", tt.expr, diff)
