@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,21 @@ type Store interface {
 	// Save replaces the saved state with data, atomically: after a crash,
 	// Load finds either the previous state or this one, whole.
 	Save(ctx context.Context, data []byte) error
+}
+
+// A StreamSaver is a Store that also takes a save as a stream: the state is
+// encoded straight into the store's writer, never held whole in memory (at
+// 10,000 apps with 400 days of record it is over 150 MB, which a Save's
+// data would add to the heap at every save). A Monitor saves through
+// SaveFrom when its Store has it, through Save otherwise. filestore.Store
+// is one.
+type StreamSaver interface {
+	// SaveFrom replaces the saved state with what src.WriteTo writes,
+	// atomically as Save does. It calls src.WriteTo at most once, and
+	// fails the save, keeping the state saved before, when WriteTo
+	// returns an error. The bytes WriteTo writes are those Save would be
+	// given.
+	SaveFrom(ctx context.Context, src io.WriterTo) error
 }
 
 // ErrBadState is wrapped by the error a Store's decode function returns for
@@ -268,19 +284,72 @@ func (sv *saver) encode() (data []byte, locked time.Duration) {
 	return data, locked
 }
 
-// save encodes the state and writes it. The time it records for a success
-// is taken before the encoding: the state saved is at least that recent.
-// The save's own cost (encoding, cycle lock, writing, bytes) is measured
-// on the wall clock, not the monitor's: it is the machine's cost.
+// save encodes the state and writes it: streamed into the store when it
+// is a StreamSaver, else encoded whole and given to its Save. The time it
+// records for a success is taken before the encoding: the state saved is
+// at least that recent. The save's own cost (encoding, cycle lock,
+// writing, bytes) is measured on the wall clock, not the monitor's: it is
+// the machine's cost.
 func (sv *saver) save(ctx context.Context) error {
 	at := sv.m.clock.Now()
 	began := time.Now()
-	data, locked := sv.encode()
-	err := sv.m.write(ctx, at, data)
+	var cost saveCost
+	var err error
+	if ss, ok := sv.m.persist.store.(StreamSaver); ok {
+		cost, err = sv.m.streamSave(ctx, at, ss)
+	} else {
+		var data []byte
+		data, cost.locked = sv.encode()
+		cost.bytes = len(data)
+		err = sv.m.write(ctx, at, data)
+	}
 	if err == nil {
-		sv.m.persist.saves.measured(saveCost{took: time.Since(began), locked: locked, bytes: len(data)})
+		cost.took = time.Since(began)
+		sv.m.persist.saves.measured(cost)
 	}
 	return err
+}
+
+// streamSave saves the state encoded at at into ss as a stream, and records
+// how it went, as write does for a Save.
+func (m *Monitor) streamSave(ctx context.Context, at time.Time, ss StreamSaver) (saveCost, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	src := &liveState{m: m}
+	err := ss.SaveFrom(ctx, src)
+	if err == nil && !src.written {
+		err = errors.New("the store saved without writing the state")
+	}
+	m.persist.saves.done(at, err)
+	if err != nil {
+		m.log.Warn("cannot save the state", "err", err)
+		return saveCost{}, err
+	}
+	m.log.Debug("state saved", "bytes", src.bytes, "duration", time.Since(start))
+	return saveCost{locked: src.locked, bytes: int(src.bytes)}, nil
+}
+
+// liveState is the live state as a StreamSaver takes it: its WriteTo cuts
+// the state and encodes it into the writer.
+type liveState struct {
+	m       *Monitor
+	written bool
+	locked  time.Duration // how long the cut held the cycle lock
+	bytes   int64
+}
+
+// WriteTo cuts the state and encodes it into w, once.
+func (s *liveState) WriteTo(w io.Writer) (int64, error) {
+	if s.written {
+		return 0, errors.New("availmon: the state was written already")
+	}
+	s.written = true
+	e := statefile.NewStreamEncoder(w)
+	s.locked = s.m.encodeInto(e)
+	n, err := e.Flush()
+	s.bytes = n
+	return n, err
 }
 
 func (sv *saver) loop(ctx context.Context) {
@@ -351,28 +420,40 @@ func (m *Monitor) encodeLive(hint int) []byte {
 // encodeLiveTimed is encodeLive that also reports how long it held the
 // cycle lock, the time a cycle due meanwhile waited.
 func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
+	e := statefile.NewEncoder(make([]byte, 0, hint))
+	locked := m.encodeInto(e)
+	return e.Bytes(), locked
+}
+
+// encodeInto encodes the live state into e, as encodeLive does, and
+// returns how long it held the cycle lock.
+func (m *Monitor) encodeInto(e *statefile.Encoder) time.Duration {
 	// One encoding at a time: the days of a cut are the cut's until its
 	// save has taken them.
 	m.persist.encoding.Lock()
 	defer m.persist.encoding.Unlock()
-	e := statefile.NewEncoder(make([]byte, 0, hint))
 	m.cycleMu.Lock()
 	lockedAt := time.Now()
 	c := m.cut(e, m.persist.lastCut)
 	m.persist.lastCut = c
 	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
-	data := m.encodeCut(e, c)
+	m.encodeCut(e, c)
 	// Kept for its slices only: not the Book or plan of an old cycle.
 	c.book, c.plan = nil, nil
-	return data, locked
+	return locked
 }
 
-// encodeCut encodes the rest of the state after cut c, without cycleMu, and
-// returns the whole encoding.
-func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
+// encodeCut encodes the rest of the state after cut c, without cycleMu.
+// The ledger's history, most of a large state, is encoded a record at a
+// time: a stream encoder writes each out before the next.
+func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) {
 	c.encodeApps(e)
-	e.Ledger(c.book.AppendBinary)
+	e.LedgerPieces(func(emit func([]byte) error) error {
+		var err error
+		c.ledgerBuf, err = c.book.EachBinary(c.ledgerBuf, emit)
+		return err
+	})
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
@@ -380,7 +461,6 @@ func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
 	e.Replay(replay)
 	mt := m.maint.saved()
 	e.Maintenance(&mt)
-	return e.Bytes()
 }
 
 // saveCut is the state of a save as its cut took it, under cycleMu, for
@@ -392,6 +472,8 @@ type saveCut struct {
 	lasts []appState     // each app's last state
 	// scratch holds the chunk of 24-hour windows being encoded.
 	scratch []history.AppDay
+	// ledgerBuf holds the ledger record being encoded.
+	ledgerBuf []byte
 	// The ledger's history (90 days and more) is encoded from a Book,
 	// which shares the records' bytes and stays as it is while cycles go
 	// on: under the lock only a view per entity is taken.
@@ -421,7 +503,7 @@ func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
 	}
 	c := &saveCut{plan: m.plan, st: st}
 	if last != nil {
-		c.marks, c.lasts, c.scratch = last.marks[:0], last.lasts[:0], last.scratch
+		c.marks, c.lasts, c.scratch, c.ledgerBuf = last.marks[:0], last.lasts[:0], last.scratch, last.ledgerBuf
 	}
 	c.lasts = append(c.lasts, st.apps...)
 	for _, h := range st.history {
