@@ -73,6 +73,12 @@ func (m *Monitor) restore(ctx context.Context) {
 	err := m.persist.store.Load(ctx, func(data []byte) error {
 		var err error
 		s, err = decodeState(data)
+		if s != nil {
+			// The ledger is restored from its decoded records: the
+			// file's bytes, as large as the state, go once Load ends,
+			// before the live state is built from s.
+			s.Ledger = nil
+		}
 		return err
 	})
 	if err != nil {
@@ -144,8 +150,8 @@ func (m *Monitor) apply(s *statefile.State) int {
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
 	m.restoreMaintenance(s.Maintenance)
-	if s.Ledger != nil {
-		m.restoreLedger(s.Ledger, now)
+	if s.Records != nil {
+		m.restoreLedger(s.Records, now)
 	}
 	return kept
 }

@@ -237,11 +237,31 @@ func (s *Store) read() ([]byte, error) {
 	if fi.Size() > s.maxBytes+int64(headerSize) {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d allowed", errBadFile, fi.Size(), s.maxBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, s.maxBytes+int64(headerSize)+1))
+	b, err := readSized(io.LimitReader(f, s.maxBytes+int64(headerSize)+1), fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	return unframe(b)
+}
+
+// readSized reads r to its end into one buffer of size bytes, grown only
+// if r holds more. io.ReadAll would grow its buffer step by step, leaving
+// garbage several times the state's size at every start.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1) // +1: the end is seen without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew as it was read
+		}
+	}
 }
 
 // unframe checks the header against b and returns the data it frames.
