@@ -351,10 +351,12 @@ func (s *liveState) WriteTo(w io.Writer) (int64, error) {
 		return 0, errors.New("availmon: the state was written already")
 	}
 	s.written = true
-	e := statefile.NewStreamEncoder(w)
+	p := &s.m.persist
+	e := statefile.NewStreamEncoder(w, p.streamBuf)
 	s.locked = s.m.encodeInto(e)
 	n, err := e.Flush()
 	s.bytes = n
+	p.streamBuf = e.Bytes()
 	return n, err
 }
 

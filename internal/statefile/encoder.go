@@ -41,11 +41,16 @@ type Encoder struct {
 func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf} }
 
 // NewStreamEncoder returns an Encoder that writes the encoding to w as it
-// goes; Flush writes what is left. After a write to w failed, the encoding
-// goes on but writes nothing more, so that a caller encoding from a cut of
-// live state still takes all of it (Flush returns the error).
-func NewStreamEncoder(w io.Writer) *Encoder {
-	return &Encoder{b: make([]byte, 0, 2*spillBytes), w: w}
+// goes, holding parts of it in buf (reused from the last encoding, whose
+// Bytes it is after Flush; nil for a new one); Flush writes what is left.
+// After a write to w failed, the encoding goes on but writes nothing more,
+// so that a caller encoding from a cut of live state still takes all of it
+// (Flush returns the error).
+func NewStreamEncoder(w io.Writer, buf []byte) *Encoder {
+	if cap(buf) < 2*spillBytes {
+		buf = make([]byte, 0, 2*spillBytes)
+	}
+	return &Encoder{b: buf[:0], w: w}
 }
 
 // spillBytes is how much a stream encoder holds before writing it out.
