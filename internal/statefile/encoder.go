@@ -290,6 +290,21 @@ func (e *Encoder) time(t time.Time) {
 // Encode returns the encoding of s, as a monitor writes its live state.
 func Encode(s *State) []byte {
 	e := NewEncoder(nil)
+	e.state(s)
+	return e.b
+}
+
+// state encodes s whole.
+func (e *Encoder) state(s *State) {
+	raw := s.Ledger
+	if raw == nil {
+		raw = emptyLedger
+	}
+	e.stateWith(s, func(emit func([]byte) error) error { return emit(raw) })
+}
+
+// stateWith encodes s with the ledger section each gives (LedgerPieces).
+func (e *Encoder) stateWith(s *State, each func(emit func([]byte) error) error) {
 	e.Header(s.SavedAt, s.Interval)
 	e.Minutes(len(s.Minutes))
 	for i := range s.Minutes {
@@ -305,14 +320,9 @@ func Encode(s *State) []byte {
 	for i := range s.Apps {
 		e.app(&s.Apps[i])
 	}
-	raw := s.Ledger
-	if raw == nil {
-		raw = emptyLedger
-	}
-	e.Ledger(func(b []byte) []byte { return append(b, raw...) })
+	e.LedgerPieces(each)
 	e.Replay(s.Replay)
 	e.Maintenance(&s.Maintenance)
-	return e.b
 }
 
 // app writes a decoded app as a live history writes its own.
