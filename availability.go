@@ -405,7 +405,7 @@ type persistence struct {
 	saves    saveRecord
 	encoding sync.Mutex // one state encoding at a time (persist.go)
 	// streamBuf is the buffer of the last streamed save, for the next;
-	// only the saver's goroutine, one save at a time, touches it.
+	// under encoding.
 	streamBuf []byte
 	// lastCut is the last save's cut, whose per-app slices the next one
 	// reuses: under encoding.

@@ -352,8 +352,10 @@ func (s *liveState) WriteTo(w io.Writer) (int64, error) {
 	}
 	s.written = true
 	p := &s.m.persist
+	p.encoding.Lock()
+	defer p.encoding.Unlock()
 	e := statefile.NewStreamEncoder(w, p.streamBuf)
-	s.locked = s.m.encodeInto(e)
+	s.locked = s.m.encodeLocked(e)
 	n, err := e.Flush()
 	s.bytes = n
 	p.streamBuf = e.Bytes()
@@ -407,8 +409,9 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 	}
 }
 
-// A save encodes the live state straight into the buffer it writes: no copy
-// of every app's history is taken first. At 10,000 apps with full histories
+// A save encodes the live state straight into the store's writer (a
+// StreamSaver's) or the buffer it gives Save: no copy of every app's
+// history is taken first. At 10,000 apps with full histories
 // that copy would be a 56 MB arena of history.Check plus the encoding grown by
 // doubling, every save interval: the largest burst of live heap of the
 // binary, which the garbage collector's heap goal would double again.
@@ -428,18 +431,19 @@ func (m *Monitor) encodeLive(hint int) []byte {
 // encodeLiveTimed is encodeLive that also reports how long it held the
 // cycle lock, the time a cycle due meanwhile waited.
 func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
-	e := statefile.NewEncoder(make([]byte, 0, hint))
-	locked := m.encodeInto(e)
-	return e.Bytes(), locked
-}
-
-// encodeInto encodes the live state into e, as encodeLive does, and
-// returns how long it held the cycle lock.
-func (m *Monitor) encodeInto(e *statefile.Encoder) time.Duration {
 	// One encoding at a time: the days of a cut are the cut's until its
 	// save has taken them.
 	m.persist.encoding.Lock()
 	defer m.persist.encoding.Unlock()
+	e := statefile.NewEncoder(make([]byte, 0, hint))
+	locked := m.encodeLocked(e)
+	return e.Bytes(), locked
+}
+
+// encodeLocked encodes the live state into e, as encodeLive does, and
+// returns how long it held the cycle lock. The caller holds
+// persist.encoding.
+func (m *Monitor) encodeLocked(e *statefile.Encoder) time.Duration {
 	m.cycleMu.Lock()
 	lockedAt := time.Now()
 	c := m.cut(e, m.persist.lastCut)
