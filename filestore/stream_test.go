@@ -159,3 +159,21 @@ func TestReadSized(t *testing.T) {
 		t.Errorf("readSized of a reader of the size it was told made %.0f allocations, want 1 buffer (and the reader)", allocs)
 	}
 }
+
+// FuzzSaveFrom: whatever a stream writes, in whatever pieces, Load reads
+// back the same bytes.
+func FuzzSaveFrom(f *testing.F) {
+	f.Add([]byte("state"), uint16(1))
+	f.Add([]byte{}, uint16(7))
+	f.Add(bytes.Repeat([]byte{0xff}, 5000), uint16(4096))
+	f.Fuzz(func(t *testing.T, data []byte, step uint16) {
+		s, _ := newStore(t, t.TempDir())
+		if err := s.SaveFrom(t.Context(), &writerTo{data: data, step: int(step) + 1}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := load(t, s)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("Load after SaveFrom = %d bytes, %v; want the %d saved", len(got), err, len(data))
+		}
+	})
+}
