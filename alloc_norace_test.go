@@ -3,6 +3,7 @@
 package availmon
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -116,5 +117,31 @@ func TestMetricsBodyNotObjectsPerApp(t *testing.T) {
 			t.Errorf("%s: %d bytes and %d allocations for a body of %d bytes, want at most %d bytes and 2000 allocations",
 				f, heap, allocs, n, limit)
 		}
+	}
+}
+
+// A save into a StreamSaver (the file store) allocates a small fraction of
+// the state it writes: the state is encoded into the store's writer, never
+// into a buffer of its size, which at 10,000 apps with 400 days of record
+// added 170 MB to the heap at every save.
+func TestStreamedSaveAllocatesLittle(t *testing.T) {
+	m, _ := largeMonitor(t, 3000, 30, 100)
+	n := len(m.encodeLive(0))
+	m.persist.store = &streamStore{w: io.Discard}
+	sv := &saver{m: m}
+	if err := sv.save(t.Context()); err != nil { // the cut's slices, kept for the next
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := sv.save(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a streamed save of %d bytes allocated %d bytes", n, got)
+	if limit := uint64(n / 8); got > limit {
+		t.Errorf("a streamed save of %d bytes allocated %d bytes, want at most %d", n, got, limit)
 	}
 }

@@ -404,6 +404,9 @@ type persistence struct {
 	interval time.Duration
 	saves    saveRecord
 	encoding sync.Mutex // one state encoding at a time (persist.go)
+	// streamBuf is the buffer of the last streamed save, for the next;
+	// under encoding.
+	streamBuf []byte
 	// lastCut is the last save's cut, whose per-app slices the next one
 	// reuses: under encoding.
 	lastCut *saveCut

@@ -175,13 +175,8 @@ func (mt *maintenance) takeDeleted(p *plan) []ledger.Deleted {
 	return out
 }
 
-// restoreLedger puts the saved ledger in place (statefile.Decode checked it).
-func (m *Monitor) restoreLedger(raw []byte, now time.Time) {
-	saved, err := ledger.Decode(raw)
-	if err != nil {
-		m.log.Warn("cannot restore the record of availability over time", "err", err)
-		return
-	}
+// restoreLedger puts the saved ledger in place (statefile.Decode read it).
+func (m *Monitor) restoreLedger(saved *ledger.Saved, now time.Time) {
 	m.ledger.Restore(saved, now)
 	m.log.Info("restored the record of availability over time", "records", saved.Len())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,21 @@ type Store interface {
 	Save(ctx context.Context, data []byte) error
 }
 
+// A StreamSaver is a Store that also takes a save as a stream: the state is
+// encoded straight into the store's writer, never held whole in memory (at
+// 10,000 apps with 400 days of record it is over 150 MB, which a Save's
+// data would add to the heap at every save). A Monitor saves through
+// SaveFrom when its Store has it, through Save otherwise. filestore.Store
+// is one.
+type StreamSaver interface {
+	// SaveFrom replaces the saved state with what src.WriteTo writes,
+	// atomically as Save does. It calls src.WriteTo at most once, and
+	// fails the save, keeping the state saved before, when WriteTo
+	// returns an error. The bytes WriteTo writes are those Save would be
+	// given.
+	SaveFrom(ctx context.Context, src io.WriterTo) error
+}
+
 // ErrBadState is wrapped by the error a Store's decode function returns for
 // data it cannot use (damaged, or of an unknown encoding version).
 var ErrBadState = errors.New("availmon: saved state is unreadable")
@@ -57,6 +73,12 @@ func (m *Monitor) restore(ctx context.Context) {
 	err := m.persist.store.Load(ctx, func(data []byte) error {
 		var err error
 		s, err = decodeState(data)
+		if s != nil {
+			// The ledger is restored from its decoded records: the
+			// file's bytes, as large as the state, go once Load ends,
+			// before the live state is built from s.
+			s.Ledger = nil
+		}
 		return err
 	})
 	if err != nil {
@@ -128,8 +150,8 @@ func (m *Monitor) apply(s *statefile.State) int {
 		m.log.Info("restored the replay cache", "signatures", n)
 	}
 	m.restoreMaintenance(s.Maintenance)
-	if s.Ledger != nil {
-		m.restoreLedger(s.Ledger, now)
+	if s.Records != nil {
+		m.restoreLedger(s.Records, now)
 	}
 	return kept
 }
@@ -268,19 +290,76 @@ func (sv *saver) encode() (data []byte, locked time.Duration) {
 	return data, locked
 }
 
-// save encodes the state and writes it. The time it records for a success
-// is taken before the encoding: the state saved is at least that recent.
-// The save's own cost (encoding, cycle lock, writing, bytes) is measured
-// on the wall clock, not the monitor's: it is the machine's cost.
+// save encodes the state and writes it: streamed into the store when it
+// is a StreamSaver, else encoded whole and given to its Save. The time it
+// records for a success is taken before the encoding: the state saved is
+// at least that recent. The save's own cost (encoding, cycle lock,
+// writing, bytes) is measured on the wall clock, not the monitor's: it is
+// the machine's cost.
 func (sv *saver) save(ctx context.Context) error {
 	at := sv.m.clock.Now()
 	began := time.Now()
-	data, locked := sv.encode()
-	err := sv.m.write(ctx, at, data)
+	var cost saveCost
+	var err error
+	if ss, ok := sv.m.persist.store.(StreamSaver); ok {
+		cost, err = sv.m.streamSave(ctx, at, ss)
+	} else {
+		var data []byte
+		data, cost.locked = sv.encode()
+		cost.bytes = len(data)
+		err = sv.m.write(ctx, at, data)
+	}
 	if err == nil {
-		sv.m.persist.saves.measured(saveCost{took: time.Since(began), locked: locked, bytes: len(data)})
+		cost.took = time.Since(began)
+		sv.m.persist.saves.measured(cost)
 	}
 	return err
+}
+
+// streamSave saves the state encoded at at into ss as a stream, and records
+// how it went, as write does for a Save.
+func (m *Monitor) streamSave(ctx context.Context, at time.Time, ss StreamSaver) (saveCost, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	src := &liveState{m: m}
+	err := ss.SaveFrom(ctx, src)
+	if err == nil && !src.written {
+		err = errors.New("the store saved without writing the state")
+	}
+	m.persist.saves.done(at, err)
+	if err != nil {
+		m.log.Warn("cannot save the state", "err", err)
+		return saveCost{}, err
+	}
+	m.log.Debug("state saved", "bytes", src.bytes, "duration", time.Since(start))
+	return saveCost{locked: src.locked, bytes: int(src.bytes)}, nil
+}
+
+// liveState is the live state as a StreamSaver takes it: its WriteTo cuts
+// the state and encodes it into the writer.
+type liveState struct {
+	m       *Monitor
+	written bool
+	locked  time.Duration // how long the cut held the cycle lock
+	bytes   int64
+}
+
+// WriteTo cuts the state and encodes it into w, once.
+func (s *liveState) WriteTo(w io.Writer) (int64, error) {
+	if s.written {
+		return 0, errors.New("availmon: the state was written already")
+	}
+	s.written = true
+	p := &s.m.persist
+	p.encoding.Lock()
+	defer p.encoding.Unlock()
+	e := statefile.NewStreamEncoder(w, p.streamBuf)
+	s.locked = s.m.encodeLocked(e)
+	n, err := e.Flush()
+	s.bytes = n
+	p.streamBuf = e.Bytes()
+	return n, err
 }
 
 func (sv *saver) loop(ctx context.Context) {
@@ -330,8 +409,9 @@ func (h *minuteHistory) restore(ms []statefile.Minute, now time.Time) {
 	}
 }
 
-// A save encodes the live state straight into the buffer it writes: no copy
-// of every app's history is taken first. At 10,000 apps with full histories
+// A save encodes the live state straight into the store's writer (a
+// StreamSaver's) or the buffer it gives Save: no copy of every app's
+// history is taken first. At 10,000 apps with full histories
 // that copy would be a 56 MB arena of history.Check plus the encoding grown by
 // doubling, every save interval: the largest burst of live heap of the
 // binary, which the garbage collector's heap goal would double again.
@@ -356,23 +436,36 @@ func (m *Monitor) encodeLiveTimed(hint int) ([]byte, time.Duration) {
 	m.persist.encoding.Lock()
 	defer m.persist.encoding.Unlock()
 	e := statefile.NewEncoder(make([]byte, 0, hint))
+	locked := m.encodeLocked(e)
+	return e.Bytes(), locked
+}
+
+// encodeLocked encodes the live state into e, as encodeLive does, and
+// returns how long it held the cycle lock. The caller holds
+// persist.encoding.
+func (m *Monitor) encodeLocked(e *statefile.Encoder) time.Duration {
 	m.cycleMu.Lock()
 	lockedAt := time.Now()
 	c := m.cut(e, m.persist.lastCut)
 	m.persist.lastCut = c
 	locked := time.Since(lockedAt)
 	m.cycleMu.Unlock()
-	data := m.encodeCut(e, c)
+	m.encodeCut(e, c)
 	// Kept for its slices only: not the Book or plan of an old cycle.
 	c.book, c.plan = nil, nil
-	return data, locked
+	return locked
 }
 
-// encodeCut encodes the rest of the state after cut c, without cycleMu, and
-// returns the whole encoding.
-func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
+// encodeCut encodes the rest of the state after cut c, without cycleMu.
+// The ledger's history, most of a large state, is encoded a record at a
+// time: a stream encoder writes each out before the next.
+func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) {
 	c.encodeApps(e)
-	e.Ledger(c.book.AppendBinary)
+	e.LedgerPieces(func(emit func([]byte) error) error {
+		var err error
+		c.ledgerBuf, err = c.book.EachBinary(c.ledgerBuf, emit)
+		return err
+	})
 	var replay []hmac.ReplayEntry
 	if k, ok := m.api.auth.(ReplayKeeper); ok {
 		replay = k.ReplayEntries()
@@ -380,7 +473,6 @@ func (m *Monitor) encodeCut(e *statefile.Encoder, c *saveCut) []byte {
 	e.Replay(replay)
 	mt := m.maint.saved()
 	e.Maintenance(&mt)
-	return e.Bytes()
 }
 
 // saveCut is the state of a save as its cut took it, under cycleMu, for
@@ -392,6 +484,8 @@ type saveCut struct {
 	lasts []appState     // each app's last state
 	// scratch holds the chunk of 24-hour windows being encoded.
 	scratch []history.AppDay
+	// ledgerBuf holds the ledger record being encoded.
+	ledgerBuf []byte
 	// The ledger's history (90 days and more) is encoded from a Book,
 	// which shares the records' bytes and stays as it is while cycles go
 	// on: under the lock only a view per entity is taken.
@@ -421,7 +515,7 @@ func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
 	}
 	c := &saveCut{plan: m.plan, st: st}
 	if last != nil {
-		c.marks, c.lasts, c.scratch = last.marks[:0], last.lasts[:0], last.scratch
+		c.marks, c.lasts, c.scratch, c.ledgerBuf = last.marks[:0], last.lasts[:0], last.scratch, last.ledgerBuf
 	}
 	c.lasts = append(c.lasts, st.apps...)
 	for _, h := range st.history {

@@ -94,7 +94,8 @@ func TestSaveCutCycleBetween(t *testing.T) {
 	tm.cycleMu.Unlock()
 	tm.clock.Step(-2 * time.Hour)
 	tm.scrape(t)
-	data := tm.encodeCut(e, c)
+	tm.encodeCut(e, c)
+	data := e.Bytes()
 	tm.persist.encoding.Unlock()
 
 	if after := tm.copyState(); cmp.Equal(after.Apps[0].Day, want.Apps[0].Day, stateCmp) {

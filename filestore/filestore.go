@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -46,7 +47,10 @@ type Store struct {
 	saving   chan struct{} // a one-slot lock that a cancelled Save can leave
 }
 
-var _ availmon.Store = (*Store)(nil)
+var (
+	_ availmon.Store       = (*Store)(nil)
+	_ availmon.StreamSaver = (*Store)(nil)
+)
 
 // New returns a Store for o.Dir, creating the directory if it does not
 // exist, and removes the temporary files that saves cut short by a crash
@@ -96,12 +100,10 @@ var errBadFile = errors.New("filestore: state file unreadable")
 // Save writes data atomically: a temporary file is written and synced,
 // renamed over the state file, and the directory synced.
 func (s *Store) Save(ctx context.Context, data []byte) error {
-	select {
-	case s.saving <- struct{}{}:
-		defer func() { <-s.saving }()
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := s.lock(ctx); err != nil {
+		return err
 	}
+	defer s.unlock()
 	hdr := header(data)
 	if err := atomicfile.Write(s.Path(), hdr[:], data); err != nil {
 		return fmt.Errorf("filestore: %w", err)
@@ -109,15 +111,81 @@ func (s *Store) Save(ctx context.Context, data []byte) error {
 	return nil
 }
 
+// SaveFrom writes what src writes atomically, as Save writes its data, but
+// as src writes it: the state is never held whole in memory. The header,
+// whose length and checksum are known only at the end, is written last, in
+// its place before the data; until the rename, the file is only a
+// temporary one.
+func (s *Store) SaveFrom(ctx context.Context, src io.WriterTo) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	err := atomicfile.WriteFunc(s.Path(), func(f *os.File) error {
+		if _, err := f.Seek(int64(headerSize), io.SeekStart); err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(f, saveBuffer)
+		cw := &summingWriter{w: bw}
+		if _, err := src.WriteTo(cw); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		hdr := headerOf(cw.n, cw.sum)
+		_, err := f.WriteAt(hdr[:], 0)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("filestore: %w", err)
+	}
+	return nil
+}
+
+// saveBuffer is the size of the writes SaveFrom makes.
+const saveBuffer = 256 << 10
+
+// summingWriter counts and checksums what it passes on, for the header.
+type summingWriter struct {
+	w   io.Writer
+	n   uint64
+	sum uint32
+}
+
+func (c *summingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += uint64(n)
+	c.sum = crc32.Update(c.sum, castagnoli, p[:n])
+	return n, err
+}
+
+// lock takes the store's one save at a time, or gives up when ctx ends.
+func (s *Store) lock(ctx context.Context) error {
+	select {
+	case s.saving <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Store) unlock() { <-s.saving }
+
 // header is the header that frames data. It is written before data rather
 // than prepended to a copy of it: the state of 50,000 apps is tens of
 // megabytes, and a copy per save would double what a save holds.
 func header(data []byte) [headerSize]byte {
+	return headerOf(uint64(len(data)), crc32.Checksum(data, castagnoli))
+}
+
+// headerOf is the header of n bytes of data whose checksum is sum.
+func headerOf(n uint64, sum uint32) [headerSize]byte {
 	var h [headerSize]byte
 	copy(h[:], magic)
 	binary.BigEndian.PutUint32(h[8:], version)
-	binary.BigEndian.PutUint64(h[12:], uint64(len(data)))
-	binary.BigEndian.PutUint32(h[20:], crc32.Checksum(data, castagnoli))
+	binary.BigEndian.PutUint64(h[12:], n)
+	binary.BigEndian.PutUint32(h[20:], sum)
 	return h
 }
 
@@ -169,11 +237,31 @@ func (s *Store) read() ([]byte, error) {
 	if fi.Size() > s.maxBytes+int64(headerSize) {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d allowed", errBadFile, fi.Size(), s.maxBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, s.maxBytes+int64(headerSize)+1))
+	b, err := readSized(io.LimitReader(f, s.maxBytes+int64(headerSize)+1), fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	return unframe(b)
+}
+
+// readSized reads r to its end into one buffer of size bytes, grown only
+// if r holds more. io.ReadAll would grow its buffer step by step, leaving
+// garbage several times the state's size at every start.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1) // +1: the end is seen without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew as it was read
+		}
+	}
 }
 
 // unframe checks the header against b and returns the data it frames.

@@ -35,7 +35,8 @@ import (
 const defaultGOGC = 50
 
 func main() {
-	if _, set := os.LookupEnv("GOGC"); !set {
+	_, gogcSet := os.LookupEnv("GOGC")
+	if !gogcSet {
 		debug.SetGCPercent(defaultGOGC)
 	}
 	if !server.PprofRequested(os.Args[1:]) {
@@ -46,7 +47,15 @@ func main() {
 		runtime.MemProfileRate = 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	paced := make(chan struct{})
+	go func() {
+		defer close(paced)
+		if !gogcSet { // a GOGC of the environment is the operator's
+			paceGC(ctx)
+		}
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
+	<-paced
 	os.Exit(code)
 }

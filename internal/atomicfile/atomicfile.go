@@ -23,7 +23,21 @@ var errInUse = errors.New("a write under way holds it")
 
 // Write replaces path with the parts written one after the other, so that
 // after a crash path holds its old content or the new one, whole.
-func Write(path string, parts ...[]byte) (err error) {
+func Write(path string, parts ...[]byte) error {
+	return WriteFunc(path, func(f *os.File) error {
+		for _, b := range parts {
+			if _, err := f.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteFunc replaces path with what write writes to a temporary file, as
+// Write does: the file is synced, renamed over path, and the directory
+// synced. An error of write leaves path as it was.
+func WriteFunc(path string, write func(f *os.File) error) (err error) {
 	f, err := CreateTemp(path)
 	if err != nil {
 		return err
@@ -34,10 +48,8 @@ func Write(path string, parts ...[]byte) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	for _, b := range parts {
-		if _, err := f.Write(b); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Name(), err)
-		}
+	if err := write(f); err != nil {
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("syncing %s: %w", f.Name(), err)

@@ -41,25 +41,59 @@ func (l *Ledger) AppendBinary(b []byte) []byte {
 // A Book is immutable, so a save takes one under the cycle lock (a view
 // per entity) and encodes the whole history outside it.
 func (bk *Book) AppendBinary(b []byte) []byte {
+	b = bk.appendHead(b)
+	for k := range nKinds {
+		for i := range bk.r.ents[k] {
+			b = bk.appendEntity(b, k, i)
+		}
+	}
+	return b
+}
+
+// EachBinary calls emit with the pieces of AppendBinary's encoding in
+// order, the head and then one entity's record at a time, each encoded
+// into buf (reused: emit must not keep it), and returns buf grown for the
+// next call. A save streams the history this way, never holding more than
+// a record of it; as the Book does not change, each call emits the same
+// bytes. It stops at emit's first error and returns it.
+func (bk *Book) EachBinary(buf []byte, emit func([]byte) error) ([]byte, error) {
+	buf = bk.appendHead(buf[:0])
+	if err := emit(buf); err != nil {
+		return buf, err
+	}
+	for k := range nKinds {
+		for i := range bk.r.ents[k] {
+			buf = bk.appendEntity(buf[:0], k, i)
+			if err := emit(buf); err != nil {
+				return buf, err
+			}
+		}
+	}
+	return buf, nil
+}
+
+// appendHead appends the version and the count of entities.
+func (bk *Book) appendHead(b []byte) []byte {
 	b = append(b, encoding)
 	n := 0
 	for k := range nKinds {
 		n += len(bk.r.ents[k])
 	}
-	b = binary.AppendUvarint(b, uint64(n))
-	for k := range nKinds {
-		for i, e := range bk.r.ents[k] {
-			b = append(b, byte(k))
-			b = appendString(b, e.name)
-			if k == App {
-				b = appendString(b, bk.r.appLoc[i])
-			}
-			at := len(b)
-			b = append(b, 0, 0, 0, 0)
-			b, _ = bk.View(k, i).AppendBinary(b) // a View's encoding does not fail
-			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
-		}
+	return binary.AppendUvarint(b, uint64(n))
+}
+
+// appendEntity appends entity i of kind k: its kind, name(s) and record.
+func (bk *Book) appendEntity(b []byte, k Kind, i int) []byte {
+	e := bk.r.ents[k][i]
+	b = append(b, byte(k))
+	b = appendString(b, e.name)
+	if k == App {
+		b = appendString(b, bk.r.appLoc[i])
 	}
+	at := len(b)
+	b = append(b, 0, 0, 0, 0)
+	b, _ = bk.View(k, i).AppendBinary(b) // a View's encoding does not fail
+	binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	return b
 }
 

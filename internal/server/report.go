@@ -72,11 +72,9 @@ func readBook(dir string) (*ledger.Book, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the state in %s: %w", dir, err)
 	}
-	saved := new(ledger.Saved)
-	if len(st.Ledger) > 0 {
-		if saved, err = ledger.Decode(st.Ledger); err != nil {
-			return nil, fmt.Errorf("reading the state in %s: %w", dir, err)
-		}
+	saved := st.Records
+	if saved == nil {
+		saved = new(ledger.Saved)
 	}
 	return saved.Book(st.SavedAt), nil
 }

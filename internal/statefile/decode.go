@@ -300,12 +300,15 @@ func (d *decoder) ledgerSection(s *State) {
 		return
 	}
 	raw := d.Bytes(int(n))
-	if _, err := ledger.Decode(raw); err != nil {
+	saved, err := ledger.Decode(raw)
+	if err != nil {
 		d.Fail("%v", err)
 		return
 	}
 	if !bytes.Equal(raw, emptyLedger) {
-		s.Ledger = bytes.Clone(raw)
+		// Not a copy: a ledger is most of a large state, and the caller
+		// that wants the raw bytes past b's life copies them.
+		s.Ledger, s.Records = raw[:len(raw):len(raw)], saved
 	}
 }
 

@@ -7,7 +7,7 @@
 // (Version) and every older one still in the field, and refuses anything
 // else, so that a file of a newer availmon is set aside, never misread. A
 // reader of a state directory that runs no monitor (availmon report) needs
-// only Decode and, for the ledger, internal/ledger.Decode of State.Ledger.
+// only Decode, whose State holds the ledger decoded (State.Records).
 //
 // A running monitor writes through an Encoder, part by part, straight from
 // its live state; Encode writes a State the same way, so the two cannot

@@ -2,6 +2,8 @@ package statefile
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -18,8 +20,16 @@ import (
 // Replay and Maintenance. What it keeps besides the bytes is what a part
 // is encoded relative to (the previous minute, hour or check) and an app's
 // table of error texts, reused from one app to the next.
+//
+// An Encoder of NewEncoder appends the whole encoding to its buffer; one of
+// NewStreamEncoder writes it to its writer as it goes, holding no more
+// than a part of it (an app, a ledger record) at a time.
 type Encoder struct {
 	b []byte
+
+	w       io.Writer // nil: the whole encoding stays in b
+	written int64     // bytes given to w
+	err     error     // w's first error: later writes are dropped
 
 	prevMinute, prevHour  int64
 	prevMillis, prevDelta int64
@@ -30,8 +40,58 @@ type Encoder struct {
 // NewEncoder returns an Encoder that appends to buf.
 func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf} }
 
-// Bytes is the encoding so far.
+// NewStreamEncoder returns an Encoder that writes the encoding to w as it
+// goes, holding parts of it in buf (reused from the last encoding, whose
+// Bytes it is after Flush; nil for a new one); Flush writes what is left.
+// After a write to w failed, the encoding goes on but writes nothing more,
+// so that a caller encoding from a cut of live state still takes all of it
+// (Flush returns the error).
+func NewStreamEncoder(w io.Writer, buf []byte) *Encoder {
+	if cap(buf) < 2*spillBytes {
+		buf = make([]byte, 0, 2*spillBytes)
+	}
+	return &Encoder{b: buf[:0], w: w}
+}
+
+// spillBytes is how much a stream encoder holds before writing it out.
+const spillBytes = 64 << 10
+
+// Bytes is the encoding so far; for a stream encoder, what it has not
+// written yet.
 func (e *Encoder) Bytes() []byte { return e.b }
+
+// Flush writes what a stream encoder holds and returns the bytes written
+// in all and the writer's first error. For an Encoder of NewEncoder it
+// does nothing and returns the length of the encoding.
+func (e *Encoder) Flush() (int64, error) {
+	if e.w == nil {
+		return int64(len(e.b)), nil
+	}
+	e.write(e.b)
+	e.b = e.b[:0]
+	return e.written, e.err
+}
+
+// spill writes out what a stream encoder holds once it is spillBytes.
+func (e *Encoder) spill() {
+	if e.w != nil && len(e.b) >= spillBytes {
+		e.write(e.b)
+		e.b = e.b[:0]
+	}
+}
+
+// write gives p to the writer, unless a write failed before.
+func (e *Encoder) write(p []byte) {
+	if e.err != nil || len(p) == 0 {
+		return
+	}
+	n, err := e.w.Write(p)
+	e.written += int64(n)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+}
 
 func (e *Encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *Encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
@@ -56,6 +116,7 @@ func (e *Encoder) Minutes(n int) { e.uvarint(uint64(n)) }
 // Minute is one minute, relative to the one before it (they come in slot
 // order: one minute apart but where the ring wraps).
 func (e *Encoder) Minute(m *Minute) {
+	e.spill()
 	e.varint(int64(m.Minute) - e.prevMinute)
 	e.prevMinute = int64(m.Minute)
 	e.uvarint(uint64(m.Up))
@@ -117,13 +178,17 @@ func SumMicros(seconds float64) uint64 {
 func (e *Encoder) Locations(n int) { e.uvarint(uint64(n)) }
 
 // Location starts a location, whose Day follows.
-func (e *Encoder) Location(name string) { e.str(name) }
+func (e *Encoder) Location(name string) {
+	e.spill()
+	e.str(name)
+}
 
 // Apps starts n apps.
 func (e *Encoder) Apps(n int) { e.uvarint(uint64(n)) }
 
 // App starts an app, whose checks, Last, ErrTexts and Day follow.
 func (e *Encoder) App(name, location string) {
+	e.spill()
 	e.str(name)
 	e.str(location)
 }
@@ -132,6 +197,7 @@ func (e *Encoder) App(name, location string) {
 func (e *Encoder) Replay(rs []hmac.ReplayEntry) {
 	e.uvarint(uint64(len(rs)))
 	for _, r := range rs {
+		e.spill()
 		e.b = append(e.b, r.Signature[:]...)
 		e.varint(r.Expires.UnixNano())
 	}
@@ -139,17 +205,56 @@ func (e *Encoder) Replay(rs []hmac.ReplayEntry) {
 
 // Ledger writes the ledger section: a little-endian uint64 length, then
 // what appendLedger appends (internal/ledger's AppendBinary). The
-// fixed-width length lets a live ledger be encoded straight into the
-// buffer, the length written after it.
+// fixed-width length lets a ledger be encoded straight into the buffer,
+// the length written after it.
 func (e *Encoder) Ledger(appendLedger func([]byte) []byte) {
 	at := len(e.b)
 	e.b = append(e.b, 0, 0, 0, 0, 0, 0, 0, 0)
 	e.b = appendLedger(e.b)
 	binary.LittleEndian.PutUint64(e.b[at:], uint64(len(e.b)-at-8))
+	e.spill()
+}
+
+// LedgerPieces writes the ledger section of a ledger that each hands to
+// emit piece by piece (internal/ledger's Book.EachBinary), as Ledger
+// writes it. A stream encoder calls each twice, to measure the section
+// and then to write it, so that it never holds the section whole; each
+// must emit the same bytes both times (a Book does not change), or the
+// encoding fails (Flush's error).
+func (e *Encoder) LedgerPieces(each func(emit func([]byte) error) error) {
+	if e.w == nil {
+		e.Ledger(func(b []byte) []byte {
+			_ = each(func(p []byte) error { b = append(b, p...); return nil })
+			return b
+		})
+		return
+	}
+	var n uint64
+	_ = each(func(p []byte) error { n += uint64(len(p)); return nil })
+	e.b = binary.LittleEndian.AppendUint64(e.b, n)
+	var got uint64
+	_ = each(func(p []byte) error {
+		got += uint64(len(p))
+		if len(e.b)+len(p) > spillBytes {
+			e.write(e.b)
+			e.b = e.b[:0]
+		}
+		if len(p) >= spillBytes {
+			e.write(p) // a large record goes out without a copy
+		} else {
+			e.b = append(e.b, p...)
+		}
+		return nil
+	})
+	if got != n && e.err == nil {
+		e.err = fmt.Errorf("statefile: the ledger gave %d bytes, then %d", n, got)
+	}
+	e.spill()
 }
 
 // Maintenance writes the API's maintenance windows.
 func (e *Encoder) Maintenance(s *Maintenance) {
+	e.spill()
 	e.uvarint(uint64(s.NextID))
 	e.uvarint(uint64(len(s.Windows)))
 	for i := range s.Windows {
@@ -185,6 +290,21 @@ func (e *Encoder) time(t time.Time) {
 // Encode returns the encoding of s, as a monitor writes its live state.
 func Encode(s *State) []byte {
 	e := NewEncoder(nil)
+	e.state(s)
+	return e.b
+}
+
+// state encodes s whole.
+func (e *Encoder) state(s *State) {
+	raw := s.Ledger
+	if raw == nil {
+		raw = emptyLedger
+	}
+	e.stateWith(s, func(emit func([]byte) error) error { return emit(raw) })
+}
+
+// stateWith encodes s with the ledger section each gives (LedgerPieces).
+func (e *Encoder) stateWith(s *State, each func(emit func([]byte) error) error) {
 	e.Header(s.SavedAt, s.Interval)
 	e.Minutes(len(s.Minutes))
 	for i := range s.Minutes {
@@ -200,14 +320,9 @@ func Encode(s *State) []byte {
 	for i := range s.Apps {
 		e.app(&s.Apps[i])
 	}
-	raw := s.Ledger
-	if raw == nil {
-		raw = emptyLedger
-	}
-	e.Ledger(func(b []byte) []byte { return append(b, raw...) })
+	e.LedgerPieces(each)
 	e.Replay(s.Replay)
 	e.Maintenance(&s.Maintenance)
-	return e.b
 }
 
 // app writes a decoded app as a live history writes its own.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/hmac"
+	"github.com/availmon/availmon/internal/ledger"
 )
 
 // Version is the encoding an Encoder writes. Encoding 3 added the
@@ -32,8 +33,14 @@ type State struct {
 	Replay      []hmac.ReplayEntry
 	Maintenance Maintenance
 	// Ledger is the ledger section (internal/ledger's AppendBinary), nil
-	// for an empty ledger. Decode has checked it whole.
+	// for an empty ledger. Decode has checked it whole; it shares the
+	// bytes Decode read.
 	Ledger []byte
+	// Records is the ledger section as Decode read it to check it, nil
+	// for an empty ledger and for a State to encode. It shares no bytes
+	// with Ledger: a reader that takes it may drop Ledger, and with it
+	// the file's bytes, before it builds anything else.
+	Records *ledger.Saved
 }
 
 // Interval is a cycle interval with the text it was set with.

@@ -476,7 +476,11 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		again, err := Decode(Encode(got))
+		enc := Encode(got)
+		if st := streamed(t, got, 7); !bytes.Equal(st, enc) {
+			t.Fatalf("the stream encoder wrote %d bytes unlike Encode's %d", len(st), len(enc))
+		}
+		again, err := Decode(enc)
 		if err != nil {
 			t.Fatalf("re-encoding an accepted state: %v", err)
 		}
