@@ -1,12 +1,22 @@
 package availmon
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,10 +36,14 @@ import (
 //	go test -run X -bench Ceiling -benchtime 1x -ceiling.apps 100000 .
 var (
 	ceilingApps  = flag.Int("ceiling.apps", 10_000, "apps of BenchmarkCeiling")
-	ceilingDur   = flag.Duration("ceiling.d", 3*time.Second, "how long BenchmarkCeiling drives each server")
+	ceilingDur   = flag.Duration("ceiling.d", 6*time.Second, "how long BenchmarkCeiling drives each server (in whole seconds a turn with wrk)")
 	ceilingCycle = flag.Duration("ceiling.interval", 2*time.Second, "wall time between BenchmarkCeiling's cycles")
-	ceilingConns = flag.Int("ceiling.c", 32, "connections of BenchmarkCeiling")
+	ceilingConns = flag.Int("ceiling.c", 64, "connections of BenchmarkCeiling")
+	ceilingWrk   = flag.String("ceiling.wrk", "wrk", "wrk binary of BenchmarkCeiling; without it, Go clients in this process")
 )
+
+// ceilingTurns is how many turns each server gets.
+const ceilingTurns = 3
 
 // ceilingEndpoints are bench/run.go's endpoints that need no objectives
 // or saved record.
@@ -90,13 +104,19 @@ func BenchmarkCeiling(b *testing.B) {
 			if _, ok := header["If-None-Match"]; ok {
 				header.Set("If-None-Match", plainETag(b, srv.URL+ep.path))
 			}
-			static := httptest.NewServer(staticCopy(b, srv.URL+ep.path, header))
-			defer static.Close()
+			static := staticCopy(b, srv.URL+ep.path, header)
 			for b.Loop() {
-				avail := driveLoad(b, srv.URL+ep.path, header)
-				ceil := driveLoad(b, static.URL+ep.path, header)
-				b.ReportMetric(avail, "availmon-req/s")
-				b.ReportMetric(ceil, "ceiling-req/s")
+				seq := m.snap.Load().seq
+				// Short turns, alternating, so that the other load on the
+				// machine falls on both alike.
+				var avail, ceil float64
+				for range ceilingTurns {
+					avail += driveLoad(b, srv.URL+ep.path, header, *ceilingDur/ceilingTurns)
+					ceil += driveLoad(b, static+ep.path, header, *ceilingDur/ceilingTurns)
+				}
+				b.ReportMetric(float64(m.snap.Load().seq-seq), "cycles")
+				b.ReportMetric(avail/ceilingTurns, "availmon-req/s")
+				b.ReportMetric(ceil/ceilingTurns, "ceiling-req/s")
 				b.ReportMetric(avail/ceil, "ratio")
 			}
 		})
@@ -143,35 +163,103 @@ func ceilingGet(tb testing.TB, url string, header http.Header) (*http.Response, 
 }
 
 // staticCopy is bench/load.go's ceiling: url's answer now, written with no
-// routing and no encoding.
-func staticCopy(tb testing.TB, url string, header http.Header) http.Handler {
+// routing and no encoding, by a process of its own (this test binary
+// running TestCeilingServer) as bench's is, so that it does not share the
+// monitor's heap and garbage collector. It returns the server's URL.
+func staticCopy(tb testing.TB, url string, header http.Header) string {
 	res, body := ceilingGet(tb, url, header)
-	status := res.StatusCode
-	keep := http.Header{}
+	tb.Logf("GET %s: %d, %d bytes", url, res.StatusCode, len(body))
+	answer := ceilingAnswer{Status: res.StatusCode, Header: http.Header{}, Body: body}
 	for _, k := range []string{"Content-Type", "Content-Encoding", "ETag", "Vary", "Cache-Control"} {
 		if v := res.Header.Get(k); v != "" {
-			keep[k] = []string{v}
+			answer.Header[k] = []string{v}
 		}
 	}
-	if status != http.StatusNotModified {
-		keep["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if answer.Status != http.StatusNotModified {
+		answer.Header["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		h := w.Header()
-		for k, v := range keep {
-			h[k] = v
-		}
-		w.WriteHeader(status)
-		w.Write(body) //nolint:errcheck
+	file := filepath.Join(tb.TempDir(), "answer.json")
+	data, err := json.Marshal(answer)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCeilingServer$")
+	cmd.Env = append(os.Environ(), "AVAILMON_CEILING_ANSWER="+file)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait() //nolint:errcheck
 	})
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr)
 }
 
-// driveLoad asks url from -ceiling.c connections for -ceiling.d and
+// ceilingAnswer is what the ceiling server writes.
+type ceilingAnswer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// TestCeilingServer is BenchmarkCeiling's static server when run by it:
+// it serves the answer in $AVAILMON_CEILING_ANSWER, prints its address,
+// and stops when its standard input closes.
+func TestCeilingServer(t *testing.T) {
+	file := os.Getenv("AVAILMON_CEILING_ANSWER")
+	if file == "" {
+		t.Skip("run by BenchmarkCeiling")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a ceilingAnswer
+	if err := json.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := w.Header()
+		for k, v := range a.Header {
+			h[k] = v
+		}
+		w.WriteHeader(a.Status)
+		w.Write(a.Body) //nolint:errcheck
+	})}
+	go srv.Serve(ln) //nolint:errcheck
+	fmt.Println(ln.Addr())
+	io.Copy(io.Discard, os.Stdin) //nolint:errcheck
+	srv.Close()
+}
+
+// driveLoad asks url from -ceiling.c connections for d and
 // returns the answers a second. With If-None-Match, each connection
 // sends the tag of the last answer it got, as bench's wrk script does.
-func driveLoad(tb testing.TB, url string, header http.Header) float64 {
+func driveLoad(tb testing.TB, url string, header http.Header, d time.Duration) float64 {
+	if wrk, err := exec.LookPath(*ceilingWrk); err == nil {
+		return driveWrk(tb, wrk, url, header, d)
+	}
 	var n atomic.Int64
-	deadline := time.Now().Add(*ceilingDur)
+	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range *ceilingConns {
@@ -205,3 +293,46 @@ func driveLoad(tb testing.TB, url string, header http.Header) float64 {
 	wg.Wait()
 	return float64(n.Load()) / time.Since(start).Seconds()
 }
+
+// driveWrk is driveLoad by wrk, as go run ./bench drives the servers, so
+// that the clients share neither server's process.
+func driveWrk(tb testing.TB, wrk, url string, header http.Header, d time.Duration) float64 {
+	args := []string{"-t2", "-c" + strconv.Itoa(*ceilingConns), "-d" + strconv.Itoa(max(1, int(d.Seconds()))) + "s"}
+	for k := range header {
+		args = append(args, "-H", k+": "+header.Get(k))
+	}
+	if header.Get("If-None-Match") != "" {
+		script := filepath.Join(tb.TempDir(), "follow.lua")
+		if err := os.WriteFile(script, []byte(followETagLua), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, "-s", script)
+	}
+	out, err := exec.Command(wrk, append(args, url)...).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("wrk: %v\n%s", err, out)
+	}
+	m := wrkRate.FindSubmatch(out)
+	if m == nil {
+		tb.Fatalf("no Requests/sec in wrk's output:\n%s", out)
+	}
+	if bytes.Contains(out, []byte("Non-2xx")) {
+		tb.Errorf("wrk %s: errors\n%s", url, out)
+	}
+	rate, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rate
+}
+
+var wrkRate = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+// followETagLua is bench/load.go's followETagScript.
+const followETagLua = `
+response = function(status, headers, body)
+  local tag = headers["Etag"] or headers["ETag"]
+  if status == 200 and tag then wrk.headers["If-None-Match"] = tag end
+end
+request = function() return wrk.format() end
+`
