@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -336,3 +337,41 @@ response = function(status, headers, body)
 end
 request = function() return wrk.format() end
 `
+
+// BenchmarkCacheMemory is what each answer's cache keeps on the heap for a
+// snapshot of -ceiling.apps apps: the live heap after the answer was asked
+// once, less before (a snapshot keeps what its answers encoded until the
+// next cycle replaces it). Run with -benchtime 1x.
+func BenchmarkCacheMemory(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, _ := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) { o.Gatherer = reg })
+	h := m.Handler()
+	for _, ep := range ceilingEndpoints {
+		if ep.header.Get("If-None-Match") != "" || ep.path == "/health" || ep.path == "/api/status" {
+			continue
+		}
+		b.Run(ep.name, func(b *testing.B) {
+			for b.Loop() {
+				before := liveHeapBytes()
+				req := httptest.NewRequest(http.MethodGet, ep.path, nil)
+				req.Header = ep.header.Clone()
+				if req.Header == nil {
+					req.Header = http.Header{}
+				}
+				w := &discardWriter{h: http.Header{}}
+				h.ServeHTTP(w, req)
+				b.ReportMetric(float64(liveHeapBytes()-before)/1e6, "MB-kept")
+				b.ReportMetric(float64(w.n)/1e6, "MB-answer")
+			}
+		})
+	}
+}
+
+func liveHeapBytes() int64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
