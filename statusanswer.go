@@ -24,7 +24,9 @@ type statusAnswer struct {
 
 // statusKey is what an /api/status answer is made from, comparable: the
 // storage's and backfill's members are copied with their pointers
-// followed, so that equal keys mean equal answers.
+// followed, so that equal keys mean equal answers. A member added to
+// either that is a slice or map stops this compiling; one that is a
+// pointer only makes the answer be made again more often.
 type statusKey struct {
 	snap     *snapshot
 	system   string
@@ -41,9 +43,8 @@ type statusStorageKey struct {
 
 type statusBackfillKey struct {
 	present  bool
-	v        backfillStatusJSON // From and To cleared: span holds them
-	hasSpan  bool
-	from, to jsonTime
+	v        backfillStatusJSON // From and To cleared: from and to hold them
+	from, to optionalTime
 }
 
 func newStatusStorageKey(s *storageJSON) statusStorageKey {
@@ -64,10 +65,21 @@ func newStatusBackfillKey(b *backfillStatusJSON) statusBackfillKey {
 	}
 	k := statusBackfillKey{present: true, v: *b}
 	k.v.From, k.v.To = nil, nil
-	if b.From != nil && b.To != nil {
-		k.hasSpan, k.from, k.to = true, *b.From, *b.To
-	}
+	k.from, k.to = newOptionalTime(b.From), newOptionalTime(b.To)
 	return k
+}
+
+// optionalTime is a *jsonTime's value, comparable.
+type optionalTime struct {
+	present bool
+	t       jsonTime
+}
+
+func newOptionalTime(t *jsonTime) optionalTime {
+	if t == nil {
+		return optionalTime{}
+	}
+	return optionalTime{true, *t}
 }
 
 // statusCache holds the last /api/status answer.

@@ -23,6 +23,11 @@ func TestStatusAnswerFollowsMembers(t *testing.T) {
 		f, t := from, to // pointers of their own, as each request's
 		return &backfillStatusJSON{State: "running", Progress: float64(done) / 10, From: &f, To: &t, AppsTotal: 10, AppsDone: done}
 	}
+	laterTo := func(b *backfillStatusJSON) *backfillStatusJSON {
+		t := jsonTime(t0.Add(time.Hour))
+		b.To = &t
+		return b
+	}
 	var c statusCache
 	for i, tt := range []struct {
 		system   string
@@ -34,6 +39,8 @@ func TestStatusAnswerFollowsMembers(t *testing.T) {
 		{"healthy", nil, nil, true},
 		{"healthy", storage(0, nil), backfill(1), false},
 		{"healthy", storage(0, nil), backfill(1), true},
+		{"healthy", storage(0, nil), backfill(2), false},
+		{"healthy", storage(0, nil), laterTo(backfill(2)), false},
 		{"healthy", storage(0, nil), backfill(2), false},
 		{"degraded", storage(1, &errText), backfill(2), false},
 		{"degraded", storage(1, new(string(errText))), backfill(2), true},
