@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/availmon/availmon/internal/memstore"
 )
 
 // The per-request cost of the answers go run ./bench compares with a static
@@ -112,4 +114,12 @@ func BenchmarkMetricsGzip(b *testing.B) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, _ := largeMonitorWith(b, 10_000, 100, 2, func(o *Options) { o.Gatherer = reg })
 	serveBench(b, m.Handler(), "/metrics", http.Header{"Accept-Encoding": {"gzip"}}, http.StatusOK)
+}
+
+// BenchmarkStatus is a poll of /api/status of a monitor with a store,
+// whose answer carries the storage member as the binary's does.
+func BenchmarkStatus(b *testing.B) {
+	tm := newTestMonitor(b, func(o *Options) { o.Store = memstore.New(nil) })
+	tm.startRun(b)
+	serveBench(b, tm.h, "/api/status", nil, http.StatusOK)
 }
