@@ -40,6 +40,8 @@ var (
 	ceilingDur   = flag.Duration("ceiling.d", 6*time.Second, "how long BenchmarkCeiling drives each server (in whole seconds a turn with wrk)")
 	ceilingCycle = flag.Duration("ceiling.interval", 2*time.Second, "wall time between BenchmarkCeiling's cycles")
 	ceilingConns = flag.Int("ceiling.c", 64, "connections of BenchmarkCeiling")
+	ceilingBusy  = flag.Duration("ceiling.spin", 0, "CPU each of BenchmarkCeiling's cycles spends in its source, in the monitor's process: a harsher load than a backend's, which spends its CPU in a process of its own")
+	ceilingWait  = flag.Duration("ceiling.wait", 0, "wall time each of BenchmarkCeiling's cycles waits for its source (go run ./bench's cycle at 100,000 apps: about 1.4s)")
 	ceilingWrk   = flag.String("ceiling.wrk", "wrk", "wrk binary of BenchmarkCeiling; without it, Go clients in this process")
 )
 
@@ -69,7 +71,13 @@ var ceilingEndpoints = []struct {
 func BenchmarkCeiling(b *testing.B) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m, clock := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) { o.Gatherer = reg })
+	m, clock := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) {
+		o.Gatherer = reg
+		if *ceilingBusy > 0 || *ceilingWait > 0 {
+			batches := time.Duration(len(o.Apps) / o.Backends[0].BatchSize)
+			o.Backends[0].Source = busySource{spin: *ceilingBusy / batches, wait: *ceilingWait / batches}
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -374,4 +382,23 @@ func liveHeapBytes() int64 {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
+}
+
+// busySource is benchSource spending spin of CPU and waiting wait per
+// batch.
+type busySource struct{ spin, wait time.Duration }
+
+func (s busySource) Check(ctx context.Context, apps []App) ([]Result, error) {
+	for start := time.Now(); time.Since(start) < s.spin; {
+	}
+	if s.wait > 0 {
+		t := time.NewTimer(s.wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return benchSource{}.Check(ctx, apps)
 }
