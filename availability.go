@@ -375,6 +375,7 @@ type Monitor struct {
 	live            *liveFamilies // what /metrics gathers per scrape (metrics.go)
 	filteredMetrics http.Handler  // serves /metrics?name[]=...
 	bodyHints       bodyHints
+	statusAnswer    statusCache    // the last /api/status answer
 	objs            objectiveState // under cycleMu (objectives.go)
 }
 

@@ -6,6 +6,11 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/availmon/availmon/internal/memstore"
 )
 
 // The per-request cost of the answers go run ./bench compares with a static
@@ -99,4 +104,22 @@ func benchAfterCycle(b *testing.B, target string, header http.Header, want int) 
 	if w.code != want {
 		b.Fatalf("GET %s: status %d, want %d", target, w.code, want)
 	}
+}
+
+// BenchmarkMetricsGzip is a scrape of /metrics with gzip at 10,000 apps
+// from the binary's registry (Go and process collectors), one at a time:
+// every scrape gathers the live families afresh.
+func BenchmarkMetricsGzip(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, _ := largeMonitorWith(b, 10_000, 100, 2, func(o *Options) { o.Gatherer = reg })
+	serveBench(b, m.Handler(), "/metrics", http.Header{"Accept-Encoding": {"gzip"}}, http.StatusOK)
+}
+
+// BenchmarkStatus is a poll of /api/status of a monitor with a store,
+// whose answer carries the storage member as the binary's does.
+func BenchmarkStatus(b *testing.B) {
+	tm := newTestMonitor(b, func(o *Options) { o.Store = memstore.New(nil) })
+	tm.startRun(b)
+	serveBench(b, tm.h, "/api/status", nil, http.StatusOK)
 }

@@ -323,7 +323,8 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 	if system == "healthy" && storage != nil && storage.ConsecutiveFailures > 0 {
 		system = "degraded" // the state a restart would find grows older
 	}
-	writeJSON(w, http.StatusOK, envelope{Data: statusJSON{
+	backfill := m.bf.status()
+	m.statusAnswer.write(w, statusKey{snap: s, system: system, storage: newStatusStorageKey(storage), backfill: newStatusBackfillKey(backfill)}, &statusJSON{
 		SystemStatus:            system,
 		OverallAvailability:     s.availability,
 		TotalApplications:       len(s.apps),
@@ -336,8 +337,8 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		PrometheusConnectivity:  s.connectivity,
 		Discovery:               s.discovery.json(),
 		Storage:                 storage,
-		Backfill:                m.bf.status(),
-	}})
+		Backfill:                backfill,
+	})
 }
 
 // The periods and resolutions of /api/status/history, in the order the

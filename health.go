@@ -20,9 +20,7 @@ func (h *healthJSON) appendJSON(b []byte) []byte {
 	if t := time.Time(h.Timestamp); t.IsZero() {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '"')
-		b = t.UTC().AppendFormat(b, timeFormat)
-		b = append(b, '"')
+		b = appendQuotedTime(b, t)
 	}
 	b = append(b, `,"uptime":`...)
 	b = appendJSONString(b, h.Uptime)

@@ -15,12 +15,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -260,5 +262,81 @@ func TestMetricsPromtool(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// The cached /metrics of a cycle is what promhttp writes from a fresh
+// gather of the same registry, plain and gzip; after the next cycle, whose
+// states differ, the answer changes and is again what promhttp writes.
+func TestMetricsCacheFollowsCycles(t *testing.T) {
+	var flipped atomic.Bool
+	clock := availmontest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	reg := prometheus.NewRegistry()
+	o := availmon.Options{Registerer: reg, Clock: clock, Locations: []availmon.Location{{Name: "Frankfurt"}}}
+	for i := range 50 {
+		o.Apps = append(o.Apps, availmon.App{Name: fmt.Sprintf("app-%02d", i), Location: "Frankfurt"})
+	}
+	o.Source = availmon.SourceFunc(func(ctx context.Context, app availmon.App) availmon.Result {
+		if (app.Name[len(app.Name)-1]%2 == 0) != flipped.Load() {
+			return availmon.Result{Status: availmon.StatusDown}
+		}
+		return availmon.Result{Status: availmon.StatusUp, ResponseTime: time.Millisecond}
+	})
+	m, err := availmon.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler()
+	fresh := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	// scrape answers both handlers, as text decompressed, leaving out
+	// the request counters the scrapes themselves move.
+	scrape := func(gz bool) (cached, want string) {
+		t.Helper()
+		var out [2]string
+		for i, hh := range []http.Handler{h, fresh} {
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			if gz {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			rec := httptest.NewRecorder()
+			hh.ServeHTTP(rec, req)
+			body := rec.Body.Bytes()
+			if gz {
+				if rec.Header().Get("Content-Encoding") != "gzip" {
+					t.Fatalf("handler %d: Content-Encoding %q", i, rec.Header().Get("Content-Encoding"))
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out[i] = canonical(t, parseText(t, body), "http_requests_total")
+		}
+		return out[0], out[1]
+	}
+	var before string
+	for cycle := range 2 {
+		if cycle == 1 {
+			flipped.Store(true)
+			clock.Advance(time.Minute)
+		}
+		if err := m.Scrape(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for _, gz := range []bool{false, true, false} { // the last from the cache
+			cached, want := scrape(gz)
+			if diff := cmp.Diff(want, cached); diff != "" {
+				t.Fatalf("cycle %d, gzip %v: /metrics differs from promhttp's fresh answer (-want +got):\n%s", cycle, gz, diff)
+			}
+			if cycle == 1 && cached == before {
+				t.Fatalf("cycle %d, gzip %v: /metrics did not change with the states", cycle, gz)
+			}
+			if cycle == 0 {
+				before = cached
+			}
+		}
 	}
 }

@@ -19,6 +19,7 @@ type plan struct {
 	locIndex  map[string]int
 	appLocs   []int // appLocs[i] is the index of apps[i]'s location
 	locApps   [][]int
+	locsJSON  lazyBody // /api/locations' data (snapshot.go)
 	backends  []Backend
 	backendOf []int   // backendOf[i] is the index of apps[i]'s backend
 	batches   [][]int // app indexes per Source.Check call, same backend each

@@ -260,22 +260,6 @@ func (m *Monitor) recoverer(next http.Handler) http.Handler {
 // tables; members it does not list (such as the unavailable counts) are
 // additions the rulings allow.
 
-// jsonTime is an ISO 8601 UTC timestamp with milliseconds; the zero time is
-// encoded as null ("not known yet").
-type jsonTime time.Time
-
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
-func (t jsonTime) MarshalJSON() ([]byte, error) {
-	if time.Time(t).IsZero() {
-		return []byte("null"), nil
-	}
-	b := make([]byte, 0, len(timeFormat)+2)
-	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, timeFormat)
-	return append(b, '"'), nil
-}
-
 // formatDuration writes d in Prometheus duration syntax ("30s", "1h30m").
 func formatDuration(d time.Duration) string { return model.Duration(d).String() }
 

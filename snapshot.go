@@ -40,7 +40,6 @@ type snapshot struct {
 	objOne        []lazyBody
 
 	appsJSON    lazyBody
-	locsJSON    lazyBody
 	locJSON     []lazyBody
 	summaryJSON lazyBody
 	historyAns  historyCache
@@ -178,9 +177,12 @@ func (s *snapshot) appsData() *cachedbody.Body {
 	})
 }
 
+// locationsData is /api/locations' data, which says only what the
+// configuration does: it is kept with the plan, not made again every cycle
+// (1.2 MB of JSON at 100,000 apps, every two seconds in the benchmark).
 func (s *snapshot) locationsData() *cachedbody.Body {
-	return s.locsJSON.get(func() any {
-		p := s.p
+	p := s.p
+	return p.locsJSON.get(func() any {
 		out := make([]locationJSON, len(p.locations))
 		for i, l := range p.locations {
 			names := make([]string, len(p.locApps[i]))

@@ -1,0 +1,68 @@
+package availmon
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The kept /api/status answer is what writeJSON writes for the same
+// status, whichever member changed since the last: equal keys for equal
+// members (whatever their pointers), a new answer for any difference.
+func TestStatusAnswerFollowsMembers(t *testing.T) {
+	snap := &snapshot{}
+	errText := "disk full"
+	from, to := jsonTime(t0.Add(-24*time.Hour)), jsonTime(t0)
+	storage := func(failures int, err *string) *storageJSON {
+		return &storageJSON{LastSave: jsonTime(t0), ConsecutiveFailures: failures, LastSaveError: err}
+	}
+	backfill := func(done int) *backfillStatusJSON {
+		f, t := from, to // pointers of their own, as each request's
+		return &backfillStatusJSON{State: "running", Progress: float64(done) / 10, From: &f, To: &t, AppsTotal: 10, AppsDone: done}
+	}
+	laterTo := func(b *backfillStatusJSON) *backfillStatusJSON {
+		t := jsonTime(t0.Add(time.Hour))
+		b.To = &t
+		return b
+	}
+	var c statusCache
+	for i, tt := range []struct {
+		system   string
+		storage  *storageJSON
+		backfill *backfillStatusJSON
+		reused   bool
+	}{
+		{"healthy", nil, nil, false},
+		{"healthy", nil, nil, true},
+		{"healthy", storage(0, nil), backfill(1), false},
+		{"healthy", storage(0, nil), backfill(1), true},
+		{"healthy", storage(0, nil), backfill(2), false},
+		{"healthy", storage(0, nil), laterTo(backfill(2)), false},
+		{"healthy", storage(0, nil), backfill(2), false},
+		{"degraded", storage(1, &errText), backfill(2), false},
+		{"degraded", storage(1, new(string(errText))), backfill(2), true},
+		{"degraded", storage(1, new("disk gone")), backfill(2), false},
+		{"unhealthy", storage(1, new("disk gone")), backfill(2), false},
+	} {
+		data := &statusJSON{SystemStatus: tt.system, TotalApplications: 3, LastUpdate: jsonTime(t0),
+			PrometheusConnectivity: "connected", Storage: tt.storage, Backfill: tt.backfill}
+		last := c.last.Load()
+		got := httptest.NewRecorder()
+		c.write(got, statusKey{snap: snap, system: tt.system, storage: newStatusStorageKey(tt.storage),
+			backfill: newStatusBackfillKey(tt.backfill)}, data)
+		want := httptest.NewRecorder()
+		writeJSON(want, http.StatusOK, envelope{Data: *data})
+		if diff := cmp.Diff(want.Body.String(), got.Body.String()); diff != "" {
+			t.Errorf("%d: answer (-want +got):\n%s", i, diff)
+		}
+		if diff := cmp.Diff(want.Header(), got.Header()); diff != "" {
+			t.Errorf("%d: headers (-want +got):\n%s", i, diff)
+		}
+		if reused := last != nil && c.last.Load() == last; reused != tt.reused {
+			t.Errorf("%d: answer reused %v, want %v", i, reused, tt.reused)
+		}
+	}
+}
