@@ -261,7 +261,11 @@ func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 	truth := map[string]pastTruth{"checkout": upSince(start, t0.Add(time.Hour), downs...),
 		"search": upSince(start, t0.Add(time.Hour)), "billing": upSince(start, t0.Add(time.Hour))}
 	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Interval = time.Second })
-	tm.backfillRecord(waitCtx(t))
+	// Twenty days at a second's resolution take the fake source seconds to
+	// count, many more under -race on a loaded machine than waitCtx's ten.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	tm.backfillRecord(ctx)
 	want := slices.Clone(truth["checkout"])
 	want[len(want)-1].To = t0.Truncate(time.Minute)
 	if diff := cmp.Diff([]timeline.Span(want), recordOf(tm, "checkout", start, t0)); diff != "" {
