@@ -1,0 +1,109 @@
+package promsource
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/promtest"
+)
+
+// The record's states are counted per series where each app has one
+// series, and grouped by app where an app has two at once: against the
+// real Prometheus, an app whose two series overlap for an hour, and are
+// both gone for the last two, is present exactly at the instants its own
+// expression says, not at the sum of its series' instants.
+func TestStatesEqualMinutes(t *testing.T) {
+	hour := time.Now().Truncate(time.Hour)
+	base := hour.Add(-6 * time.Hour)
+	type run struct {
+		labels   string
+		from, to time.Time
+	}
+	runs := []run{
+		{`app="a"`, base.Add(-10 * time.Minute), time.Now().Add(15 * time.Minute)},
+		{`app="b"`, base.Add(-10 * time.Minute), base.Add(3*time.Hour + 20*time.Minute)},
+		{`app="f",instance="1"`, base.Add(-10 * time.Minute), base.Add(2 * time.Hour)},
+		{`app="f",instance="2"`, base.Add(time.Hour), base.Add(4 * time.Hour)},
+	}
+	var b strings.Builder
+	b.WriteString("# TYPE demo_up gauge\n")
+	for _, r := range runs {
+		for at := r.from; !at.After(r.to); at = at.Add(time.Minute) {
+			v := 1
+			if m := at.Unix() / 60; m%7 == 0 && r.labels != `app="f",instance="1"` {
+				v = 0
+			}
+			fmt.Fprintf(&b, "demo_up{%s} %d %d\n", r.labels, v, at.Unix())
+		}
+	}
+	b.WriteString("# EOF\n")
+	srv := promtest.Start(t, promtest.Past(b.String()))
+	srv.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleCount(1))
+	src, err := New(Options{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := []availmon.App{{Name: "a", Metric: `demo_up{app="a"}`}, {Name: "b", Metric: `demo_up{app="b"}`}, {Name: "f", Metric: `demo_up{app="f"}`}}
+	ctx := context.Background()
+
+	// Per app and hour, the instants its own expression has a value at,
+	// and those at which some value is zero.
+	type key struct {
+		app int
+		at  int64
+	}
+	want := map[key][2]int{}
+	for app, a := range apps {
+		mat, err := src.queryRange(ctx, a.Metric, v1.Range{Start: base, End: hour.Add(-time.Minute), Step: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := map[int64]bool{}
+		present := map[int64]bool{}
+		for _, ss := range mat {
+			for _, p := range ss.Values {
+				present[p.Timestamp.Unix()] = true
+				down[p.Timestamp.Unix()] = down[p.Timestamp.Unix()] || p.Value == 0
+			}
+		}
+		for ts := range present {
+			for _, w := range []int64{3600, 6 * 3600} {
+				k := key{app, ts - (ts-base.Unix())%w + w*1000}
+				c := want[k]
+				c[0]++
+				if down[ts] {
+					c[1]++
+				}
+				want[k] = c
+			}
+		}
+	}
+	got := map[key][2]int{}
+	for _, w := range []time.Duration{time.Hour, 6 * time.Hour} {
+		r := availmon.PastRange{Start: base, End: hour.Add(-w), Step: w, Window: w, Resolution: time.Minute}
+		for _, q := range src.PlanPast(apps) {
+			err := q.(availmon.PastStater).States(ctx, r, func(s availmon.PastState) {
+				if s.Instants != int(w/time.Minute) {
+					t.Errorf("%d instants in a window of %v", s.Instants, w)
+				}
+				got[key{s.App, s.At.Unix() + int64(w/time.Second)*1000}] = [2]int{s.Present, s.Down}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states per app and window (-own expression +States):\n%s", diff)
+	}
+	if c := want[key{2, base.Unix() + 6*3600*1000}]; c[0] >= 5*60 {
+		t.Errorf("f is present %d minutes of six hours; the data should leave it absent two", c[0])
+	}
+}
