@@ -2,6 +2,7 @@ package promsource
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -102,10 +103,11 @@ func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, 
 // several series (their counts do not add up: two series present at the
 // same instant are one instant), or the backend refuses the expression
 // ungrouped (series that differ only by their name collide once a
-// function drops it).
+// function drops it) or the answer runs past Options.MaxResponseBytes
+// (apps of many series each, which grouping makes one).
 func (pq *pastQuery) statesMatrix(ctx context.Context, q *promql.Query, rng v1.Range, window, res time.Duration) (model.Matrix, error) {
 	mat, err := pq.src.queryRange(ctx, q.StatesString(window, res, false), rng)
-	if err != nil && !isExpressionError(err) {
+	if err != nil && !isExpressionError(err) && !errors.Is(err, ErrResponseTooLarge) {
 		return nil, err
 	}
 	if err == nil {

@@ -18,7 +18,9 @@ import (
 // series, and grouped by app where an app has two at once: against the
 // real Prometheus, an app whose two series overlap for an hour, and are
 // both gone for the last two, is present exactly at the instants its own
-// expression says, not at the sum of its series' instants.
+// expression says, not at the sum of its series' instants; an app of
+// forty series, whose answer one by one is longer than the source
+// takes, is asked grouped.
 func TestStatesEqualMinutes(t *testing.T) {
 	hour := time.Now().Truncate(time.Hour)
 	base := hour.Add(-6 * time.Hour)
@@ -31,6 +33,9 @@ func TestStatesEqualMinutes(t *testing.T) {
 		{`app="b"`, base.Add(-10 * time.Minute), base.Add(3*time.Hour + 20*time.Minute)},
 		{`app="f",instance="1"`, base.Add(-10 * time.Minute), base.Add(2 * time.Hour)},
 		{`app="f",instance="2"`, base.Add(time.Hour), base.Add(4 * time.Hour)},
+	}
+	for i := range 40 {
+		runs = append(runs, run{fmt.Sprintf(`app="g",instance="%d"`, i), base.Add(-10 * time.Minute), time.Now().Add(15 * time.Minute)})
 	}
 	var b strings.Builder
 	b.WriteString("# TYPE demo_up gauge\n")
@@ -50,7 +55,14 @@ func TestStatesEqualMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps := []availmon.App{{Name: "a", Metric: `demo_up{app="a"}`}, {Name: "b", Metric: `demo_up{app="b"}`}, {Name: "f", Metric: `demo_up{app="f"}`}}
+	// The answer of g's forty series one by one is longer than this;
+	// grouped by app it fits.
+	small, err := New(Options{Name: "small", URL: srv.URL(), QueryTimeout: time.Minute, MaxResponseBytes: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := []availmon.App{{Name: "a", Metric: `demo_up{app="a"}`}, {Name: "b", Metric: `demo_up{app="b"}`},
+		{Name: "f", Metric: `demo_up{app="f"}`}, {Name: "g", Metric: `demo_up{app="g"}`}}
 	ctx := context.Background()
 
 	// Per app and hour, the instants its own expression has a value at,
@@ -88,7 +100,7 @@ func TestStatesEqualMinutes(t *testing.T) {
 	got := map[key][2]int{}
 	for _, w := range []time.Duration{time.Hour, 6 * time.Hour} {
 		r := availmon.PastRange{Start: base, End: hour.Add(-w), Step: w, Window: w, Resolution: time.Minute}
-		for _, q := range src.PlanPast(apps) {
+		for _, q := range small.PlanPast(apps) {
 			err := q.(availmon.PastStater).States(ctx, r, func(s availmon.PastState) {
 				if s.Instants != int(w/time.Minute) {
 					t.Errorf("%d instants in a window of %v", s.Instants, w)
