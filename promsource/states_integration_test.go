@@ -3,6 +3,7 @@ package promsource
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,44 @@ import (
 // forty series, whose answer one by one is longer than the source
 // takes, is asked grouped.
 func TestStatesEqualMinutes(t *testing.T) {
+	for _, b := range []struct {
+		name  string
+		start func(testing.TB, string) *promtest.Server
+	}{
+		{"prometheus", func(tb testing.TB, past string) *promtest.Server { return promtest.Start(tb, promtest.Past(past)) }},
+		{"victoria-metrics", startVictoriaWithPast},
+	} {
+		t.Run(b.name, func(t *testing.T) { statesEqualMinutes(t, b.start) })
+	}
+}
+
+// startVictoriaWithPast starts VictoriaMetrics and imports past (OpenMetrics
+// text, timestamps in seconds) through its Prometheus text import.
+func startVictoriaWithPast(tb testing.TB, past string) *promtest.Server {
+	srv := promtest.StartVictoriaMetrics(tb)
+	var b strings.Builder
+	for _, l := range strings.Split(past, "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(l, ' ')
+		fmt.Fprintf(&b, "%s %s000\n", l[:i], l[i+1:])
+	}
+	for _, path := range []string{"/api/v1/import/prometheus", "/internal/force_flush"} {
+		resp, err := http.Post(srv.URL()+path, "text/plain", strings.NewReader(b.String()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			tb.Fatalf("%s: %s", path, resp.Status)
+		}
+		b.Reset()
+	}
+	return srv
+}
+
+func statesEqualMinutes(t *testing.T, start func(testing.TB, string) *promtest.Server) {
 	hour := time.Now().Truncate(time.Hour)
 	base := hour.Add(-6 * time.Hour)
 	type run struct {
@@ -29,13 +68,13 @@ func TestStatesEqualMinutes(t *testing.T) {
 		from, to time.Time
 	}
 	runs := []run{
-		{`app="a"`, base.Add(-10 * time.Minute), time.Now().Add(15 * time.Minute)},
+		{`app="a"`, base.Add(-10 * time.Minute), time.Now().Add(-time.Minute)},
 		{`app="b"`, base.Add(-10 * time.Minute), base.Add(3*time.Hour + 20*time.Minute)},
 		{`app="f",instance="1"`, base.Add(-10 * time.Minute), base.Add(2 * time.Hour)},
 		{`app="f",instance="2"`, base.Add(time.Hour), base.Add(4 * time.Hour)},
 	}
 	for i := range 40 {
-		runs = append(runs, run{fmt.Sprintf(`app="g",instance="%d"`, i), base.Add(-10 * time.Minute), time.Now().Add(15 * time.Minute)})
+		runs = append(runs, run{fmt.Sprintf(`app="g",instance="%d"`, i), base.Add(-10 * time.Minute), time.Now().Add(-time.Minute)})
 	}
 	var b strings.Builder
 	b.WriteString("# TYPE demo_up gauge\n")
@@ -49,7 +88,7 @@ func TestStatesEqualMinutes(t *testing.T) {
 		}
 	}
 	b.WriteString("# EOF\n")
-	srv := promtest.Start(t, promtest.Past(b.String()))
+	srv := start(t, b.String())
 	srv.WaitForQuery(t, `demo_up{app="a"}`, promtest.SampleCount(1))
 	src, err := New(Options{Name: "main", URL: srv.URL(), QueryTimeout: time.Minute})
 	if err != nil {
