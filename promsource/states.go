@@ -22,8 +22,7 @@ import (
 // 3.x and VictoriaMetrics read the same instants: the window's multiples
 // of the resolution. With r.Apps, only those apps' expressions are asked,
 // planned afresh: the backfill asks the few apps that changed in a day
-// about its minutes, not the whole query; without, a query of many apps
-// is asked in runs of them (shares).
+// about its minutes, not the whole query.
 func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(availmon.PastState)) error {
 	res := r.Resolution
 	if res <= 0 {
@@ -34,60 +33,21 @@ func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(
 	}
 	shift := r.Window - res/2
 	rng := v1.Range{Start: r.Start.Add(shift), End: r.End.Add(shift), Step: r.Step}
+	want := pq.wanted(r.Apps)
+	queries := []*promql.Query{pq.q}
+	if r.Apps != nil {
+		queries = pq.part(want)
+	}
 	instants := int(r.Window / res)
-	for _, want := range pq.shares(r, instants) {
-		queries := []*promql.Query{pq.q}
-		if want != nil {
-			queries = pq.part(want)
-		}
-		for _, q := range queries {
-			err := pq.ask(ctx, q, func(q *promql.Query) error {
-				return pq.states(ctx, q, rng, r, res, instants, want, add)
-			})
-			if err != nil {
-				return err
-			}
+	for _, q := range queries {
+		err := pq.ask(ctx, q, func(q *promql.Query) error {
+			return pq.states(ctx, q, rng, r, res, instants, want, add)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// statesSamples bounds the item-instants one States request reads on each
-// of its two sides: 5 million, some 0.5 s of Prometheus's CPU at 0.1 µs an
-// app and minute. A fused query holds as many apps as its text allows
-// (thousands), so a question of every app over weeks of minutes would be
-// refused by query.max-samples (50 million), after costing the server a
-// good part of the work; and a cycle that begins interrupts the
-// backfill's request (cyclegate), so a request must end well within the
-// time between cycles, or it is asked again for ever. At 10,000 apps, 90
-// days by minutes are some 300 requests.
-const statesSamples = 5_000_000
-
-// shares are the sets of apps r is asked about one after the other: r.Apps
-// when set; else every app at once (nil) when the query's items over r's
-// steps stay within statesSamples, or the items cut into runs that do.
-func (pq *pastQuery) shares(r availmon.PastRange, instants int) []map[int]bool {
-	if r.Apps != nil {
-		return []map[int]bool{pq.wanted(r.Apps)}
-	}
-	items := pq.q.Items()
-	per := max(1, statesSamples/((int(r.End.Sub(r.Start)/r.Step)+1)*instants))
-	if len(items) <= per {
-		return []map[int]bool{nil}
-	}
-	var out []map[int]bool
-	for len(items) > 0 {
-		n := min(per, len(items))
-		want := make(map[int]bool)
-		for _, item := range items[:n] {
-			for _, app := range pq.apps[item] {
-				want[app] = true
-			}
-		}
-		out = append(out, want)
-		items = items[n:]
-	}
-	return out
 }
 
 // states asks q and hands its answer to add, for the apps want holds
