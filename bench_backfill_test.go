@@ -135,6 +135,7 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	b.ReportMetric(float64(steady)/(1<<20), "steady-rss-MiB")
 	b.ReportMetric(float64(peak)/float64(steady), "peak/steady-rss")
 	b.ReportMetric(slices.Max(before).Seconds(), "cycle-before-max-s")
+	b.ReportMetric(slices.Sorted(slices.Values(before))[len(before)/2].Seconds(), "cycle-before-median-s")
 	b.Logf("cycles before %v, during the history's fill %v, during the record's %v", before, history.cycles, record.cycles)
 	for _, l := range strings.Split(log.String(), "\n") {
 		if strings.Contains(l, "backfill") {

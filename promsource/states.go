@@ -2,9 +2,12 @@ package promsource
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promql"
@@ -13,7 +16,8 @@ import (
 // States hands add, per app and window of r, at how many of the window's
 // instants the app had a value and at how many it was down: one range
 // query whose steps are the windows, each read with count_over_time of a
-// subquery at r.Resolution (promql.Query.StatesString). It is evaluated
+// subquery at r.Resolution (promql.Query.StatesString, ungrouped where
+// the answer allows: statesMatrix). It is evaluated
 // half a resolution before each window's end, so that Prometheus 2.x and
 // 3.x and VictoriaMetrics read the same instants: the window's multiples
 // of the resolution. With r.Apps, only those apps' expressions are asked,
@@ -50,7 +54,7 @@ func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(
 // (every app when want is nil).
 func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, r availmon.PastRange,
 	res time.Duration, instants int, want map[int]bool, add func(availmon.PastState)) error {
-	mat, err := pq.src.queryRange(ctx, q.StatesString(r.Window, res), rng)
+	mat, err := pq.statesMatrix(ctx, q, rng, r.Window, res)
 	if err != nil {
 		return err
 	}
@@ -95,6 +99,30 @@ func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, 
 	return nil
 }
 
+// statesMatrix asks q's states counting each series as it is, and again
+// grouped by app where that answer cannot be read per app: some app has
+// several series (their counts do not add up: two series present at the
+// same instant are one instant), or the backend refuses the expression
+// ungrouped (series that differ only by their name collide once a
+// function drops it) or the answer runs past Options.MaxResponseBytes
+// (apps of many series each, which grouping makes one).
+func (pq *pastQuery) statesMatrix(ctx context.Context, q *promql.Query, rng v1.Range, window, res time.Duration) (model.Matrix, error) {
+	mat, err := pq.src.queryRange(ctx, q.StatesString(window, res, false), rng)
+	if err != nil && (!isExpressionError(err) || refusedAsLarge(err)) && !errors.Is(err, ErrResponseTooLarge) {
+		return nil, err
+	}
+	if err == nil {
+		ms := make([]model.Metric, len(mat))
+		for i, ss := range mat {
+			ms[i] = ss.Metric
+		}
+		if !q.Grouped(ms) {
+			return mat, nil
+		}
+	}
+	return pq.src.queryRange(ctx, q.StatesString(window, res, true), rng)
+}
+
 // wanted is apps as a set; nil for nil (every app).
 func (pq *pastQuery) wanted(apps []int) map[int]bool {
 	if apps == nil {
@@ -124,4 +152,13 @@ func (pq *pastQuery) part(want map[int]bool) []*promql.Query {
 		return nil
 	}
 	return promql.Plan(items, pq.src.pastMaxLen(), BatchSize)
+}
+
+// refusedAsLarge says whether the backend refused a question for the
+// samples it would read (Prometheus's query.max-samples, VictoriaMetrics'
+// search.maxSamplesPerQuery): grouped, it reads as many, so the planner
+// asks it in parts instead.
+func refusedAsLarge(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "too many samples") || strings.Contains(msg, "maxSamplesPerQuery")
 }

@@ -68,15 +68,18 @@ func (q *Query) Terms() int { return len(q.terms) }
 // VictoriaMetrics): evaluate it half a step after a multiple of step and
 // both read the same window/step steps. ItemsOf maps the series back.
 func (q *Query) HoursString(window, step time.Duration, down bool) string {
-	return q.hours(window, step, down).String()
+	return q.hours(window, step, down, true).String()
 }
 
-func (q *Query) hours(window, step time.Duration, down bool) parser.Expr {
+// hours is HoursString's tree; with grouped false, a fused term's series
+// are counted as they are, not grouped by its label first (see
+// StatesString).
+func (q *Query) hours(window, step time.Duration, down, grouped bool) parser.Expr {
 	nodes := make([]parser.Expr, len(q.terms))
 	for k, t := range q.terms {
-		inner := t.present(true)
+		inner := t.present(grouped)
 		if down {
-			inner = t.down()
+			inner = t.downOf(grouped)
 		}
 		nodes[k] = &parser.Call{Func: parser.Functions["count_over_time"], Args: parser.Expressions{
 			&parser.SubqueryExpr{Expr: &parser.ParenExpr{Expr: inner}, Range: window, Step: step},
@@ -93,12 +96,43 @@ func (q *Query) hours(window, step time.Duration, down bool) parser.Expr {
 // apart) it was present (CountLabel "present") and at how many down
 // ("down"), in one request: HoursString's two questions side by side.
 // ItemsOf maps the series back.
-func (q *Query) StatesString(window, step time.Duration) string {
+//
+// With grouped false, a fused term's series are counted one by one, not
+// grouped by the term's label at every step: the subquery of a bare
+// selector is read straight from its series, several times cheaper than
+// grouping them step by step (measured on Prometheus 2.42: 0.09 against
+// 0.58 µs of CPU an app and minute, both sides). Its counts are the
+// grouped ones only where each value of the label has at most one series
+// in the answer on each side; the asker checks that and asks grouped
+// where not.
+func (q *Query) StatesString(window, step time.Duration, grouped bool) string {
 	sides := make([]parser.Expr, 2)
 	for i, down := range []bool{false, true} {
-		sides[i] = labelled(q.hours(window, step, down), CountLabel, []string{"present", "down"}[i])
+		sides[i] = labelled(q.hours(window, step, down, grouped), CountLabel, []string{"present", "down"}[i])
 	}
 	return orTree(sides).String()
+}
+
+// Grouped reports whether the answer to StatesString(window, step,
+// false) may not be read as the grouped one: whether some fused value has
+// more than one series on one side, ss each series's labels.
+func (q *Query) Grouped(ss []model.Metric) bool {
+	seen := make(map[string]bool, len(ss))
+	for _, m := range ss {
+		k := 0
+		if len(q.terms) > 1 {
+			k, _ = strconv.Atoi(string(m[TagLabel]))
+		}
+		if k < 0 || k >= len(q.terms) || q.terms[k].label == "" {
+			continue
+		}
+		key := string(m[CountLabel]) + "\x00" + strconv.Itoa(k) + "\x00" + string(m[model.LabelName(q.terms[k].label)])
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+	}
+	return false
 }
 
 // ItemsOf returns the items a series of the answer to HoursString belongs
@@ -129,14 +163,23 @@ func (t *term) present(grouped bool) parser.Expr {
 	return &parser.AggregateExpr{Op: parser.GROUP, Expr: e, Grouping: []string{t.label}}
 }
 
-func (t *term) down() parser.Expr {
+func (t *term) down() parser.Expr { return t.downOf(true) }
+
+// downOf is the term's zeros, grouped by its label unless grouped is
+// false and the term is fused (a plain term always is grouped: it is one
+// series).
+func (t *term) downOf(grouped bool) parser.Expr {
 	var grouping []string
 	if t.label != "" {
 		grouping = []string{t.label}
 	}
-	return &parser.AggregateExpr{Op: parser.GROUP, Grouping: grouping, Expr: &parser.BinaryExpr{
+	zeros := &parser.BinaryExpr{
 		Op: parser.EQLC, LHS: &parser.ParenExpr{Expr: t.node(true)}, RHS: &parser.NumberLiteral{Val: 0},
-	}}
+	}
+	if !grouped && t.label != "" {
+		return zeros
+	}
+	return &parser.AggregateExpr{Op: parser.GROUP, Grouping: grouping, Expr: zeros}
 }
 
 // sumOfCounts is count(n1) or vector(0) + count(n2) or vector(0) + ...,

@@ -29,6 +29,13 @@ func TestPastStrings(t *testing.T) {
 			`(label_replace(count_over_time((group((vector(1)) == 0))[1h:1m]), "availmon_term", "1", "", "") or ` +
 			`label_replace(count_over_time((group((sum by (x) (y)) == 0))[1h:1m]), "availmon_term", "2", "", "")))`,
 		Plan(items[:2], 10_000, 10)[0].HoursString(59*time.Minute, time.Minute, false): `count_over_time((group by (job) (` + fused + `))[59m:1m])`,
+		Plan(items[:2], 10_000, 10)[0].StatesString(24*time.Hour, time.Minute, false): `(label_replace(count_over_time((` + fused + `)[1d:1m]), "availmon_count", "present", "", "") or ` +
+			`label_replace(count_over_time(((` + fused + `) == 0)[1d:1m]), "availmon_count", "down", "", ""))`,
+		Plan(items[:2], 10_000, 10)[0].StatesString(24*time.Hour, time.Minute, true): `(label_replace(count_over_time((group by (job) (` + fused + `))[1d:1m]), "availmon_count", "present", "", "") or ` +
+			`label_replace(count_over_time((group by (job) ((` + fused + `) == 0))[1d:1m]), "availmon_count", "down", "", ""))`,
+		// A plain term is one series: grouped either way.
+		Plan(items[4:], 10_000, 10)[0].StatesString(time.Hour, time.Minute, false): `(label_replace(count_over_time((group(sum by (x) (y)))[1h:1m]), "availmon_count", "present", "", "") or ` +
+			`label_replace(count_over_time((group((sum by (x) (y)) == 0))[1h:1m]), "availmon_count", "down", "", ""))`,
 	} {
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
@@ -59,5 +66,37 @@ func TestPastStrings(t *testing.T) {
 	one := Plan(items[:2], 10_000, 10)[0]
 	if got := one.ItemsOf(model.Metric{"job": "b"}); !cmp.Equal([]int{1}, got) {
 		t.Errorf("ItemsOf = %v", got)
+	}
+}
+
+// An ungrouped answer is read per app only while no value of a fused
+// term has two series on one side.
+func TestStatesGrouped(t *testing.T) {
+	q := Plan(parseAll(t, `up{job="a"}`, `up{job="b"}`, `sum by (x) (y)`), 10_000, 10)[0]
+	present := func(term, job, inst string) model.Metric {
+		return model.Metric{CountLabel: "present", TagLabel: model.LabelValue(term), "job": model.LabelValue(job), "instance": model.LabelValue(inst)}
+	}
+	down := func(term, job, inst string) model.Metric {
+		m := present(term, job, inst)
+		m[CountLabel] = "down"
+		return m
+	}
+	tests := []struct {
+		name string
+		ss   []model.Metric
+		want bool
+	}{
+		{"one series a value", []model.Metric{present("0", "a", "1"), present("0", "b", "1"), down("0", "a", "1")}, false},
+		{"a plain term", []model.Metric{present("0", "a", "1"), {CountLabel: "present", TagLabel: "1"}, {CountLabel: "down", TagLabel: "1"}}, false},
+		{"two series of a", []model.Metric{present("0", "a", "1"), present("0", "a", "2")}, true},
+		{"two down series of b", []model.Metric{down("0", "b", "1"), down("0", "b", "2")}, true},
+		{"nothing", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := q.Grouped(tc.ss); got != tc.want {
+				t.Errorf("Grouped = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
