@@ -3,10 +3,10 @@ package promsource
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -154,6 +154,12 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 	return e, nil
 }
 
+// refused reports whether text is an expression the parser refuses.
+func (c *exprCache) refused(text string) bool {
+	_, err := c.get(text)
+	return err != nil
+}
+
 func (c *exprCache) init() {
 	if c.m == nil {
 		c.m = make(map[string]cachedExpr)
@@ -169,9 +175,24 @@ func (c *exprCache) sweep() {
 	defer c.mu.Unlock()
 	c.init()
 	if c.age.next() {
-		maps.DeleteFunc(c.m, func(_ string, ce cachedExpr) bool { return c.age.stale(ce.gen) })
-		maps.DeleteFunc(c.bad, func(_ string, ce cachedErr) bool { return c.age.stale(ce.gen) })
+		c.m = sweepMap(c.m, func(ce cachedExpr) bool { return c.age.stale(ce.gen) })
+		c.bad = sweepMap(c.bad, func(ce cachedErr) bool { return c.age.stale(ce.gen) })
 	}
+}
+
+// sweepMap deletes the entries of m that are stale. When most go, the
+// rest move to a new map: a map keeps the room it once grew to, and the
+// cache of 100,000 apps' expressions, once their plan is all a cycle asks
+// for, would hold 5 MB of empty room.
+func sweepMap[V any](m map[string]V, stale func(V) bool) map[string]V {
+	n := len(m)
+	maps.DeleteFunc(m, func(_ string, v V) bool { return stale(v) })
+	if len(m) >= n/2 {
+		return m
+	}
+	out := make(map[string]V, len(m))
+	maps.Copy(out, m)
+	return out
 }
 
 // planCache keeps the plans of the batches in use: the Monitor hands the
@@ -179,6 +200,11 @@ func (c *exprCache) sweep() {
 // good part of a cycle's CPU. A plan holds every item's expression and the
 // queries' routing, about 150 bytes an app: those of batches a
 // reconfiguration left behind are dropped after a cacheAge unasked.
+//
+// A plan is found by its apps' expression texts, not their parsed forms:
+// a cycle that finds its plan asks the exprCache for nothing, so the cache
+// lets go of the expressions a kept plan holds anyway, and its map's 50
+// bytes an app with them.
 type planCache struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
@@ -189,6 +215,7 @@ type planCache struct {
 type cachedPlan struct {
 	items   []*promql.Expr
 	queries []*promql.Query
+	parsed  int // how many items are not nil
 	gen     uint32
 }
 
@@ -197,41 +224,97 @@ type cachedPlan struct {
 // afresh.
 const maxCachedPlans = 1024
 
-func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
+// key is the key of the plan for the apps at idx of apps: their places and
+// their expressions' texts.
+func (c *planCache) key(apps []availmon.App, idx []int) uint64 {
 	c.mu.Lock()
+	c.init()
+	seed := c.seed
+	c.mu.Unlock()
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(apps)))
+	h.Write(n[:])
+	for _, i := range idx {
+		binary.LittleEndian.PutUint64(n[:], uint64(i))
+		h.Write(n[:])
+		h.WriteString(apps[i].Metric)
+		h.WriteByte(0)
+		h.WriteString(apps[i].ResponseTimeMetric)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
+func (c *planCache) init() {
 	if c.plans == nil {
 		c.seed = maphash.MakeSeed()
 		c.plans = make(map[uint64]cachedPlan)
 	}
+}
+
+// cached returns the plan kept under key and its items, when it is the
+// plan of the apps at idx: the same expressions in the same places. An
+// item left out (nil) matches only an expression refused (refused reports
+// it), an empty response time metric, or that of an app whose metric was
+// refused.
+func (c *planCache) cached(key uint64, apps []availmon.App, idx []int, refused func(string) bool) ([]*promql.Expr, []*promql.Query) {
+	c.mu.Lock()
+	c.init()
 	if c.age.next() {
 		maps.DeleteFunc(c.plans, func(_ uint64, cp cachedPlan) bool { return c.age.stale(cp.gen) })
 	}
-	var h maphash.Hash
-	h.SetSeed(c.seed)
-	for _, e := range items {
-		if e != nil {
-			h.WriteString(e.String())
-		}
-		h.WriteByte(0)
-	}
-	key := h.Sum64()
 	cp, ok := c.plans[key]
-	if ok && slices.Equal(cp.items, items) {
-		if cp.gen != c.age.gen {
-			cp.gen = c.age.gen
-			c.plans[key] = cp
-		}
-		c.mu.Unlock()
-		return cp.queries
+	if ok && cp.gen != c.age.gen {
+		cp.gen = c.age.gen
+		c.plans[key] = cp
 	}
 	c.mu.Unlock()
+	if !ok || !cp.matches(apps, idx, refused) {
+		return nil, nil
+	}
+	return cp.items, cp.queries
+}
+
+func (cp *cachedPlan) matches(apps []availmon.App, idx []int, refused func(string) bool) bool {
+	if len(cp.items) != 2*len(apps) {
+		return false
+	}
+	parsed := 0
+	for _, i := range idx {
+		for k, text := range [2]string{apps[i].Metric, apps[i].ResponseTimeMetric} {
+			switch e := cp.items[2*i+k]; {
+			case e != nil:
+				if e.String() != text {
+					return false
+				}
+				parsed++
+			case k == 1 && (text == "" || cp.items[2*i] == nil):
+			case !refused(text):
+				return false
+			}
+		}
+	}
+	return parsed == cp.parsed // and none for apps not at idx
+}
+
+// plan makes the plan of items and keeps it under key.
+func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen int) []*promql.Query {
 	qs := promql.Plan(items, maxLen, BatchSize)
+	parsed := 0
+	for _, e := range items {
+		if e != nil {
+			parsed++
+		}
+	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
 	if len(c.plans) >= maxCachedPlans {
 		clear(c.plans)
 	}
-	c.plans[key] = cachedPlan{items: items, queries: qs, gen: c.age.gen}
-	c.mu.Unlock()
+	c.plans[key] = cachedPlan{items: items, queries: qs, parsed: parsed, gen: c.age.gen}
 	return qs
 }
 
@@ -242,24 +325,21 @@ func (c *planCache) plan(items []*promql.Expr, maxLen int) []*promql.Query {
 // remembers the verdict. It returns an error when the server, not an
 // expression, failed.
 func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err error) {
-	items := make([]*promql.Expr, 2*len(c.apps))
+	key := c.s.plans.key(c.apps, idx)
+	items, qs := c.s.plans.cached(key, c.apps, idx, c.s.exprs.refused)
+	if qs == nil {
+		items = c.items(idx)
+		qs = c.s.plans.plan(key, items, c.s.maxQueryLen)
+	}
 	for _, i := range idx {
-		a := c.apps[i]
-		e, err := c.s.exprs.get(a.Metric)
-		if err != nil {
+		if items[2*i] == nil {
+			_, err := c.s.exprs.get(c.apps[i].Metric)
 			c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
-			continue
-		}
-		items[2*i] = e
-		if a.ResponseTimeMetric != "" {
-			if e, err := c.s.exprs.get(a.ResponseTimeMetric); err == nil {
-				items[2*i+1] = e
-			}
 		}
 	}
 	sc := c.s.takeScratch(len(idx), len(items))
 	r := &plannedRun{c: c, sums: sc.sums, rt: sc.rt, refused: sc.refused, buf: sc.series, body: sc.body}
-	for _, q := range c.s.plans.plan(items, c.s.maxQueryLen) {
+	for _, q := range qs {
 		if err := r.ask(ctx, q); err != nil {
 			c.s.putScratch(sc, r)
 			return nil, err
@@ -277,6 +357,26 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 		c.out[i] = ruled(&r.sums[2*i], &r.sums[2*i+1], r.rt[2*i])
 	}
 	return fallback, nil
+}
+
+// items are the parsed expressions of the apps at idx, laid out as
+// planned asks for them; an expression refused is left out (nil).
+func (c *checkRun) items(idx []int) []*promql.Expr {
+	items := make([]*promql.Expr, 2*len(c.apps))
+	for _, i := range idx {
+		a := c.apps[i]
+		e, err := c.s.exprs.get(a.Metric)
+		if err != nil {
+			continue
+		}
+		items[2*i] = e
+		if a.ResponseTimeMetric != "" {
+			if e, err := c.s.exprs.get(a.ResponseTimeMetric); err == nil {
+				items[2*i+1] = e
+			}
+		}
+	}
+	return items
 }
 
 // scratch is the buffers of a planned call, kept for the next call: the

@@ -2,6 +2,7 @@ package promsource
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,16 +101,56 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 	}
 
 	pc := planCache{age: ages{now: clock}}
-	one, two := []*promql.Expr{a}, []*promql.Expr{b}
-	q1 := pc.plan(one, 1<<15)
-	pc.plan(two, 1<<15)
+	appsA := []availmon.App{{Name: "a", Metric: `up{app="a"}`}}
+	appsB := []availmon.App{{Name: "b", Metric: `up{app="b"}`}}
+	kA, kB := pc.key(appsA, []int{0}), pc.key(appsB, []int{0})
+	q1 := pc.plan(kA, []*promql.Expr{a, nil}, 1<<15)
+	pc.plan(kB, []*promql.Expr{b, nil}, 1<<15)
 	for range 3 {
 		now = now.Add(cacheAge + time.Second)
-		if q := pc.plan(one, 1<<15); &q[0] != &q1[0] {
+		if _, q := pc.cached(kA, appsA, []int{0}, c.refused); len(q) == 0 || &q[0] != &q1[0] {
 			t.Fatal("a plan asked for every age was made again")
 		}
 	}
 	if len(pc.plans) != 1 {
 		t.Errorf("%d plans kept, want the one asked for", len(pc.plans))
+	}
+}
+
+// A cycle finds its batch's plan by the apps' expression texts: the same
+// expressions in the same places find it, any change does not.
+func TestPlanFoundByExpressionTexts(t *testing.T) {
+	apps := []availmon.App{
+		{Name: "a", Metric: `up{app="a"}`},
+		{Name: "bad", Metric: `up{`, ResponseTimeMetric: `rt{app="bad"}`},
+		{Name: "c", Metric: `up{app="c"}`, ResponseTimeMetric: `rt{`},
+		{Name: "d", Metric: `up{app="d"}`, ResponseTimeMetric: `rt{app="d"}`},
+	}
+	all := []int{0, 1, 2, 3}
+	var pc planCache
+	run := &checkRun{s: &Source{}, apps: apps}
+	items := run.items(all)
+	key := pc.key(apps, all)
+	qs := pc.plan(key, items, 1<<15)
+	refused := run.s.exprs.refused
+	if got, q := pc.cached(key, apps, all, refused); len(q) != len(qs) || &q[0] != &qs[0] || &got[0] != &items[0] {
+		t.Fatal("the same apps did not find their plan")
+	}
+	changed := func(name string, f func(a []availmon.App), idx []int) {
+		t.Helper()
+		a := slices.Clone(apps)
+		f(a)
+		if _, q := pc.cached(key, a, idx, refused); q != nil {
+			t.Errorf("%s: found the plan of other expressions", name)
+		}
+	}
+	changed("metric", func(a []availmon.App) { a[0].Metric = `up{app="x"}` }, all)
+	changed("refused metric", func(a []availmon.App) { a[1].Metric = `up{app="bad"}` }, all)
+	changed("response time", func(a []availmon.App) { a[3].ResponseTimeMetric = `rt{app="x"}` }, all)
+	changed("refused response time", func(a []availmon.App) { a[2].ResponseTimeMetric = `rt{app="c"}` }, all)
+	changed("fewer apps", func([]availmon.App) {}, []int{0, 1, 2})
+	changed("more apps", func([]availmon.App) {}, nil)
+	if _, q := pc.cached(key, apps[:3], all[:3], refused); q != nil {
+		t.Error("a shorter batch found the plan")
 	}
 }
