@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -33,7 +34,7 @@ const (
 	defaultAvailWindow = "24h"
 	maxSteps           = 2000      // parts of the range a step may cut
 	maxStepCells       = 1_000_000 // rows times steps: the answer's size
-	maxAvailCached     = 16        // answers kept per snapshot
+	maxAvailCached     = 16        // answers kept per snapshot, unless the cache says otherwise
 )
 
 var availParams = []string{"window", "period", "by", "step", "tz", "location", "status", "label.*"}
@@ -62,6 +63,7 @@ type availQuery struct {
 // is 24 MB, and a poller's 64 connections after each cycle made 64 of
 // them at once (2.5 GB). Other queries do not wait.
 type availCache struct {
+	max     int // answers kept; 0 is maxAvailCached
 	mu      sync.Mutex
 	answers map[string]*availEntry
 }
@@ -94,7 +96,7 @@ func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
 	c.mu.Lock()
 	e, found := c.answers[key]
 	if !found {
-		if len(c.answers) >= maxAvailCached {
+		if len(c.answers) >= cmp.Or(c.max, maxAvailCached) {
 			c.mu.Unlock()
 			return answer()
 		}
@@ -674,8 +676,9 @@ func appendJSONString(buf []byte, s string) []byte {
 }
 
 // GET /api/reports/{period}: the report of a calendar period
-// (internal/report) as JSON or CSV, made once per snapshot and query and
-// kept with the snapshot's /api/availability answers.
+// (internal/report) as JSON or CSV, made once per query and kept with the
+// snapshot's /api/availability answers, or across snapshots for a closed
+// period (reportcache.go).
 
 var reportParams = []string{"format", "tz"}
 
@@ -690,7 +693,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	a := s.avail.get("report\x00"+q.Key(), func() availAnswer {
+	a := m.reportAnswers(s, q).get("report\x00"+q.Key(), func() availAnswer {
 		rep := report.Make(s.book, q)
 		if q.Format == report.CSV {
 			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows)}

@@ -1,0 +1,84 @@
+package availmon
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/internal/report"
+)
+
+// A report of a closed period is the same from snapshot to snapshot until
+// the ledger's past changes: a backfill fills it, a maintenance window
+// marks or unmarks it, a reconfiguration or a restore replaces the
+// roster, or the retention prunes into the period. At 100,000 apps a
+// report takes longer to make than a cycle lasts, so one made per snapshot
+// kept every request of the last month's report waiting; it is kept
+// instead until the past changes (pastGen).
+
+// Bounds of the reports kept across snapshots. A report of 100,000 apps is
+// about 25 MB of JSON and 12 MB of CSV, with its gzip variant beside each.
+const (
+	maxReportsKept = 4
+	// reportSettle is how long after its end a period must be before its
+	// report is kept across snapshots: a check's time may lag its
+	// cycle's, and a check holds its state up to twice the interval.
+	reportSettle = time.Hour
+)
+
+// reportCache holds the reports of closed periods made since the past last
+// changed. Its answers are made once while the requests for the same one
+// wait (availCache).
+type reportCache struct {
+	mu  sync.Mutex
+	gen uint64 // the pastGen of the snapshots c's answers were made from
+	c   *availCache
+}
+
+// of returns the answers kept for the snapshots of past generation gen,
+// nil for a snapshot older than the cache's: its answers would replace
+// newer ones.
+func (rc *reportCache) of(gen uint64) *availCache {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	switch {
+	case rc.c != nil && gen == rc.gen:
+		return rc.c
+	case rc.c != nil && gen < rc.gen:
+		return nil
+	}
+	rc.gen, rc.c = gen, &availCache{max: maxReportsKept}
+	return rc.c
+}
+
+// reportAnswers is where the answers of q are kept for snapshot s: across
+// snapshots for a closed period the retention has not reached, else with
+// the snapshot.
+func (m *Monitor) reportAnswers(s *snapshot, q report.Query) *availCache {
+	rng := q.Period.In(q.Zone)
+	at := s.book.At
+	if rng.End.Add(reportSettle).After(at) || rng.Start.Before(at.Add(-m.ledger.Retention())) {
+		return &s.avail
+	}
+	if c := m.reports.of(s.pastGen); c != nil {
+		return c
+	}
+	return &s.avail
+}
+
+// pastChanged tells the kept reports that the ledger's past changed. It
+// runs under cycleMu, after the change and before the next publish.
+func (m *Monitor) pastChanged() { m.pastGen++ }
+
+// windowsKey is the maintenance windows' keys in order: when they differ
+// from the last cycle's, Sync marks or unmarks the past.
+func windowsKey(ws []ledger.Window) string {
+	keys := make([]string, len(ws))
+	for i, w := range ws {
+		keys[i] = w.Key
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x00")
+}
