@@ -71,6 +71,7 @@ type availCache struct {
 type availAnswer struct {
 	body  *cachedbody.Body
 	count int
+	made  time.Time // the time of the snapshot it was made from
 }
 
 // availEntry is one query's answer, ready once done is closed; ok is false
@@ -696,9 +697,9 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	a := m.reportAnswers(s, q).get("report\x00"+q.Key(), func() availAnswer {
 		rep := report.Make(s.book, q)
 		if q.Format == report.CSV {
-			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows)}
+			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows), made: s.made}
 		}
-		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows)}
+		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows), made: s.made}
 	})
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {
@@ -706,7 +707,9 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		a.body.Serve(w, r, nil, "text/csv; charset=utf-8; header=present")
 		return
 	}
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
+	// As of the snapshot it was made from: a report kept across snapshots
+	// keeps its ETag, and a poller its 304s, until the past changes.
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
 }
 
 // parseReportQuery reads the period of the path, ?format= (or Accept) and

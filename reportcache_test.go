@@ -28,7 +28,7 @@ func TestReportKeptAcrossCycles(t *testing.T) {
 	tm := reportMonitor(t)
 	const target = "/api/reports/2026-10"
 	csvTag := do(t, tm.h, http.MethodGet, target+"?format=csv", "", nil).Header().Get("ETag")
-	do(t, tm.h, http.MethodGet, target, "", nil)
+	jsonTag := do(t, tm.h, http.MethodGet, target, "", nil).Header().Get("ETag")
 	before := tm.snap.Load()
 	tm.clock.Set(before.book.At.Add(time.Hour))
 	tm.scrape(t)
@@ -60,6 +60,9 @@ func TestReportKeptAcrossCycles(t *testing.T) {
 	}
 	if rec := do(t, tm.h, http.MethodGet, target+"?format=csv", "", http.Header{"If-None-Match": {csvTag}}); rec.Code != http.StatusNotModified {
 		t.Errorf("CSV with the last cycle's ETag %s: %d, want 304", csvTag, rec.Code)
+	}
+	if rec := do(t, tm.h, http.MethodGet, target, "", http.Header{"If-None-Match": {jsonTag}}); rec.Code != http.StatusNotModified {
+		t.Errorf("JSON with the last cycle's ETag %s: %d, want 304", jsonTag, rec.Code)
 	}
 }
 
