@@ -63,9 +63,11 @@ type availQuery struct {
 // is 24 MB, and a poller's 64 connections after each cycle made 64 of
 // them at once (2.5 GB). Other queries do not wait.
 type availCache struct {
-	max     int // answers kept; 0 is maxAvailCached
-	mu      sync.Mutex
-	answers map[string]*availEntry
+	max      int // answers kept; 0 is maxAvailCached
+	maxBytes int // their bodies' bytes; 0 is no bound
+	mu       sync.Mutex
+	answers  map[string]*availEntry
+	bytes    int
 }
 
 type availAnswer struct {
@@ -126,7 +128,24 @@ func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
 	}()
 	e.a = answer()
 	e.ok = true
+	c.account(key, e.a)
 	return e.a
+}
+
+// account counts a's bytes against maxBytes, and forgets a when they are
+// over it: the requests waiting for it get it all the same.
+func (c *availCache) account(key string, a availAnswer) {
+	if c.maxBytes == 0 || a.body == nil {
+		return
+	}
+	n := len(a.body.Head())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes+n > c.maxBytes {
+		delete(c.answers, key)
+		return
+	}
+	c.bytes += n
 }
 
 // single returns the one value of key, "" when it is absent.

@@ -22,6 +22,9 @@ import (
 // about 25 MB of JSON and 12 MB of CSV, with its gzip variant beside each.
 const (
 	maxReportsKept = 4
+	// maxReportBytes bounds their plain bodies (the gzip variants are a
+	// tenth as large): last month's JSON and CSV at 100,000 apps fit.
+	maxReportBytes = 64 << 20
 	// reportSettle is how long after its end a period must be before its
 	// report is kept across snapshots: a check's time may lag its
 	// cycle's, and a check holds its state up to twice the interval.
@@ -49,7 +52,7 @@ func (rc *reportCache) of(gen uint64) *availCache {
 	case rc.c != nil && gen < rc.gen:
 		return nil
 	}
-	rc.gen, rc.c = gen, &availCache{max: maxReportsKept}
+	rc.gen, rc.c = gen, &availCache{max: maxReportsKept, maxBytes: maxReportBytes}
 	return rc.c
 }
 
