@@ -78,4 +78,19 @@ func TestAvailCacheBoundsBytes(t *testing.T) {
 	if a := c.get("a", mk(1)); a.count != 60 {
 		t.Errorf("a was made again (%d), want it kept", a.count)
 	}
+
+	// With somewhere to spill to, what does not fit is kept there, and
+	// the answers that follow go there too.
+	var spill availCache
+	c = availCache{maxBytes: 100}
+	c.getOr("a", &spill, mk(60))
+	c.getOr("b", &spill, mk(60))
+	for key, want := range map[string]int{"a": 60, "b": 60, "c": 5} {
+		if a := c.getOr(key, &spill, mk(5)); a.count != want {
+			t.Errorf("%s: count %d, want %d (kept)", key, a.count, want)
+		}
+	}
+	if _, ok := spill.answers["c"]; len(c.answers) != 1 || len(spill.answers) != 2 || !ok {
+		t.Errorf("kept %d, spilled %d answers; want a kept, b and c spilled", len(c.answers), len(spill.answers))
+	}
 }

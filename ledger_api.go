@@ -68,6 +68,7 @@ type availCache struct {
 	mu       sync.Mutex
 	answers  map[string]*availEntry
 	bytes    int
+	full     bool // an answer did not fit in maxBytes: keep no more
 }
 
 type availAnswer struct {
@@ -96,11 +97,21 @@ func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
+	return c.getOr(key, nil, answer)
+}
+
+// getOr is get with somewhere to keep the answers c has no room for,
+// spill, when it is not nil: a report kept across snapshots falls back to
+// its snapshot's cache rather than to a report per request.
+func (c *availCache) getOr(key string, spill *availCache, answer func() availAnswer) availAnswer {
 	c.mu.Lock()
 	e, found := c.answers[key]
 	if !found {
-		if len(c.answers) >= cmp.Or(c.max, maxAvailCached) {
+		if len(c.answers) >= cmp.Or(c.max, maxAvailCached) || c.full {
 			c.mu.Unlock()
+			if spill != nil {
+				return spill.get(key, answer)
+			}
 			return answer()
 		}
 		if c.answers == nil {
@@ -128,24 +139,44 @@ func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
 	}()
 	e.a = answer()
 	e.ok = true
-	c.account(key, e.a)
+	if !c.account(key, e.a) && spill != nil {
+		spill.put(key, e.a)
+	}
 	return e.a
 }
 
-// account counts a's bytes against maxBytes, and forgets a when they are
-// over it: the requests waiting for it get it all the same.
-func (c *availCache) account(key string, a availAnswer) {
+// account counts a's bytes against maxBytes and tells whether a is kept:
+// one that would take c over is forgotten (the requests waiting for it get
+// it all the same), and c keeps no more.
+func (c *availCache) account(key string, a availAnswer) bool {
 	if c.maxBytes == 0 || a.body == nil {
-		return
+		return true
 	}
 	n := len(a.body.Head())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.bytes+n > c.maxBytes {
 		delete(c.answers, key)
-		return
+		c.full = true
+		return false
 	}
 	c.bytes += n
+	return true
+}
+
+// put keeps a made answer when there is room and none is kept for key.
+func (c *availCache) put(key string, a availAnswer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.answers[key]; ok || len(c.answers) >= cmp.Or(c.max, maxAvailCached) {
+		return
+	}
+	if c.answers == nil {
+		c.answers = make(map[string]*availEntry)
+	}
+	done := make(chan struct{})
+	close(done)
+	c.answers[key] = &availEntry{done: done, a: a, ok: true}
 }
 
 // single returns the one value of key, "" when it is absent.
@@ -713,7 +744,8 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	a := m.reportAnswers(s, q).get("report\x00"+q.Key(), func() availAnswer {
+	kept, spill := m.reportAnswers(s, q)
+	a := kept.getOr("report\x00"+q.Key(), spill, func() availAnswer {
 		rep := report.Make(s.book, q)
 		if q.Format == report.CSV {
 			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows), made: s.made}

@@ -58,17 +58,18 @@ func (rc *reportCache) of(gen uint64) *availCache {
 
 // reportAnswers is where the answers of q are kept for snapshot s: across
 // snapshots for a closed period the retention has not reached, else with
-// the snapshot.
-func (m *Monitor) reportAnswers(s *snapshot, q report.Query) *availCache {
+// the snapshot. spill, when not nil, is where those the kept reports have
+// no room for go: the snapshot's.
+func (m *Monitor) reportAnswers(s *snapshot, q report.Query) (c, spill *availCache) {
 	rng := q.Period.In(q.Zone)
 	at := s.book.At
 	if rng.End.Add(reportSettle).After(at) || rng.Start.Before(at.Add(-m.ledger.Retention())) {
-		return &s.avail
+		return &s.avail, nil
 	}
 	if c := m.reports.of(s.pastGen); c != nil {
-		return c
+		return c, &s.avail
 	}
-	return &s.avail
+	return &s.avail, nil
 }
 
 // pastChanged tells the kept reports that the ledger's past changed. It
