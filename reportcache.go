@@ -14,16 +14,17 @@ import (
 // the ledger's past changes: a backfill fills it, a maintenance window
 // marks or unmarks it, a reconfiguration or a restore replaces the
 // roster, or the retention prunes into the period. At 100,000 apps a
-// report takes longer to make than a cycle lasts, so one made per snapshot
-// kept every request of the last month's report waiting; it is kept
-// instead until the past changes (pastGen).
+// report takes about as long to make as a cycle lasts: made per snapshot,
+// most requests for it would wait for the next one. It is kept until the
+// past changes (pastGen).
 
 // Bounds of the reports kept across snapshots. A report of 100,000 apps is
-// about 25 MB of JSON and 12 MB of CSV, with its gzip variant beside each.
+// about 32 MB of JSON and 12 MB of CSV, with its gzip variant beside each.
 const (
 	maxReportsKept = 4
-	// maxReportBytes bounds their plain bodies (the gzip variants are a
-	// tenth as large): last month's JSON and CSV at 100,000 apps fit.
+	// maxReportBytes bounds their plain bodies (the gzip variants are
+	// under a twentieth as large): last month's JSON and CSV at 100,000
+	// apps fit.
 	maxReportBytes = 64 << 20
 	// reportSettle is how long after its end a period must be before its
 	// report is kept across snapshots: a check's time may lag its
