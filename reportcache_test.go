@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/backfill"
 	"github.com/availmon/availmon/internal/report"
+	"github.com/availmon/availmon/timeline"
 )
 
 // reportData is the data member of a JSON report's body: the body less its
@@ -88,8 +90,17 @@ func TestReportRemadeWhenThePastChanges(t *testing.T) {
 		t.Errorf("the old ETag after the past changed: %d, want 200", again.Code)
 	}
 
-	// A maintenance window over the 25th marks checkout's outage there.
+	// A backfill fills the newcomer's October, unknown so far.
 	before := do(t, tm.h, http.MethodGet, target, "", nil).Body.String()
+	oct := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	tm.applyStates(&stateJob{names: []string{"newcomer"}}, &backfill.Answers{From: oct, To: oct.AddDate(0, 1, 0),
+		Spans: map[int][]timeline.Span{0: {{From: oct, To: oct.AddDate(0, 1, 0), State: timeline.Up}}}})
+	if after := do(t, tm.h, http.MethodGet, target, "", nil).Body.String(); after == before {
+		t.Errorf("after a backfill of October the report is the old one:\n%s", after)
+	}
+
+	// A maintenance window over the 25th marks checkout's outage there.
+	before = do(t, tm.h, http.MethodGet, target, "", nil).Body.String()
 	opts.Maintenance = []MaintenanceWindow{{App: "checkout", From: time.Date(2026, 10, 25, 0, 0, 0, 0, time.UTC),
 		To: time.Date(2026, 10, 26, 0, 0, 0, 0, time.UTC)}}
 	if _, err := tm.Reconfigure(opts); err != nil {
