@@ -367,6 +367,8 @@ type Monitor struct {
 	state   *cycleState
 	ledger  *ledger.Ledger // under cycleMu: availability over time (ledger.go)
 	snapGen uint64         // under cycleMu: snapshots published so far
+	pastGen uint64         // under cycleMu: changes of the ledger's past (reportcache.go)
+	winKey  string         // under cycleMu: the maintenance windows' keys the ledger last synced
 	snap    atomic.Pointer[snapshot]
 	hist    *minuteHistory
 	events  *eventLog
@@ -376,6 +378,7 @@ type Monitor struct {
 	filteredMetrics http.Handler  // serves /metrics?name[]=...
 	bodyHints       bodyHints
 	statusAnswer    statusCache    // the last /api/status answer
+	reports         reportCache    // the reports of closed periods (reportcache.go)
 	objs            objectiveState // under cycleMu (objectives.go)
 }
 

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"github.com/availmon/availmon/internal/cachedbody"
 )
 
 // Requests for one /api/availability answer that arrive while it is being
@@ -54,5 +56,41 @@ func TestAvailCacheAfterAPanic(t *testing.T) {
 	}()
 	if a := c.get("90d", func() availAnswer { return availAnswer{count: 5} }); a.count != 5 {
 		t.Errorf("after a panic the answer has count %d, want 5 made again", a.count)
+	}
+}
+
+// An answer that would take the cache over its bytes is given to the
+// requests that asked for it and not kept.
+func TestAvailCacheBoundsBytes(t *testing.T) {
+	c := availCache{maxBytes: 100}
+	mk := func(n int) func() availAnswer {
+		return func() availAnswer { return availAnswer{body: cachedbody.New(make([]byte, n)), count: n} }
+	}
+	if a := c.get("a", mk(60)); a.count != 60 {
+		t.Fatalf("got %d", a.count)
+	}
+	if a := c.get("b", mk(60)); a.count != 60 {
+		t.Fatalf("got %d", a.count)
+	}
+	if _, kept := c.answers["b"]; kept || c.bytes != 60 {
+		t.Errorf("kept b %v, %d bytes: want only a's 60 bytes kept", kept, c.bytes)
+	}
+	if a := c.get("a", mk(1)); a.count != 60 {
+		t.Errorf("a was made again (%d), want it kept", a.count)
+	}
+
+	// With somewhere to spill to, what does not fit is kept there, and
+	// the answers that follow go there too.
+	var spill availCache
+	c = availCache{maxBytes: 100}
+	c.getOr("a", &spill, mk(60))
+	c.getOr("b", &spill, mk(60))
+	for key, want := range map[string]int{"a": 60, "b": 60, "c": 5} {
+		if a := c.getOr(key, &spill, mk(5)); a.count != want {
+			t.Errorf("%s: count %d, want %d (kept)", key, a.count, want)
+		}
+	}
+	if _, ok := spill.answers["c"]; len(c.answers) != 1 || len(spill.answers) != 2 || !ok {
+		t.Errorf("kept %d, spilled %d answers; want a kept, b and c spilled", len(c.answers), len(spill.answers))
 	}
 }

@@ -258,6 +258,7 @@ func (m *Monitor) applyStates(j *stateJob, a *backfill.Answers) {
 		}
 	}
 	m.ledger.Fill(past)
+	m.pastChanged()
 	m.publish(m.clock.Now(), m.snap.Load().eventSeq)
 }
 

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/objective"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -43,13 +44,19 @@ var (
 	ceilingBusy  = flag.Duration("ceiling.spin", 0, "CPU each of BenchmarkCeiling's cycles spends in its source, in the monitor's process: a harsher load than a backend's, which spends its CPU in a process of its own")
 	ceilingWait  = flag.Duration("ceiling.wait", 0, "wall time each of BenchmarkCeiling's cycles waits for its source (go run ./bench's cycle at 100,000 apps: about 1.4s)")
 	ceilingWrk   = flag.String("ceiling.wrk", "wrk", "wrk binary of BenchmarkCeiling; without it, Go clients in this process")
+	ceilingObjs  = flag.Int("ceiling.objectives", 1000, "objectives of BenchmarkCeiling, as go run ./bench writes them")
+	ceilingOnly  = flag.String("ceiling.only", "", "regexp of the BenchmarkCeiling rows to run (their names); empty: all")
 )
 
 // ceilingTurns is how many turns each server gets.
 const ceilingTurns = 3
 
-// ceilingEndpoints are bench/run.go's endpoints that need no objectives
-// or saved record.
+// ceilingReport is the report bench/run.go asks: the month before the
+// monitor's clock's (t0), whole.
+const ceilingReport = "/api/reports/2026-10"
+
+// ceilingEndpoints are bench/run.go's endpoints, and the gzip and 304
+// answers of the reports, which need no saved record.
 var ceilingEndpoints = []struct {
 	name, path string
 	header     http.Header
@@ -66,6 +73,44 @@ var ceilingEndpoints = []struct {
 	{"apps_gzip", "/api/apps", http.Header{"Accept-Encoding": {"gzip"}}},
 	{"metrics_gzip", "/metrics", http.Header{"Accept-Encoding": {"gzip"}}},
 	{"locations_304", "/api/locations", http.Header{"If-None-Match": {""}}},
+	{"objectives", "/api/objectives", nil},
+	{"objectives_gzip", "/api/objectives", http.Header{"Accept-Encoding": {"gzip"}}},
+	{"report", ceilingReport, nil},
+	{"report_csv", ceilingReport + "?format=csv", nil},
+	{"report_gzip", ceilingReport, http.Header{"Accept-Encoding": {"gzip"}}},
+	{"report_csv_gzip", ceilingReport + "?format=csv", http.Header{"Accept-Encoding": {"gzip"}}},
+	{"report_304", ceilingReport, http.Header{"If-None-Match": {""}}},
+}
+
+// ceilingObjectives are n objectives as bench/procs.go writes them: one in
+// ten over a location, the rest over apps spread over the fleet.
+func ceilingObjectives(tb testing.TB, o *Options, n int) {
+	n = min(n, len(o.Apps))
+	windows := []string{"30d", "28d", "90d", "month", "quarter"}
+	targets := []string{"99.9%", "99.5%", "99.95%", "99%"}
+	for j := range n {
+		sub := objective.Subject{App: o.Apps[j*(len(o.Apps)/n)].Name}
+		if j%10 == 9 {
+			sub = objective.Subject{Location: o.Locations[(j/10)%len(o.Locations)].Name}
+		}
+		o.Objectives = append(o.Objectives, mustObjective(tb, fmt.Sprintf("objective-%05d", j),
+			targets[j%len(targets)], windows[j%len(windows)], sub, nil))
+	}
+}
+
+// ceilingRows are the rows -ceiling.only selects.
+func ceilingRows(tb testing.TB) []int {
+	re, err := regexp.Compile(*ceilingOnly)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var rows []int
+	for i, ep := range ceilingEndpoints {
+		if re.MatchString(ep.name) {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }
 
 func BenchmarkCeiling(b *testing.B) {
@@ -73,6 +118,7 @@ func BenchmarkCeiling(b *testing.B) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, clock := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) {
 		o.Gatherer = reg
+		ceilingObjectives(b, o, *ceilingObjs)
 		if *ceilingBusy > 0 || *ceilingWait > 0 {
 			batches := time.Duration(len(o.Apps) / o.Backends[0].BatchSize)
 			o.Backends[0].Source = busySource{spin: *ceilingBusy / batches, wait: *ceilingWait / batches}
@@ -107,7 +153,8 @@ func BenchmarkCeiling(b *testing.B) {
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	waitFor(b, "Run's first cycle", func() bool { return getStatus(srv.URL+"/health") == http.StatusOK })
-	for _, ep := range ceilingEndpoints {
+	for _, i := range ceilingRows(b) {
+		ep := ceilingEndpoints[i]
 		b.Run(ep.name, func(b *testing.B) {
 			header := ep.header.Clone()
 			if _, ok := header["If-None-Match"]; ok {
@@ -353,9 +400,13 @@ request = function() return wrk.format() end
 func BenchmarkCacheMemory(b *testing.B) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m, _ := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) { o.Gatherer = reg })
+	m, _ := largeMonitorWith(b, *ceilingApps, 100, 2, func(o *Options) {
+		o.Gatherer = reg
+		ceilingObjectives(b, o, *ceilingObjs)
+	})
 	h := m.Handler()
-	for _, ep := range ceilingEndpoints {
+	for _, i := range ceilingRows(b) {
+		ep := ceilingEndpoints[i]
 		if ep.header.Get("If-None-Match") != "" || ep.path == "/health" || ep.path == "/api/status" {
 			continue
 		}

@@ -102,7 +102,12 @@ func (w *maintWindow) ledgerKey() string {
 func (m *Monitor) feedLedger(p *plan, results []Result, end time.Time, inMaint []bool, evs []Event) []Event {
 	l := m.ledger
 	hold := 2 * m.Interval()
-	l.Sync(end, m.ledgerWindows(p), m.maint.takeDeleted(p))
+	ws, deleted := m.ledgerWindows(p), m.maint.takeDeleted(p)
+	if k := windowsKey(ws); k != m.winKey || len(deleted) > 0 {
+		m.winKey = k
+		m.pastChanged()
+	}
+	l.Sync(end, ws, deleted)
 	st := m.state
 	for i, r := range results {
 		l.Check(i, st.apps[i].lastCheckTime(), timelineState(r.Status), hold, inMaint != nil && inMaint[i])
@@ -178,5 +183,6 @@ func (mt *maintenance) takeDeleted(p *plan) []ledger.Deleted {
 // restoreLedger puts the saved ledger in place (statefile.Decode read it).
 func (m *Monitor) restoreLedger(saved *ledger.Saved, now time.Time) {
 	m.ledger.Restore(saved, now)
+	m.pastChanged()
 	m.log.Info("restored the record of availability over time", "records", saved.Len())
 }

@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -33,7 +34,7 @@ const (
 	defaultAvailWindow = "24h"
 	maxSteps           = 2000      // parts of the range a step may cut
 	maxStepCells       = 1_000_000 // rows times steps: the answer's size
-	maxAvailCached     = 16        // answers kept per snapshot
+	maxAvailCached     = 16        // answers kept per snapshot, unless the cache says otherwise
 )
 
 var availParams = []string{"window", "period", "by", "step", "tz", "location", "status", "label.*"}
@@ -62,13 +63,18 @@ type availQuery struct {
 // is 24 MB, and a poller's 64 connections after each cycle made 64 of
 // them at once (2.5 GB). Other queries do not wait.
 type availCache struct {
-	mu      sync.Mutex
-	answers map[string]*availEntry
+	max      int // answers kept; 0 is maxAvailCached
+	maxBytes int // their bodies' bytes; 0 is no bound
+	mu       sync.Mutex
+	answers  map[string]*availEntry
+	bytes    int
+	full     bool // an answer did not fit in maxBytes: keep no more
 }
 
 type availAnswer struct {
 	body  *cachedbody.Body
 	count int
+	made  time.Time // the time of the snapshot it was made from
 }
 
 // availEntry is one query's answer, ready once done is closed; ok is false
@@ -91,11 +97,21 @@ func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
+	return c.getOr(key, nil, answer)
+}
+
+// getOr is get with somewhere to keep the answers c has no room for,
+// spill, when it is not nil: a report kept across snapshots falls back to
+// its snapshot's cache rather than to a report per request.
+func (c *availCache) getOr(key string, spill *availCache, answer func() availAnswer) availAnswer {
 	c.mu.Lock()
 	e, found := c.answers[key]
 	if !found {
-		if len(c.answers) >= maxAvailCached {
+		if len(c.answers) >= cmp.Or(c.max, maxAvailCached) || c.full {
 			c.mu.Unlock()
+			if spill != nil {
+				return spill.get(key, answer)
+			}
 			return answer()
 		}
 		if c.answers == nil {
@@ -123,7 +139,44 @@ func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
 	}()
 	e.a = answer()
 	e.ok = true
+	if !c.account(key, e.a) && spill != nil {
+		spill.put(key, e.a)
+	}
 	return e.a
+}
+
+// account counts a's bytes against maxBytes and tells whether a is kept:
+// one that would take c over is forgotten (the requests waiting for it get
+// it all the same), and c keeps no more.
+func (c *availCache) account(key string, a availAnswer) bool {
+	if c.maxBytes == 0 || a.body == nil {
+		return true
+	}
+	n := len(a.body.Head())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes+n > c.maxBytes {
+		delete(c.answers, key)
+		c.full = true
+		return false
+	}
+	c.bytes += n
+	return true
+}
+
+// put keeps a made answer when there is room and none is kept for key.
+func (c *availCache) put(key string, a availAnswer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.answers[key]; ok || len(c.answers) >= cmp.Or(c.max, maxAvailCached) {
+		return
+	}
+	if c.answers == nil {
+		c.answers = make(map[string]*availEntry)
+	}
+	done := make(chan struct{})
+	close(done)
+	c.answers[key] = &availEntry{done: done, a: a, ok: true}
 }
 
 // single returns the one value of key, "" when it is absent.
@@ -674,8 +727,9 @@ func appendJSONString(buf []byte, s string) []byte {
 }
 
 // GET /api/reports/{period}: the report of a calendar period
-// (internal/report) as JSON or CSV, made once per snapshot and query and
-// kept with the snapshot's /api/availability answers.
+// (internal/report) as JSON or CSV, made once per query and kept with the
+// snapshot's /api/availability answers, or across snapshots for a closed
+// period (reportcache.go).
 
 var reportParams = []string{"format", "tz"}
 
@@ -690,12 +744,13 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	a := s.avail.get("report\x00"+q.Key(), func() availAnswer {
+	kept, spill := m.reportAnswers(s, q)
+	a := kept.getOr("report\x00"+q.Key(), spill, func() availAnswer {
 		rep := report.Make(s.book, q)
 		if q.Format == report.CSV {
-			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows)}
+			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows), made: s.made}
 		}
-		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows)}
+		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows), made: s.made}
 	})
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {
@@ -703,7 +758,9 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		a.body.Serve(w, r, nil, "text/csv; charset=utf-8; header=present")
 		return
 	}
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
+	// As of the snapshot it was made from: a report kept across snapshots
+	// keeps its ETag, and a poller its 304s, until the past changes.
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
 }
 
 // parseReportQuery reads the period of the path, ?format= (or Accept) and

@@ -115,6 +115,7 @@ func (m *Monitor) applyPlan(p *plan, publish bool) ConfigChange {
 	m.state = carryState(m.state, old, p)
 	m.plan = p
 	m.ledger.SetLayout(m.clock.Now(), layoutOf(p), m.ledgerWindows(p))
+	m.pastChanged()
 	m.resumeDiscovered(p, ch.AppsAdded)
 	for _, b := range ch.BackendsRemoved {
 		m.exp.ForgetTarget(b)

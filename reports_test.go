@@ -19,6 +19,14 @@ import (
 // service "shop" (checkout and search) follows them.
 func reportMonitor(t *testing.T) *testMonitor {
 	t.Helper()
+	tm, _ := reportMonitorOpts(t)
+	return tm
+}
+
+// reportMonitorOpts is reportMonitor and the Options it has last been
+// given.
+func reportMonitorOpts(t *testing.T) (*testMonitor, Options) {
+	t.Helper()
 	start := time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC)
 	var opts Options
 	tm := newTestMonitor(t, func(o *Options) {
@@ -51,7 +59,7 @@ func reportMonitor(t *testing.T) *testMonitor {
 		}
 		tm.scrape(t)
 	}
-	return tm
+	return tm, opts
 }
 
 // reportRows returns the rows of a report by kind and name.

@@ -376,6 +376,7 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	s.eventSeq = eventSeq
 	s.discovery = discoveryHealthOf(m.disc.rules)
 	s.hints = &m.bodyHints
+	s.pastGen = m.pastGen // before the book: a change after it is a newer generation
 	s.book = m.ledger.Book(now)
 	evs := m.evaluateObjectives(s, now)
 	m.snap.Store(s)
