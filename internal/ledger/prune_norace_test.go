@@ -102,11 +102,28 @@ func TestPruneAfterRestoreBytes(t *testing.T) {
 	if alloc > records/4 {
 		t.Errorf("the first cycle after a restore allocated %d bytes, want at most a quarter of the records' %d", alloc, records)
 	}
-	// The prune goes on, a share a cycle, until every record is pruned;
-	// then a cycle rewrites none.
+	// The prune goes on, a share a cycle, until every record is pruned,
+	// each cycle's Book (as a snapshot holds it) replacing the last; the
+	// records pruned are never held twice but for a cycle's share.
 	cut := now.Add(-DefaultRetention)
+	book := r.Book(now)
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	most := 0
 	for c := 1; c <= apps; c++ {
-		r.EndCycle(now.Add(time.Duration(c)*iv), hold, nil, nil)
+		at := now.Add(time.Duration(c) * iv)
+		r.EndCycle(at, hold, nil, nil)
+		book = r.Book(at)
+		if c%20 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			most = max(most, int(after.HeapAlloc)-int(before.HeapAlloc))
+		}
+	}
+	runtime.KeepAlive(book)
+	t.Logf("while the prune went on, the heap grew by %d bytes at most", most)
+	if most > 2*pruneBytesPerCycle+records/20 {
+		t.Errorf("while the prune went on, the heap grew by %d bytes, want at most %d", most, 2*pruneBytesPerCycle+records/20)
 	}
 	for _, e := range r.cur[App] {
 		if tt := e.rec.View().Totals(time.Time{}, cut); tt.Up+tt.Down+tt.Partial != 0 {
