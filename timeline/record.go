@@ -168,9 +168,9 @@ func (r *Record) SetRemoved(t time.Time) {
 
 // Prune drops the time before before: it becomes unknown and costs nothing.
 // A flapping day is dropped to its 15-minute buckets. It returns the bytes
-// of the record it wrote afresh: 0 when it held nothing before before,
-// which it then leaves as it is, so that a caller pruning many records can
-// spread the work.
+// of stream it wrote afresh, so that a caller pruning many records can
+// spread the work: 0 when the record held nothing before before, which is
+// then not written afresh.
 func (r *Record) Prune(before time.Time) (rewrote int) {
 	c := sec(before)
 	if r.projTo <= c {
@@ -404,7 +404,10 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	v := r.view()
 	// The new stream is about the old one's size: sized so at the start,
 	// a rebuild allocates it once rather than growing it step by step.
-	ns := stream{data: make([]byte, 0, len(v.data)+rebuildSlack)}
+	var ns stream
+	if len(v.data) > 0 {
+		ns.data = make([]byte, 0, len(v.data)+rebuildSlack)
+	}
 	if n := len(v.data) / idxEvery; n > 0 { // a point every idxEvery bytes at most
 		ns.idx = make([]point, 0, n+1)
 	}
