@@ -324,7 +324,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		system = "degraded" // the state a restart would find grows older
 	}
 	backfill := m.bf.status()
-	m.statusAnswer.write(w, statusKey{snap: s, system: system, storage: newStatusStorageKey(storage), backfill: newStatusBackfillKey(backfill)}, &statusJSON{
+	m.statusAnswer.write(w, newStatusKey(s, system, storage, backfill), &statusJSON{
 		SystemStatus:            system,
 		OverallAvailability:     s.availability,
 		TotalApplications:       len(s.apps),

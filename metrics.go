@@ -396,7 +396,7 @@ type windowMetrics struct {
 	snap            func() *snapshot
 	avail, coverage *prometheus.Desc
 	mu              sync.Mutex
-	made            *snapshot
+	made            uint64 // the seq of the snapshot metrics were made of: its pointer would keep its whole record alive
 	metrics         []prometheus.Metric
 }
 
@@ -422,7 +422,7 @@ func (c *windowMetrics) collect() []prometheus.Metric {
 	s := c.snap()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.made == s {
+	if c.metrics != nil && c.made == s.seq {
 		return c.metrics
 	}
 	b := s.book
@@ -441,6 +441,6 @@ func (c *windowMetrics) collect() []prometheus.Metric {
 			}
 		}
 	}
-	c.made, c.metrics = s, out
+	c.made, c.metrics = s.seq, out
 	return out
 }

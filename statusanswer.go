@@ -28,7 +28,7 @@ type statusAnswer struct {
 // either that is a slice or map stops this compiling; one that is a
 // pointer only makes the answer be made again more often.
 type statusKey struct {
-	snap     *snapshot
+	snap     uint64 // the snapshot's seq: its pointer would keep it, and its whole record, alive while the answer is kept
 	system   string
 	storage  statusStorageKey
 	backfill statusBackfillKey
@@ -45,6 +45,10 @@ type statusBackfillKey struct {
 	present  bool
 	v        backfillStatusJSON // From and To cleared: from and to hold them
 	from, to optionalTime
+}
+
+func newStatusKey(s *snapshot, system string, storage *storageJSON, backfill *backfillStatusJSON) statusKey {
+	return statusKey{snap: s.seq, system: system, storage: newStatusStorageKey(storage), backfill: newStatusBackfillKey(backfill)}
 }
 
 func newStatusStorageKey(s *storageJSON) statusStorageKey {

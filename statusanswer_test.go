@@ -3,6 +3,7 @@ package availmon
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 	"time"
 
@@ -51,8 +52,7 @@ func TestStatusAnswerFollowsMembers(t *testing.T) {
 			PrometheusConnectivity: "connected", Storage: tt.storage, Backfill: tt.backfill}
 		last := c.last.Load()
 		got := httptest.NewRecorder()
-		c.write(got, statusKey{snap: snap, system: tt.system, storage: newStatusStorageKey(tt.storage),
-			backfill: newStatusBackfillKey(tt.backfill)}, data)
+		c.write(got, newStatusKey(snap, tt.system, tt.storage, tt.backfill), data)
 		want := httptest.NewRecorder()
 		writeJSON(want, http.StatusOK, envelope{Data: *data})
 		if diff := cmp.Diff(want.Body.String(), got.Body.String()); diff != "" {
@@ -65,4 +65,28 @@ func TestStatusAnswerFollowsMembers(t *testing.T) {
 			t.Errorf("%d: answer reused %v, want %v", i, reused, tt.reused)
 		}
 	}
+}
+
+// The kept answer does not keep the snapshot it was made from: a snapshot
+// holds a Book, which holds every record as it was, and a record written
+// afresh since (a prune) would be held twice for as long as no one asked
+// for /api/status again.
+func TestStatusAnswerKeepsNoSnapshot(t *testing.T) {
+	snap := &snapshot{seq: 1}
+	gone := make(chan struct{})
+	runtime.AddCleanup(snap, func(struct{}) { close(gone) }, struct{}{})
+	var c statusCache
+	c.write(httptest.NewRecorder(), newStatusKey(snap, "healthy", nil, nil), &statusJSON{SystemStatus: "healthy"})
+	snap = nil
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-gone:
+			return
+		default:
+			runtime.Gosched()
+		}
+	}
+	t.Error("the kept /api/status answer keeps its snapshot alive")
+	runtime.KeepAlive(&c)
 }

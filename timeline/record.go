@@ -167,8 +167,11 @@ func (r *Record) SetRemoved(t time.Time) {
 }
 
 // Prune drops the time before before: it becomes unknown and costs nothing.
-// A flapping day is dropped to its 15-minute buckets.
-func (r *Record) Prune(before time.Time) {
+// A flapping day is dropped to its 15-minute buckets. It returns the bytes
+// of stream it wrote afresh, so that a caller pruning many records can
+// spread the work: 0 when the record held nothing before before, which is
+// then not written afresh.
+func (r *Record) Prune(before time.Time) (rewrote int) {
 	c := sec(before)
 	if r.projTo <= c {
 		r.projFrom = r.projTo
@@ -177,12 +180,13 @@ func (r *Record) Prune(before time.Time) {
 	}
 	if r.st.first() < c {
 		r.rebuild(c, max(r.st.end, c), nil)
-		return
+		return len(r.st.data)
 	}
 	if c > r.st.end {
 		r.st.put(c, value(Unknown))
 		r.trimMaint()
 	}
+	return 0
 }
 
 // View returns the record as it is now, for readers: it shares the
@@ -398,7 +402,15 @@ func (e edit) apply(v value) value {
 // edits give too many changes become buckets.
 func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	v := r.view()
+	// The new stream is about the old one's size: sized so at the start,
+	// a rebuild allocates it once rather than growing it step by step.
 	var ns stream
+	if len(v.data) > 0 {
+		ns.data = make([]byte, 0, len(v.data)+rebuildSlack)
+	}
+	if n := len(v.data) / idxEvery; n > 0 { // a point every idxEvery bytes at most
+		ns.idx = make([]point, 0, n+1)
+	}
 	it := pieces{v: &v, pend: true}
 	ei := 0
 	for {
@@ -446,8 +458,30 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	if ns.end < limit {
 		ns.put(limit, value(Unknown))
 	}
+	ns.fit()
 	r.st = ns
 	r.trimMaint()
+}
+
+// rebuildSlack is the bytes a rebuilt stream may take beyond the old one's
+// without growing (a cut makes its first token longer) and keep unused.
+const rebuildSlack = 32
+
+// fit gives a stream just written its own arrays of its size, if they
+// would keep unused more than rebuildSlack bytes and what a prune drops
+// (a day of 400): records are many and long-lived. The data's capacity is
+// then that of the allocator's size class, the bytes it takes anyway.
+func (s *stream) fit() {
+	if cap(s.data)-len(s.data) > rebuildSlack+len(s.data)/64 {
+		s.data = append([]byte(nil), s.data...)
+	}
+	if cap(s.idx) > len(s.idx)+1 {
+		if len(s.idx) == 0 {
+			s.idx = nil
+		} else {
+			s.idx = slices.Clip(slices.Clone(s.idx))
+		}
+	}
 }
 
 // dropBefore makes the buckets that end at or before cut unknown.

@@ -49,6 +49,9 @@ type mark struct {
 
 const idxEvery = 1024
 
+// maxGrow bounds the bytes a stream grows by beyond what it writes.
+const maxGrow = 512
+
 var errToken = errors.New("bad token")
 
 // readToken decodes the token at m.off and advances m past it (not past a
@@ -93,12 +96,13 @@ func (s *stream) appendToken(start int64, v value) {
 	s.tok.off = uint32(len(s.data))
 }
 
-// write appends bytes to data, growing it by an eighth at a time: records
-// are many and long-lived, so the slack of doubling would cost more than the
-// copies.
+// write appends bytes to data, growing it by an eighth at a time and by at
+// most maxGrow: records are many and long-lived, so the slack of doubling
+// would cost more than the copies, and a long record appended to a few
+// bytes a day would keep an eighth of itself unused for weeks.
 func (s *stream) write(b ...byte) {
 	if cap(s.data)-len(s.data) < len(b) {
-		n := make([]byte, len(s.data), len(s.data)+len(b)+len(s.data)/8+16)
+		n := make([]byte, len(s.data), len(s.data)+len(b)+min(len(s.data)/8, maxGrow)+16)
 		copy(n, s.data)
 		s.data, s.dataShared = n, false
 	}

@@ -24,9 +24,12 @@ const (
 	paceFloor = 64 << 20
 	// minGOGC bounds the percentage the pacer sets from below.
 	minGOGC = 10
-	// paceEvery is how often the pacer looks at the heap: the record
-	// grows by a day's changes a day.
-	paceEvery = 15 * time.Second
+	// paceEvery is how often the pacer looks whether a collection
+	// ended: only a collection measures the live heap, and the pacer
+	// follows the first one after the heap changed much (a restore, a
+	// prune) at once rather than a while later. Reading the figures
+	// costs a few microseconds.
+	paceEvery = time.Second
 )
 
 // gcPercent is the GOGC that gives a live heap of live bytes, of which
@@ -40,26 +43,52 @@ func gcPercent(live, scan uint64) int {
 	return int(min(max(p, minGOGC), defaultGOGC))
 }
 
-// paceGC sets the collector's percentage from the heap every paceEvery,
-// until ctx ends.
+// heapReading is what the pacer reads of the runtime: the live heap, the
+// part of it that holds pointers, as of the last collection, and how many
+// collections ended.
+type heapReading struct{ live, scan, cycles uint64 }
+
+// readHeap reads the runtime's figures; false when a runtime lacks them.
+func readHeap(samples []metrics.Sample) (heapReading, bool) {
+	metrics.Read(samples)
+	for _, s := range samples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return heapReading{}, false
+		}
+	}
+	return heapReading{samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()}, true
+}
+
+// paceGC sets the collector's percentage from the heap after each
+// collection, until ctx ends.
 func paceGC(ctx context.Context) {
-	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	pace(ctx, func() (heapReading, bool) { return readHeap(samples) }, func(p int) { debug.SetGCPercent(p) })
+}
+
+// pace reads the heap at once and then every paceEvery, and calls set
+// with the percentage of a reading a new collection made, when it differs
+// from the last one set, until ctx ends or read fails.
+func pace(ctx context.Context, read func() (heapReading, bool), set func(int)) {
 	t := time.NewTicker(paceEvery)
 	defer t.Stop()
-	last := defaultGOGC
+	last, cycles := defaultGOGC, ^uint64(0)
 	for {
+		r, ok := read()
+		if !ok {
+			return // a runtime without the figures: GOGC stays as set
+		}
+		if r.cycles != cycles {
+			cycles = r.cycles
+			if p := gcPercent(r.live, r.scan); p != last {
+				set(p)
+				last = p
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		metrics.Read(samples)
-		if samples[0].Value.Kind() != metrics.KindUint64 || samples[1].Value.Kind() != metrics.KindUint64 {
-			return // a runtime without the figures: GOGC stays as set
-		}
-		if p := gcPercent(samples[0].Value.Uint64(), samples[1].Value.Uint64()); p != last {
-			debug.SetGCPercent(p)
-			last = p
 		}
 	}
 }

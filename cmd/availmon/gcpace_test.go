@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 func TestGCPercent(t *testing.T) {
@@ -40,4 +44,57 @@ func TestPaceGCStops(t *testing.T) {
 	}()
 	cancel()
 	<-done
+}
+
+// The pacer sets the percentage from its first reading, right as it
+// starts (after a restore the heap is mostly the record), and follows the
+// collection that ends after a prune freed much within paceEvery, not
+// after a long period at a percentage made for another heap.
+func TestPaceFollowsCollections(t *testing.T) {
+	const mb = 1 << 20
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		heap := heapReading{live: 218 * mb, scan: 30 * mb, cycles: 7}
+		var set []int
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			pace(ctx, func() (heapReading, bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				return heap, true
+			}, func(p int) {
+				mu.Lock()
+				defer mu.Unlock()
+				set = append(set, p)
+			})
+		}()
+		synctest.Wait()
+		mu.Lock()
+		if !slices.Equal(set, []int{14}) {
+			t.Errorf("as the pacer starts: set %v, want [14]", set)
+		}
+		mu.Unlock()
+		step := func(name string, r heapReading, want []int) {
+			t.Helper()
+			mu.Lock()
+			heap = r
+			mu.Unlock()
+			time.Sleep(paceEvery)
+			synctest.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(set, want) {
+				t.Errorf("%s: set %v, want %v", name, set, want)
+			}
+		}
+		// Figures change only with a collection: the same count is the
+		// same reading.
+		step("no collection", heapReading{live: 400 * mb, scan: 200 * mb, cycles: 7}, []int{14})
+		step("a prune freed much", heapReading{live: 100 * mb, scan: 30 * mb, cycles: 8}, []int{14, 32})
+		step("no change", heapReading{live: 100 * mb, scan: 30 * mb, cycles: 9}, []int{14, 32})
+		cancel()
+		<-done
+	})
 }

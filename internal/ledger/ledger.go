@@ -15,6 +15,11 @@ const DefaultRetention = 400 * 24 * time.Hour
 // rewrites every record, and a day more costs nothing to speak of.
 const pruneEvery = 24 * time.Hour
 
+// pruneBytesPerCycle bounds the bytes of records a cycle's prune writes
+// afresh: 10,000 apps with 400 days of 10 outages a day (160 MB) are
+// pruned in 160 cycles.
+const pruneBytesPerCycle = 1 << 20
+
 // Options configures a Ledger.
 type Options struct {
 	// Retention is how long time is kept; default DefaultRetention.
@@ -76,6 +81,8 @@ type Ledger struct {
 	marks     map[string]*mark     // maintenance windows marked, by Window.Key
 	changes   []Change             // found during the cycle, handed out by EndCycle
 	lastPrune time.Time
+	pruneCut  time.Time // of the prune going on
+	pruning   []*entry  // the entities the prune going on has still to prune
 }
 
 // entry is one entity's record and what the ledger tracks to announce its
@@ -175,20 +182,35 @@ func (l *Ledger) SetLayout(now time.Time, lay Layout, ws []Window) {
 
 // prune drops the time past the retention, about once a day, and the
 // removed entities whose removal the retention has passed.
+//
+// Pruning a record writes it afresh, and the old stream stays live until
+// the Books that share it are gone: at once, every record would be held
+// twice (and a first cycle after a restore prunes them all). So a prune
+// rewrites at most pruneBytesPerCycle of records a cycle, going on at the
+// next cycles until all are pruned.
 func (l *Ledger) prune(now time.Time) {
-	if !l.lastPrune.IsZero() && now.Sub(l.lastPrune) < pruneEvery && now.After(l.lastPrune) {
-		return
-	}
-	l.lastPrune = now
-	cut := now.Add(-l.retention)
-	for k := range l.byName {
-		for name, e := range l.byName[k] {
-			if r := e.rec.Removed(); !r.IsZero() && r.Before(cut) {
-				delete(l.byName[k], name)
-				l.roster = nil
-				continue
+	if l.lastPrune.IsZero() || now.Sub(l.lastPrune) >= pruneEvery || !now.After(l.lastPrune) {
+		l.lastPrune = now
+		l.pruneCut = now.Add(-l.retention)
+		l.pruning = l.pruning[:0]
+		for k := range l.byName {
+			for name, e := range l.byName[k] {
+				if r := e.rec.Removed(); !r.IsZero() && r.Before(l.pruneCut) {
+					delete(l.byName[k], name)
+					l.roster = nil
+					continue
+				}
+				l.pruning = append(l.pruning, e)
 			}
-			e.rec.Prune(cut)
 		}
+	}
+	done := 0
+	for n := 0; done < len(l.pruning) && n < pruneBytesPerCycle; done++ {
+		n += l.pruning[done].rec.Prune(l.pruneCut)
+	}
+	clear(l.pruning[:done])
+	l.pruning = l.pruning[done:]
+	if len(l.pruning) == 0 {
+		l.pruning = nil
 	}
 }
