@@ -4,11 +4,7 @@ package promsource
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,24 +18,8 @@ import (
 // Heap figures are only meaningful without the race detector.
 func TestSourceKeepsLittleBesidesItsPlan(t *testing.T) {
 	const n = 20000
-	apps := make([]availmon.App, n)
-	var answer strings.Builder
-	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
-	for i := range apps {
-		name := fmt.Sprintf("app-%05d", i)
-		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
-		if i > 0 {
-			answer.WriteByte(',')
-		}
-		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q},"value":[1700000000,"1"]}`, name)
-	}
-	answer.WriteString(`]}}`)
-	body := []byte(answer.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
+	apps := jobApps(n)
+	url, _ := upServer(t, apps, 0)
 	heap := func() uint64 {
 		var ms runtime.MemStats
 		runtime.GC()
@@ -48,7 +28,7 @@ func TestSourceKeepsLittleBesidesItsPlan(t *testing.T) {
 		return ms.HeapAlloc
 	}
 	base := heap()
-	src, err := New(Options{Name: "main", URL: srv.URL})
+	src, err := New(Options{Name: "main", URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,7 @@ import (
 // detector.
 func TestPlannedCallsReuseAnswerBuffers(t *testing.T) {
 	const n = 4000
-	apps := make([]availmon.App, n)
-	for i := range apps {
-		name := fmt.Sprintf("app-%05d", i)
-		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
-	}
+	apps := jobApps(n)
 	small, smallLen := allocPerCheck(t, apps, 0)
 	large, largeLen := allocPerCheck(t, apps, 400)
 	t.Logf("a Check of %d apps allocated %.0f bytes with a %d-byte answer, %.0f with a %d-byte one", n, small, smallLen, large, largeLen)
@@ -41,22 +37,8 @@ func TestPlannedCallsReuseAnswerBuffers(t *testing.T) {
 // server whose answer gives each app's series a label of pad bytes, and
 // that answer's size.
 func allocPerCheck(t *testing.T, apps []availmon.App, pad int) (float64, int) {
-	var answer strings.Builder
-	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
-	for i, a := range apps {
-		if i > 0 {
-			answer.WriteByte(',')
-		}
-		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q,"note":%q},"value":[1700000000,"1"]}`, a.Name, strings.Repeat("x", pad))
-	}
-	answer.WriteString(`]}}`)
-	body := []byte(answer.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
-	src, err := New(Options{Name: "main", URL: srv.URL})
+	url, bodyLen := upServer(t, apps, pad)
+	src, err := New(Options{Name: "main", URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +61,41 @@ func allocPerCheck(t *testing.T, apps []availmon.App, pad int) (float64, int) {
 		check()
 	}
 	runtime.ReadMemStats(&after)
-	return float64(after.TotalAlloc-before.TotalAlloc) / calls, len(body)
+	return float64(after.TotalAlloc-before.TotalAlloc) / calls, bodyLen
+}
+
+// jobApps is n apps, each the up series of a job of its own name.
+func jobApps(n int) []availmon.App {
+	apps := make([]availmon.App, n)
+	for i := range apps {
+		name := fmt.Sprintf("app-%05d", i)
+		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
+	}
+	return apps
+}
+
+// upServer serves, to every query, an answer in which each of apps is up,
+// its series carrying a label of pad bytes; it returns the server's URL
+// and the answer's size.
+func upServer(t testing.TB, apps []availmon.App, pad int) (string, int) {
+	var answer strings.Builder
+	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+	for i, a := range apps {
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		if pad > 0 {
+			fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q,"note":%q},"value":[1700000000,"1"]}`, a.Name, strings.Repeat("x", pad))
+		} else {
+			fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q},"value":[1700000000,"1"]}`, a.Name)
+		}
+	}
+	answer.WriteString(`]}}`)
+	body := []byte(answer.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, len(body)
 }
