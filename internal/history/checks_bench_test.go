@@ -35,7 +35,7 @@ func BenchmarkHistoryAdd(b *testing.B) {
 			es := benchChecks(4*size, bc.distinct)
 			var h Checks
 			for _, e := range es {
-				h.Add(e, size)
+				h.Add(e, size, nil)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -44,7 +44,7 @@ func BenchmarkHistoryAdd(b *testing.B) {
 				e := es[i%len(es)]
 				at += int64(time.Second)
 				e.At = at
-				h.Add(e, size)
+				h.Add(e, size, nil)
 			}
 		})
 	}
@@ -54,11 +54,11 @@ func BenchmarkHistoryList(b *testing.B) {
 	const size = 100
 	var h Checks
 	for _, e := range benchChecks(size, false) {
-		h.Add(e, size)
+		h.Add(e, size, nil)
 	}
 	dst := make([]Check, 0, size)
 	b.ReportAllocs()
 	for b.Loop() {
-		dst = h.AppendTo(dst[:0])
+		dst = h.AppendTo(dst[:0], nil)
 	}
 }
