@@ -17,6 +17,7 @@ import (
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*history.Checks
+	rts           *history.SharedRTs // what history's checks refer to
 	seq           uint64    // snapshots published before this one: changes with every snapshot
 	pastGen       uint64    // the monitor's pastGen when its book was taken
 	eventSeq      uint64    // the first event not reflected in this snapshot
@@ -92,6 +93,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	s := &snapshot{
 		p:             p,
 		history:       st.history,
+		rts:           st.rts,
 		seq:           seq,
 		at:            st.lastCycle,
 		made:          now,

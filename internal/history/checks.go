@@ -350,6 +350,11 @@ func (h *Checks) List(t *SharedRTs) []Check {
 func (h *Checks) AppendTo(dst []Check, t *SharedRTs) []Check {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.appendTo(dst, t)
+}
+
+// appendTo is AppendTo under h.mu.
+func (h *Checks) appendTo(dst []Check, t *SharedRTs) []Check {
 	t.lock()
 	defer t.unlock()
 	r := h.reader()
@@ -358,6 +363,19 @@ func (h *Checks) AppendTo(dst []Check, t *SharedRTs) []Check {
 		dst = append(dst, h.check(ms, h.micros(rt, ms, t), s, errNum))
 	}
 	return dst
+}
+
+// Unshare keeps the response times of h inline, letting go of its
+// references to t: for a history its monitor no longer adds to (its app
+// was removed), whose references would hold entries of t for good. What h
+// reads back and encodes, at a mark taken before too, is unchanged.
+func (h *Checks) Unshare(t *SharedRTs) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	es := h.appendTo(nil, t)
+	seq, moved := h.seq, h.moved
+	h.reset(es, len(es), maxErrTexts, t)
+	h.seq, h.moved = seq, moved
 }
 
 // Restore makes es (oldest first) the history, keeping the last size of

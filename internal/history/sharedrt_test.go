@@ -33,7 +33,8 @@ func newSharedDiff(apps, size int) *sharedDiff {
 // step makes one change, its choices taken from r: a cycle that checks
 // most apps, a few queries' round trips shared among them and some
 // response times their own; a Redate; a Restore; a check added between a
-// mark and the encoding at it.
+// mark and the encoding at it; an app's history unshared between a mark
+// and the encoding at it.
 func (d *sharedDiff) step(t *testing.T, r func(n int) int) {
 	t.Helper()
 	switch k, a := r(40), r(len(d.inline)); {
@@ -46,9 +47,13 @@ func (d *sharedDiff) step(t *testing.T, r func(n int) int) {
 		es = es[r(len(es)+1):]
 		d.inline[a].Restore(es, d.size, nil)
 		d.shared[a].Restore(es, d.size, d.rts)
-	case k == 2:
+	case k == 2 || k == 3:
 		mark := d.shared[a].Mark()
-		d.cycle(r)
+		if k == 2 {
+			d.cycle(r)
+		} else {
+			d.shared[a].Unshare(d.rts) // its app removed
+		}
 		want := encodeApp(func(e *statefile.Encoder) { d.inline[a].EncodeMarked(e, &statefile.Last{}, mark, nil) })
 		got := encodeApp(func(e *statefile.Encoder) { d.shared[a].EncodeMarked(e, &statefile.Last{}, mark, d.rts) })
 		if !bytes.Equal(want, got) {
