@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -60,5 +61,38 @@ func TestSharedResponseTimes(t *testing.T) {
 	}
 	if n := tm.state.rts.Len(); n != 0 {
 		t.Errorf("with every sharing app gone, the table holds %d response times", n)
+	}
+}
+
+// A save writes the shared response times as each check's own: the
+// monitor restored from it, its histories inline, shows the same
+// histories and saves the same bytes.
+func TestSharedResponseTimesAcrossRestart(t *testing.T) {
+	clock := newFakeClock(t0)
+	st := &memStore{}
+	before := newStoreMonitor(t, st, clock, func(o *Options) { o.HistorySize = 4 })
+	for i := range 7 { // the ring wraps
+		rt := time.Duration(300+i) * time.Millisecond
+		before.src.Set("checkout", StatusUp, rt)
+		before.src.Set("search", StatusDown, rt)
+		before.src.Set("billing", StatusUp, 3*rt)
+		before.scrape(t)
+		clock.Advance(time.Minute)
+	}
+	if before.state.rts.Len() == 0 {
+		t.Fatal("no response time shared: the fixture tests nothing")
+	}
+	if err := before.save(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	after := newStoreMonitor(t, st, clock, func(o *Options) { o.HistorySize = 4 })
+	for _, app := range []string{"checkout", "search", "billing"} {
+		b, a := dataOf(t, before, "/api/apps/"+app), dataOf(t, after, "/api/apps/"+app)
+		if diff := cmp.Diff(b, a); diff != "" {
+			t.Errorf("GET /api/apps/%s after the restart (-before +after):\n%s", app, diff)
+		}
+	}
+	if b, a := before.encodeLive(0), after.encodeLive(0); !bytes.Equal(b, a) {
+		t.Errorf("the restored monitor saves %d bytes unlike the %d of the one that shared its response times", len(a), len(b))
 	}
 }

@@ -18,11 +18,11 @@ type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*history.Checks
 	rts           *history.SharedRTs // what history's checks refer to
-	seq           uint64    // snapshots published before this one: changes with every snapshot
-	pastGen       uint64    // the monitor's pastGen when its book was taken
-	eventSeq      uint64    // the first event not reflected in this snapshot
-	at            time.Time // end of the last cycle; zero before the first
-	made          time.Time // when it was published: what its answers are as of (meta.timestamp)
+	seq           uint64             // snapshots published before this one: changes with every snapshot
+	pastGen       uint64             // the monitor's pastGen when its book was taken
+	eventSeq      uint64             // the first event not reflected in this snapshot
+	at            time.Time          // end of the last cycle; zero before the first
+	made          time.Time          // when it was published: what its answers are as of (meta.timestamp)
 	cycleDuration time.Duration
 	apps          []appView
 	locs          []locView

@@ -147,10 +147,10 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
-	history      []*history.Checks // pointers: a reconfiguration hands them on
+	history      []*history.Checks  // pointers: a reconfiguration hands them on
 	rts          *history.SharedRTs // the response times the histories share, handed on with them
-	appDay       []history.AppDay  // changed through dayToWrite (savecut.go)
-	days         dayCut            // appDay as a save's cut holds it
+	appDay       []history.AppDay   // changed through dayToWrite (savecut.go)
+	days         dayCut             // appDay as a save's cut holds it
 	locDay       []history.Day
 	sysDay       history.Day
 	backends     []bool // answered in the last cycle that tried it
