@@ -50,6 +50,30 @@ func BenchmarkHistoryAdd(b *testing.B) {
 	}
 }
 
+// A cycle's apps adding a check whose response time they share: the
+// histories refer to one entry of the table per cycle.
+func BenchmarkHistoryAddShared(b *testing.B) {
+	const apps, size = 1000, 100
+	es := benchChecks(size, false)
+	rts := new(SharedRTs)
+	hs := make([]Checks, apps)
+	for _, e := range es {
+		for i := range hs {
+			hs[i].AddShared(e, size, rts)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	at := es[len(es)-1].At
+	for i := 0; b.Loop(); i++ {
+		k := i % apps
+		if k == 0 {
+			at += int64(time.Second)
+		}
+		hs[k].AddShared(Check{At: at, RT: 300 * time.Millisecond}, size, rts)
+	}
+}
+
 func BenchmarkHistoryList(b *testing.B) {
 	const size = 100
 	var h Checks
