@@ -65,8 +65,8 @@ func TestSharedResponseTimes(t *testing.T) {
 }
 
 // A save writes the shared response times as each check's own: the
-// monitor restored from it, its histories inline, shows the same
-// histories and saves the same bytes.
+// monitor restored from it shares them again, by the apps side by side in
+// the file, shows the same histories and saves the same bytes.
 func TestSharedResponseTimesAcrossRestart(t *testing.T) {
 	clock := newFakeClock(t0)
 	st := &memStore{}
@@ -86,6 +86,9 @@ func TestSharedResponseTimesAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := newStoreMonitor(t, st, clock, func(o *Options) { o.HistorySize = 4 })
+	if n := after.state.rts.Len(); n != 4 {
+		t.Errorf("the restored monitor shares %d response times, want one for each of the 4 cycles its histories hold", n)
+	}
 	for _, app := range []string{"checkout", "search", "billing"} {
 		b, a := dataOf(t, before, "/api/apps/"+app), dataOf(t, after, "/api/apps/"+app)
 		if diff := cmp.Diff(b, a); diff != "" {

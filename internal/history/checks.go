@@ -374,28 +374,33 @@ func (h *Checks) Unshare(t *SharedRTs) {
 	defer h.mu.Unlock()
 	es := h.appendTo(nil, t)
 	seq, moved := h.seq, h.moved
-	h.reset(es, len(es), maxErrTexts, t)
+	h.reset(es, len(es), maxErrTexts, t, nil)
 	h.seq, h.moved = seq, moved
 }
 
 // Restore makes es (oldest first) the history, keeping the last size of
-// them. Their response times are kept inline: a restored history has no
-// other apps' checks of its times to share them with.
-func (h *Checks) Restore(es []Check, size int, t *SharedRTs) {
+// them. The response time of es[i] is kept in t if shared(i) says other
+// apps' checks of its time share it (shared nil: none do), else inline.
+func (h *Checks) Restore(es []Check, size int, t *SharedRTs, shared func(i int) bool) {
 	h.mu.Lock()
-	h.reset(es, size, maxErrTexts, t)
+	h.reset(es, size, maxErrTexts, t, shared)
 	h.mu.Unlock()
 }
 
 // reset is restore under h.mu, with the bound on distinct error texts as a
 // parameter.
-func (h *Checks) reset(es []Check, size, maxTexts int, t *SharedRTs) {
+func (h *Checks) reset(es []Check, size, maxTexts int, t *SharedRTs, shared func(i int) bool) {
 	for h.n > 0 {
 		h.dropOldest(t) // lets go of its references
 	}
 	h.buf, h.head, h.n, h.errs = h.buf[:0], 0, 0, nil
-	for _, e := range es[max(0, len(es)-size):] {
-		h.push(e, size, maxTexts, t, nil)
+	from := max(0, len(es)-size)
+	for i, e := range es[from:] {
+		var share *SharedRTs
+		if shared != nil && shared(from+i) {
+			share = t
+		}
+		h.push(e, size, maxTexts, t, share)
 	}
 }
 

@@ -152,7 +152,7 @@ func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int)
 				es = append(es, g.next(r))
 			}
 			h.mu.Lock()
-			h.reset(es, size, maxTexts, nil)
+			h.reset(es, size, maxTexts, nil, nil)
 			h.mu.Unlock()
 			m.restore(es)
 		} else {
@@ -357,7 +357,7 @@ func TestEncodeMarked(t *testing.T) {
 			add(h, at(10))
 			h.Redate(time.Hour)
 		}, size - 1},
-		{"restored", func(h *Checks, _ adder, rts *SharedRTs) { h.Restore([]Check{at(20), at(21)}, size, rts) }, 0},
+		{"restored", func(h *Checks, _ adder, rts *SharedRTs) { h.Restore([]Check{at(20), at(21)}, size, rts, func(int) bool { return true }) }, 0},
 	}
 	for _, shared := range []bool{false, true} {
 		for _, tt := range tests {
@@ -377,7 +377,7 @@ func TestEncodeMarked(t *testing.T) {
 				mark := h.Mark()
 				tt.since(&h, add, rts)
 				var want Checks
-				want.Restore(held[len(held)-tt.keep:], size, nil)
+				want.Restore(held[len(held)-tt.keep:], size, nil, nil)
 				last := statefile.Last{Checked: true, Status: statefile.Unavailable, At: 1, Err: "timeout 1"}
 				got := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &last, mark, rts) })
 				if w := encodeApp(func(e *statefile.Encoder) { want.Encode(e, &last, nil) }); !bytes.Equal(got, w) {

@@ -45,8 +45,8 @@ func (d *sharedDiff) step(t *testing.T, r func(n int) int) {
 	case k == 1:
 		es := d.inline[a].List(nil)
 		es = es[r(len(es)+1):]
-		d.inline[a].Restore(es, d.size, nil)
-		d.shared[a].Restore(es, d.size, d.rts)
+		d.inline[a].Restore(es, d.size, nil, nil)
+		d.shared[a].Restore(es, d.size, d.rts, func(int) bool { return r(2) == 0 })
 	case k == 2 || k == 3:
 		mark := d.shared[a].Mark()
 		if k == 2 {
@@ -146,7 +146,7 @@ func (d *sharedDiff) run(t *testing.T, steps int, r func(n int) int) {
 		d.check(t, s%8 == 0)
 	}
 	for a := range d.shared {
-		d.shared[a].Restore(nil, d.size, d.rts)
+		d.shared[a].Restore(nil, d.size, d.rts, nil)
 	}
 	if d.rts.Len() != 0 || len(d.rts.byKey) != 0 {
 		t.Fatalf("emptied histories leave %d entries at %d times", d.rts.Len(), len(d.rts.byKey))
