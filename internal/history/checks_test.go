@@ -357,7 +357,9 @@ func TestEncodeMarked(t *testing.T) {
 			add(h, at(10))
 			h.Redate(time.Hour)
 		}, size - 1},
-		{"restored", func(h *Checks, _ adder, rts *SharedRTs) { h.Restore([]Check{at(20), at(21)}, size, rts, func(int) bool { return true }) }, 0},
+		{"restored", func(h *Checks, _ adder, rts *SharedRTs) {
+			h.Restore([]Check{at(20), at(21)}, size, rts, func(int) bool { return true })
+		}, 0},
 	}
 	for _, shared := range []bool{false, true} {
 		for _, tt := range tests {
