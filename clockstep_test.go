@@ -177,12 +177,12 @@ func TestRedateKeepsCounts(t *testing.T) {
 func TestHistoryRedate(t *testing.T) {
 	var h history.Checks
 	for _, at := range []time.Duration{0, time.Minute, 2 * time.Minute} {
-		h.Add(history.Check{At: t0.Add(at).UnixNano(), Status: history.Up}, 10)
+		h.Add(history.Check{At: t0.Add(at).UnixNano(), Status: history.Up}, 10, nil)
 	}
 	h.Redate(-24 * time.Hour)
-	h.Add(history.Check{At: t0.Add(-24*time.Hour + 3*time.Minute).UnixNano(), Status: history.Up}, 10)
+	h.Add(history.Check{At: t0.Add(-24*time.Hour + 3*time.Minute).UnixNano(), Status: history.Up}, 10, nil)
 	var got []time.Duration
-	for _, e := range h.List() {
+	for _, e := range h.List(nil) {
 		got = append(got, time.Unix(0, e.At).Sub(t0.Add(-24*time.Hour)))
 	}
 	want := []time.Duration{0, time.Minute, 2 * time.Minute, 3 * time.Minute}

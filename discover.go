@@ -386,7 +386,7 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		for _, e := range a.history[max(0, len(a.history)-m.cfg.historySize):] {
-			st.history[i].Add(e, m.cfg.historySize)
+			st.history[i].Add(e, m.cfg.historySize, st.rts)
 		}
 		st.dayToWrite(i).Set(&a.day)
 	}

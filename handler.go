@@ -130,7 +130,7 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("application not found", fmt.Sprintf("no application is named %q", name)))
 		return
 	}
-	entries := s.history[i].List()
+	entries := s.history[i].List(s.rts)
 	// A cycle writes the history before it publishes the snapshot that
 	// reflects it: leave out checks this snapshot does not show yet, so the
 	// app's status and its last history entry are one view.

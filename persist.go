@@ -125,8 +125,8 @@ func (m *Monitor) apply(s *statefile.State) int {
 		}
 	}
 	kept := 0
-	for i := range s.Apps {
-		a := appFromFile(&s.Apps[i])
+	for k := range s.Apps {
+		a := appFromFile(&s.Apps[k])
 		i, ok := m.plan.appIndex[a.name]
 		if !ok {
 			m.awaitDiscovery(a) // a discovered app, until its rule finds it
@@ -137,7 +137,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].Restore(a.history, m.cfg.historySize)
+		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, sharedInFile(s.Apps, k))
 		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
@@ -537,7 +537,7 @@ func (c *saveCut) encodeApps(e *statefile.Encoder) {
 			a := &c.plan.apps[i]
 			e.App(a.Name, a.Location)
 			last := lastToFile(&c.lasts[i])
-			c.st.history[i].EncodeMarked(e, &last, c.marks[i])
+			c.st.history[i].EncodeMarked(e, &last, c.marks[i], c.st.rts)
 			days[j].Encode(e)
 		}
 		c.scratch = days

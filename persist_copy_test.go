@@ -36,7 +36,7 @@ func (m *Monitor) copyState() *statefile.State {
 		s.Locations[i] = statefile.Location{Name: l.Name, Day: history.FileDay(&st.locDay[i])}
 	}
 	for i, a := range m.plan.apps {
-		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List()),
+		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List(st.rts)),
 			Last: lastToFile(&st.apps[i]), Day: history.FileDay(st.appDay[i].Window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {

@@ -203,6 +203,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
 		history:      make([]*history.Checks, len(p.apps)),
+		rts:          st.rts,
 		appDay:       make([]history.AppDay, len(p.apps)),
 		locDay:       make([]history.Day, len(p.locations)),
 		sysDay:       st.sysDay,
@@ -237,6 +238,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 			continue
 		}
 		ns.sysDay.Remove(st.appDay[j].Window())
+		st.history[j].Unshare(st.rts)
 		if li, ok := p.locIndex[a.Location]; ok {
 			ns.locDay[li].Remove(st.appDay[j].Window())
 		}

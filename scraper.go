@@ -303,7 +303,12 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		*prev = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
-		st.history[i].Add(history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: cur.err}, m.cfg.historySize)
+		e := history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: cur.err}
+		if sharesRT(p, out, i) {
+			st.history[i].AddShared(e, m.cfg.historySize, st.rts)
+		} else {
+			st.history[i].Add(e, m.cfg.historySize, st.rts)
+		}
 		if cur.maint() {
 			continue // counts neither for nor against availability
 		}

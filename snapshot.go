@@ -17,11 +17,12 @@ import (
 type snapshot struct {
 	p             *plan // the apps, locations and backends shown
 	history       []*history.Checks
-	seq           uint64    // snapshots published before this one: changes with every snapshot
-	pastGen       uint64    // the monitor's pastGen when its book was taken
-	eventSeq      uint64    // the first event not reflected in this snapshot
-	at            time.Time // end of the last cycle; zero before the first
-	made          time.Time // when it was published: what its answers are as of (meta.timestamp)
+	rts           *history.SharedRTs // what history's checks refer to
+	seq           uint64             // snapshots published before this one: changes with every snapshot
+	pastGen       uint64             // the monitor's pastGen when its book was taken
+	eventSeq      uint64             // the first event not reflected in this snapshot
+	at            time.Time          // end of the last cycle; zero before the first
+	made          time.Time          // when it was published: what its answers are as of (meta.timestamp)
 	cycleDuration time.Duration
 	apps          []appView
 	locs          []locView
@@ -92,6 +93,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	s := &snapshot{
 		p:             p,
 		history:       st.history,
+		rts:           st.rts,
 		seq:           seq,
 		at:            st.lastCycle,
 		made:          now,

@@ -147,9 +147,10 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
-	history      []*history.Checks // pointers: a reconfiguration hands them on
-	appDay       []history.AppDay  // changed through dayToWrite (savecut.go)
-	days         dayCut            // appDay as a save's cut holds it
+	history      []*history.Checks  // pointers: a reconfiguration hands them on
+	rts          *history.SharedRTs // the response times the histories share, handed on with them
+	appDay       []history.AppDay   // changed through dayToWrite (savecut.go)
+	days         dayCut             // appDay as a save's cut holds it
 	locDay       []history.Day
 	sysDay       history.Day
 	backends     []bool // answered in the last cycle that tried it
@@ -163,6 +164,7 @@ func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*history.Checks, len(p.apps)),
+		rts:         new(history.SharedRTs),
 		appDay:      make([]history.AppDay, len(p.apps)),
 		locDay:      make([]history.Day, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),

@@ -31,21 +31,28 @@ type Check struct {
 
 // Checks is an app's most recent checks, at most the history size of
 // them, oldest first. There are HistorySize checks per app, so thousands of
-// apps make millions of them: they are kept as a stream of varints, about 4
+// apps make millions of them: they are kept as a stream of varints, 2 to 4
 // bytes a check (fixed 12-byte entries would make the histories the largest
 // structure of the heap), with the error texts held once per app and
-// referred to by number. What it drops is what the API never shows: the
-// time below the millisecond and the response time below the microsecond.
+// referred to by number, and the response times many apps share held once
+// in a SharedRTs. What it drops is what the API never shows: the time
+// below the millisecond and the response time below the microsecond.
 //
 // Each check in buf[head:] is
 //
 //	varint   its time in unix ms, less the time of the check before it,
 //	         less the delta before that (0 at a steady interval: 1 byte)
-//	uvarint  rt<<3 | hasErr<<2 | status, rt being its response time in
-//	         microseconds, saturated to 32 bits (3 bytes from 2 to 262 ms)
+//	uvarint  rt<<3 | hasErr<<2 | status, where rt is either its response
+//	         time in microseconds, saturated to 32 bits, times 2 (3 bytes
+//	         from 1 to 131 ms), or 2i+1 for entry i of its time in the
+//	         shared table (1 byte for the first 8 entries)
 //	uvarint  if hasErr: 1 + the index of its error text in errs
 //
-// so that a check with no error takes 4 bytes most often.
+// so that a check with no error takes 2 bytes when its response time is
+// shared, and 4 most often when it is not.
+//
+// The methods that read or drop checks take the history's SharedRTs, the
+// same for all of its life (nil when it has never been given one).
 //
 // The oldest check's time bytes are stale once the check before it has
 // been dropped: its time and delta are in first and firstDelta instead, so
@@ -98,19 +105,29 @@ const maxChecks = math.MaxInt32 / (maxCheckBytes * 17 / 16)
 
 func packStatus(s Status) uint64 { return uint64(min(s, Unavailable)) }
 
-// Add appends e, dropping the oldest checks past size.
-func (h *Checks) Add(e Check, size int) {
+// Add appends e, dropping the oldest checks past size. Its response time
+// is its own: it is kept inline.
+func (h *Checks) Add(e Check, size int, t *SharedRTs) {
 	h.mu.Lock()
-	h.push(e, size, maxErrTexts)
+	h.push(e, size, maxErrTexts, t, nil)
+	h.mu.Unlock()
+}
+
+// AddShared is Add of a check whose response time other apps' checks of
+// its time share: it is kept in t, unless t is full.
+func (h *Checks) AddShared(e Check, size int, t *SharedRTs) {
+	h.mu.Lock()
+	h.push(e, size, maxErrTexts, t, t)
 	h.mu.Unlock()
 }
 
 // push is add with the bound on distinct error texts as a parameter, so
-// that tests can reach it.
-func (h *Checks) push(e Check, size, maxTexts int) {
+// that tests can reach it, and the table to share the response time in
+// (nil: inline).
+func (h *Checks) push(e Check, size, maxTexts int, t, share *SharedRTs) {
 	size = min(max(size, 1), maxChecks)
 	for int(h.n) >= size {
-		h.dropOldest()
+		h.dropOldest(t)
 	}
 	// Release before interning, so that a full table reuses the slot of
 	// the dropped check.
@@ -127,7 +144,14 @@ func (h *Checks) push(e Check, size, maxTexts int) {
 	}
 	var tmp [maxCheckBytes]byte
 	c := binary.AppendVarint(tmp[:0], dod)
-	word := uint64(statefile.CheckMicros(e.RT))<<3 | packStatus(e.Status) // rounded, as the API shows it
+	micros := statefile.CheckMicros(e.RT) // rounded, as the API shows it
+	rt := uint64(micros) << 1
+	if share != nil {
+		if i, ok := share.ref(key(ms, h.moved), micros); ok {
+			rt = uint64(i)<<1 | 1
+		}
+	}
+	word := rt<<3 | packStatus(e.Status)
 	if errNum != 0 {
 		word |= 4
 	}
@@ -156,10 +180,13 @@ func (h *Checks) Redate(step time.Duration) {
 }
 
 // dropOldest drops the oldest check; there is one.
-func (h *Checks) dropOldest() {
+func (h *Checks) dropOldest(t *SharedRTs) {
 	r := h.reader()
-	_, _, _, errNum := r.next()
+	ms, rt, _, errNum := r.next()
 	h.release(errNum)
+	if i, ok := rt.shared(); ok {
+		t.release(key(ms, h.moved), i)
+	}
 	if h.n--; h.n == 0 {
 		h.buf, h.head = h.buf[:0], 0
 		return
@@ -262,10 +289,26 @@ func (h *Checks) reader() checkReader {
 	return checkReader{b: h.buf[h.head:], ms: h.first, delta: h.firstDelta, oldest: true}
 }
 
-// next decodes the next check: its time in unix ms, its response time in
-// µs, its status and its error number (0 for none). The caller knows there
-// is one: buf is only written by push, so it is not checked.
-func (r *checkReader) next() (ms int64, rtMicros uint32, s Status, errNum uint16) {
+// rtField is a check's response time as its history holds it: inline or
+// a reference to the shared table.
+type rtField uint64
+
+// shared returns the index of the entry f refers to, if it does.
+func (f rtField) shared() (int, bool) { return int(f >> 1), f&1 != 0 }
+
+// micros is the response time f stands for in a check at ms; the caller
+// holds t, if f refers to it.
+func (h *Checks) micros(f rtField, ms int64, t *SharedRTs) uint32 {
+	if i, ok := f.shared(); ok {
+		return t.micros(key(ms, h.moved), i)
+	}
+	return uint32(f >> 1)
+}
+
+// next decodes the next check: its time in unix ms, its response time, its
+// status and its error number (0 for none). The caller knows there is one:
+// buf is only written by push, so it is not checked.
+func (r *checkReader) next() (ms int64, rt rtField, s Status, errNum uint16) {
 	dod, k := binary.Varint(r.b)
 	if !r.oldest {
 		r.delta += dod
@@ -279,7 +322,7 @@ func (r *checkReader) next() (ms int64, rtMicros uint32, s Status, errNum uint16
 		r.b = r.b[i:]
 		errNum = uint16(n)
 	}
-	return r.ms, uint32(word >> 3), Status(word & 3), errNum
+	return r.ms, rtField(word >> 3), Status(word & 3), errNum
 }
 
 // check returns a decoded check as a Check.
@@ -296,47 +339,77 @@ func (h *Checks) check(ms int64, rtMicros uint32, s Status, errNum uint16) Check
 }
 
 // List returns the checks, oldest first.
-func (h *Checks) List() []Check {
+func (h *Checks) List(t *SharedRTs) []Check {
 	h.mu.Lock()
 	n := h.n
 	h.mu.Unlock()
-	return h.AppendTo(make([]Check, 0, n))
+	return h.AppendTo(make([]Check, 0, n), t)
 }
 
 // AppendTo appends the checks to dst, oldest first.
-func (h *Checks) AppendTo(dst []Check) []Check {
+func (h *Checks) AppendTo(dst []Check, t *SharedRTs) []Check {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.appendTo(dst, t)
+}
+
+// appendTo is AppendTo under h.mu.
+func (h *Checks) appendTo(dst []Check, t *SharedRTs) []Check {
+	t.lock()
+	defer t.unlock()
 	r := h.reader()
 	for range h.n {
-		dst = append(dst, h.check(r.next()))
+		ms, rt, s, errNum := r.next()
+		dst = append(dst, h.check(ms, h.micros(rt, ms, t), s, errNum))
 	}
 	return dst
 }
 
-// Restore makes es (oldest first) the history, keeping the last size of
-// them.
-func (h *Checks) Restore(es []Check, size int) {
+// Unshare keeps the response times of h inline, letting go of its
+// references to t: for a history its monitor no longer adds to (its app
+// was removed), whose references would hold entries of t for good. What h
+// reads back and encodes, at a mark taken before too, is unchanged.
+func (h *Checks) Unshare(t *SharedRTs) {
 	h.mu.Lock()
-	h.reset(es, size, maxErrTexts)
+	defer h.mu.Unlock()
+	es := h.appendTo(nil, t)
+	seq, moved := h.seq, h.moved
+	h.reset(es, len(es), maxErrTexts, t, nil)
+	h.seq, h.moved = seq, moved
+}
+
+// Restore makes es (oldest first) the history, keeping the last size of
+// them. The response time of es[i] is kept in t if shared(i) says other
+// apps' checks of its time share it (shared nil: none do), else inline.
+func (h *Checks) Restore(es []Check, size int, t *SharedRTs, shared func(i int) bool) {
+	h.mu.Lock()
+	h.reset(es, size, maxErrTexts, t, shared)
 	h.mu.Unlock()
 }
 
 // reset is restore under h.mu, with the bound on distinct error texts as a
 // parameter.
-func (h *Checks) reset(es []Check, size, maxTexts int) {
+func (h *Checks) reset(es []Check, size, maxTexts int, t *SharedRTs, shared func(i int) bool) {
+	for h.n > 0 {
+		h.dropOldest(t) // lets go of its references
+	}
 	h.buf, h.head, h.n, h.errs = h.buf[:0], 0, 0, nil
-	for _, e := range es[max(0, len(es)-size):] {
-		h.push(e, size, maxTexts)
+	from := max(0, len(es)-size)
+	for i, e := range es[from:] {
+		var share *SharedRTs
+		if shared != nil && shared(from+i) {
+			share = t
+		}
+		h.push(e, size, maxTexts, t, share)
 	}
 }
 
 // Encode writes the checks, oldest first, the app's last state and the
 // table of their error texts to e, as statefile.Encode does a decoded app.
-func (h *Checks) Encode(e *statefile.Encoder, last *statefile.Last) {
+func (h *Checks) Encode(e *statefile.Encoder, last *statefile.Last, t *SharedRTs) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.encode(e, last, int(h.n), 0)
+	h.encode(e, last, int(h.n), 0, t)
 }
 
 // Mark is where a history stood at a moment, for EncodeMarked.
@@ -355,18 +428,21 @@ func (h *Checks) Mark() Mark {
 // checks held at mark that were dropped since (by Add, past the history
 // size, or by Restore) are gone: the encoding holds the newest checks of the
 // history at mark, all of them unless h changed meanwhile.
-func (h *Checks) EncodeMarked(e *statefile.Encoder, last *statefile.Last, mark Mark) {
+func (h *Checks) EncodeMarked(e *statefile.Encoder, last *statefile.Last, mark Mark, t *SharedRTs) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	since := min(max(h.seq-mark.seq, 0), int64(h.n))
-	h.encode(e, last, int(h.n)-int(since), mark.moved-h.moved)
+	h.encode(e, last, int(h.n)-int(since), mark.moved-h.moved, t)
 }
 
 // encode writes the oldest n checks, their times moved by shift ms. It
 // walks the checks once, straight from their encoded form: the error
-// numbers of the history become the table's refs as they are first used.
-func (h *Checks) encode(e *statefile.Encoder, last *statefile.Last, n int, shift int64) {
+// numbers of the history become the table's refs as they are first used,
+// and the shared response times are written out as the checks' own.
+func (h *Checks) encode(e *statefile.Encoder, last *statefile.Last, n int, shift int64, t *SharedRTs) {
 	e.BeginChecks(n, len(h.texts()))
+	t.lock()
+	defer t.unlock()
 	r := h.reader()
 	for range n {
 		ms, rt, s, errNum := r.next()
@@ -374,7 +450,7 @@ func (h *Checks) encode(e *statefile.Encoder, last *statefile.Last, n int, shift
 		if errNum != 0 {
 			ref = e.Ref(int(errNum), h.errs.list[errNum-1].text)
 		}
-		e.Check(ms+shift, rt, FileStatus(s), ref)
+		e.Check(ms+shift, h.micros(rt, ms, t), FileStatus(s), ref)
 	}
 	e.Last(last)
 	e.ErrTexts()

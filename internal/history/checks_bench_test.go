@@ -35,7 +35,7 @@ func BenchmarkHistoryAdd(b *testing.B) {
 			es := benchChecks(4*size, bc.distinct)
 			var h Checks
 			for _, e := range es {
-				h.Add(e, size)
+				h.Add(e, size, nil)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -44,9 +44,33 @@ func BenchmarkHistoryAdd(b *testing.B) {
 				e := es[i%len(es)]
 				at += int64(time.Second)
 				e.At = at
-				h.Add(e, size)
+				h.Add(e, size, nil)
 			}
 		})
+	}
+}
+
+// A cycle's apps adding a check whose response time they share: the
+// histories refer to one entry of the table per cycle.
+func BenchmarkHistoryAddShared(b *testing.B) {
+	const apps, size = 1000, 100
+	es := benchChecks(size, false)
+	rts := new(SharedRTs)
+	hs := make([]Checks, apps)
+	for _, e := range es {
+		for i := range hs {
+			hs[i].AddShared(e, size, rts)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	at := es[len(es)-1].At
+	for i := 0; b.Loop(); i++ {
+		k := i % apps
+		if k == 0 {
+			at += int64(time.Second)
+		}
+		hs[k].AddShared(Check{At: at, RT: 300 * time.Millisecond}, size, rts)
 	}
 }
 
@@ -54,11 +78,11 @@ func BenchmarkHistoryList(b *testing.B) {
 	const size = 100
 	var h Checks
 	for _, e := range benchChecks(size, false) {
-		h.Add(e, size)
+		h.Add(e, size, nil)
 	}
 	dst := make([]Check, 0, size)
 	b.ReportAllocs()
 	for b.Loop() {
-		dst = h.AppendTo(dst[:0])
+		dst = h.AppendTo(dst[:0], nil)
 	}
 }

@@ -152,17 +152,17 @@ func runHistoryModel(t *testing.T, size, maxTexts, steps int, r func(n int) int)
 				es = append(es, g.next(r))
 			}
 			h.mu.Lock()
-			h.reset(es, size, maxTexts)
+			h.reset(es, size, maxTexts, nil, nil)
 			h.mu.Unlock()
 			m.restore(es)
 		} else {
 			e := g.next(r)
 			h.mu.Lock()
-			h.push(e, size, maxTexts)
+			h.push(e, size, maxTexts, nil, nil)
 			h.mu.Unlock()
 			m.add(e)
 		}
-		if want, got := m.list(), h.List(); !slices.Equal(want, got) { // cmp.Diff only to report: it is slow
+		if want, got := m.list(), h.List(nil); !slices.Equal(want, got) { // cmp.Diff only to report: it is slow
 			t.Fatalf("size %d, %d texts: after step %d (-want +got):\n%s", size, maxTexts, step, cmp.Diff(want, got))
 		}
 		checkHistoryRefs(t, &h)
@@ -204,13 +204,13 @@ func checkHistoryEncoding(t *testing.T, h *Checks) {
 	live.Locations(0)
 	live.Apps(1)
 	live.App("a", "l")
-	h.Encode(live, &statefile.Last{})
+	h.Encode(live, &statefile.Last{}, nil)
 	live.BeginDay(0)
 	live.Ledger(func(b []byte) []byte { return append(b, emptyLedger...) })
 	live.Replay(nil)
 	live.Maintenance(&statefile.Maintenance{})
 	var checks []statefile.Check
-	for _, c := range h.List() {
+	for _, c := range h.List(nil) {
 		checks = append(checks, statefile.Check{At: c.At, RT: c.RT, Status: FileStatus(c.Status), Err: c.Err})
 	}
 	copied := statefile.Encode(&statefile.State{SavedAt: t0, Apps: []statefile.App{{Name: "a", Location: "l", Checks: checks}}})
@@ -218,8 +218,8 @@ func checkHistoryEncoding(t *testing.T, h *Checks) {
 		t.Fatalf("live encoding %x, of a copy %x", live.Bytes(), copied)
 	}
 	mark := h.Mark()
-	marked := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &statefile.Last{}, mark) })
-	if whole := encodeApp(func(e *statefile.Encoder) { h.Encode(e, &statefile.Last{}) }); !bytes.Equal(marked, whole) {
+	marked := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &statefile.Last{}, mark, nil) })
+	if whole := encodeApp(func(e *statefile.Encoder) { h.Encode(e, &statefile.Last{}, nil) }); !bytes.Equal(marked, whole) {
 		t.Fatalf("encoded at a mark just taken %x, whole %x", marked, whole)
 	}
 }
@@ -271,11 +271,11 @@ func FuzzHistoryModel(f *testing.F) {
 func TestAppHistoryEdges(t *testing.T) {
 	var h Checks
 	old := time.Date(1960, 1, 1, 0, 0, 0, 5e6, time.UTC).UnixNano()
-	h.Add(Check{At: old, RT: 3 * time.Hour, Status: Down}, 4)
-	h.Add(Check{At: old, RT: -time.Second, Status: Unavailable, Err: "x"}, 4)
-	h.Add(Check{At: math.MaxInt64, RT: math.MaxInt64, Status: Up}, 4)
-	h.Add(Check{At: math.MinInt64, RT: 1499, Status: Up}, 4)
-	got := h.List()
+	h.Add(Check{At: old, RT: 3 * time.Hour, Status: Down}, 4, nil)
+	h.Add(Check{At: old, RT: -time.Second, Status: Unavailable, Err: "x"}, 4, nil)
+	h.Add(Check{At: math.MaxInt64, RT: math.MaxInt64, Status: Up}, 4, nil)
+	h.Add(Check{At: math.MinInt64, RT: 1499, Status: Up}, 4, nil)
+	got := h.List(nil)
 	want := []Check{
 		{At: old, RT: 4294967295 * time.Microsecond, Status: Down},
 		{At: old, RT: 0, Status: Unavailable, Err: "x"},
@@ -294,7 +294,7 @@ func TestHistoryBufferSize(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
 		var h Checks
 		for _, e := range benchChecks(1000, distinct) {
-			h.Add(e, 100)
+			h.Add(e, 100, nil)
 			if h.n == 100 {
 				if live := len(h.buf) - int(h.head); cap(h.buf) > 2*(live+maxCheckBytes) {
 					t.Fatalf("distinct errors %v: %d bytes of checks in a buffer of %d", distinct, live, cap(h.buf))
@@ -323,7 +323,8 @@ func encodeApp(encode func(e *statefile.Encoder)) []byte {
 
 // A history encoded at a mark holds the checks it held then, at their
 // times then, less those dropped since: whatever was added, re-dated or
-// restored after the mark.
+// restored after the mark; with its response times inline or shared with
+// another app's checks alike.
 func TestEncodeMarked(t *testing.T) {
 	const size = 4
 	at := func(i int) Check {
@@ -333,46 +334,58 @@ func TestEncodeMarked(t *testing.T) {
 		}
 		return c
 	}
+	type adder func(h *Checks, e Check)
 	tests := []struct {
 		name  string
-		since func(h *Checks)
+		since func(h *Checks, add adder, rts *SharedRTs)
 		keep  int // of the size checks held at the mark, the newest kept
 	}{
-		{"nothing since", func(*Checks) {}, size},
-		{"one added", func(h *Checks) { h.Add(at(10), size) }, size - 1},
-		{"three added", func(h *Checks) {
+		{"nothing since", func(*Checks, adder, *SharedRTs) {}, size},
+		{"one added", func(h *Checks, add adder, _ *SharedRTs) { add(h, at(10)) }, size - 1},
+		{"three added", func(h *Checks, add adder, _ *SharedRTs) {
 			for i := range 3 {
-				h.Add(at(10+i), size)
+				add(h, at(10+i))
 			}
 		}, size - 3},
-		{"all dropped", func(h *Checks) {
+		{"all dropped", func(h *Checks, add adder, _ *SharedRTs) {
 			for i := range size + 2 {
-				h.Add(at(10+i), size)
+				add(h, at(10+i))
 			}
 		}, 0},
-		{"re-dated and added", func(h *Checks) {
+		{"re-dated and added", func(h *Checks, add adder, _ *SharedRTs) {
 			h.Redate(-2 * time.Hour)
-			h.Add(at(10), size)
+			add(h, at(10))
 			h.Redate(time.Hour)
 		}, size - 1},
-		{"restored", func(h *Checks) { h.Restore([]Check{at(20), at(21)}, size) }, 0},
+		{"restored", func(h *Checks, _ adder, rts *SharedRTs) {
+			h.Restore([]Check{at(20), at(21)}, size, rts, func(int) bool { return true })
+		}, 0},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var h Checks
-			for i := range size + 3 { // wrapped, with error texts that left
-				h.Add(at(i), size)
-			}
-			held := h.List()
-			mark := h.Mark()
-			tt.since(&h)
-			var want Checks
-			want.Restore(held[len(held)-tt.keep:], size)
-			last := statefile.Last{Checked: true, Status: statefile.Unavailable, At: 1, Err: "timeout 1"}
-			got := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &last, mark) })
-			if w := encodeApp(func(e *statefile.Encoder) { want.Encode(e, &last) }); !bytes.Equal(got, w) {
-				t.Errorf("encoded at the mark %x, want %x", got, w)
-			}
-		})
+	for _, shared := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s shared %v", tt.name, shared), func(t *testing.T) {
+				var rts *SharedRTs
+				add := func(h *Checks, e Check) { h.Add(e, size, nil) }
+				if shared {
+					rts = new(SharedRTs)
+					add = func(h *Checks, e Check) { h.AddShared(e, size, rts) }
+				}
+				var h, other Checks
+				for i := range size + 3 { // wrapped, with error texts that left
+					add(&h, at(i))
+					add(&other, at(i))
+				}
+				held := h.List(rts)
+				mark := h.Mark()
+				tt.since(&h, add, rts)
+				var want Checks
+				want.Restore(held[len(held)-tt.keep:], size, nil, nil)
+				last := statefile.Last{Checked: true, Status: statefile.Unavailable, At: 1, Err: "timeout 1"}
+				got := encodeApp(func(e *statefile.Encoder) { h.EncodeMarked(e, &last, mark, rts) })
+				if w := encodeApp(func(e *statefile.Encoder) { want.Encode(e, &last, nil) }); !bytes.Equal(got, w) {
+					t.Errorf("encoded at the mark %x, want %x", got, w)
+				}
+			})
+		}
 	}
 }
