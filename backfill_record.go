@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/backfill"
+	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
@@ -276,11 +278,29 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	a, err := backfill.Refine(from, to, res, backfill.Budget, need, func(r backfill.Range, take func(backfill.State)) error {
-		err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
-			return q.States(ctx, PastRange(r), func(st PastState) { take(backfill.State(st)) })
+	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants, Target: m.Interval() / 2,
+		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
+	yields := 0 // questions interrupted one after the other
+	a, err := backfill.Refine(from, to, res, sz, need, func(r backfill.Range, take func(backfill.State)) error {
+		run := m.cycles.Try
+		if yields >= cyclegate.MaxYields {
+			run = m.cycles.Whole // cycles back to back: the backfill must advance too
+		}
+		var got []backfill.State
+		err := m.tryPastIn(ctx, run, &j.pastJob, j.count, func(ctx context.Context) error {
+			got = got[:0] // an attempt that failed may have told part of its answer
+			return q.States(ctx, PastRange(r), func(st PastState) { got = append(got, backfill.State(st)) })
 		})
-		if err != nil && tooLarge(err) {
+		switch {
+		case err == nil:
+			yields = 0
+			for _, st := range got {
+				take(st)
+			}
+		case errors.Is(err, cyclegate.ErrCycleBegan):
+			yields++
+			return fmt.Errorf("%w: %w", backfill.ErrInterrupted, err)
+		case tooLarge(err):
 			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
 				"a backend refuses backfill questions as too large; asking them in parts",
 				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
@@ -293,6 +313,21 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 	}
 	m.applyStates(j, a)
 	return nil
+}
+
+// waitGap waits, when a backfill question expected to take wall would not
+// end before the next cycle begins, until the next cycle ends: begun late
+// in the gap it would be interrupted, its work lost.
+func (m *Monitor) waitGap(ctx context.Context, wall time.Duration) {
+	interval := m.Interval()
+	began := m.cycles.Began()
+	if began.IsZero() || wall >= interval || time.Since(began)+wall < interval {
+		return
+	}
+	select {
+	case <-m.cycles.Ended():
+	case <-ctx.Done():
+	}
 }
 
 // tooLarge says whether err is a backend's refusal of a question as too

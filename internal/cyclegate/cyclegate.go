@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Gate lets background work against the backends (the backfill) give
@@ -22,6 +23,7 @@ type Gate struct {
 	idle    chan struct{} // closed when the running cycle ends
 	begun   chan struct{} // closed when the next cycle begins
 	ends    chan struct{} // closed when the next cycle ends
+	began   time.Time     // when the last cycle began, on the wall clock
 }
 
 func New() *Gate {
@@ -35,6 +37,7 @@ func (g *Gate) Begin() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running = true
+	g.began = time.Now()
 	g.idle = make(chan struct{})
 	close(g.begun)
 	g.begun = make(chan struct{})
@@ -55,6 +58,15 @@ func (g *Gate) Ended() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.ends
+}
+
+// Began is when the last cycle began, on the wall clock (zero before the
+// first): the work sizes its pieces to the backend's pace, which is wall
+// time, and starts one only if it can end before the next cycle.
+func (g *Gate) Began() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.began
 }
 
 // ErrCycleBegan is the cause of a context a cycle interrupted.
