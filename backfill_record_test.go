@@ -247,11 +247,11 @@ func TestBackfillStatesRefinesMixedDay(t *testing.T) {
 }
 
 // A long past is asked in questions Prometheus answers, whatever the
-// resolution: one of every app of a query reads at most backfill.Budget
-// instants of each (at a second's resolution, a week of them in one
-// question of 200 apps would be 240 million samples, which Prometheus
-// refuses, query.max-samples 50 million, for ever), one of some apps at
-// most backfill.Samples of them all.
+// resolution: a question reads at most backfill.AppInstants app-instants,
+// every app of the backend counted in one of every app (at a second's
+// resolution, a week of them in one question of 200 apps would be 240
+// million samples, which Prometheus refuses, query.max-samples 50
+// million, for ever).
 func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 	start := t0.Add(-20 * 24 * time.Hour).Truncate(24 * time.Hour)
 	var downs []timeline.Span
@@ -273,7 +273,11 @@ func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 	}
 	for _, r := range src.requests()[1:] { // the first is the probe
 		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
-		if r.Apps == nil && instants > backfill.Budget || r.Apps != nil && len(r.Apps)*instants > backfill.Samples {
+		apps := len(r.Apps)
+		if r.Apps == nil {
+			apps = len(truth)
+		}
+		if apps*instants > backfill.AppInstants {
 			t.Errorf("a question reads %d instants of each of its apps (%v), over the bound: %+v", instants, r.Apps, r)
 		}
 	}
