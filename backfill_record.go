@@ -278,10 +278,12 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants, Target: m.Interval() / 2,
+	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants,
 		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
 	yields := 0 // questions interrupted one after the other
 	a, err := backfill.Refine(from, to, res, sz, need, func(r backfill.Range, take func(backfill.State)) error {
+		sz.Target = m.cycleGap() / 2
+		began := time.Now()
 		run := m.cycles.Try
 		if yields >= cyclegate.MaxYields {
 			run = m.cycles.Whole // cycles back to back: the backfill must advance too
@@ -291,6 +293,13 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 			got = got[:0] // an attempt that failed may have told part of its answer
 			return q.States(ctx, PastRange(r), func(st PastState) { got = append(got, backfill.State(st)) })
 		})
+		apps := len(r.Apps)
+		if r.Apps == nil {
+			apps = len(j.names)
+		}
+		windows := int(r.End.Sub(r.Start)/r.Step) + 1
+		m.log.Debug("backfill question", "backend", j.backend, "apps", apps, "windows", windows, "window", r.Window,
+			"app_instants", apps*windows*int(r.Window/r.Resolution), "wall", time.Since(began).Round(time.Millisecond), "err", err)
 		switch {
 		case err == nil:
 			yields = 0
@@ -319,7 +328,7 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 // end before the next cycle begins, until the next cycle ends: begun late
 // in the gap it would be interrupted, its work lost.
 func (m *Monitor) waitGap(ctx context.Context, wall time.Duration) {
-	interval := m.Interval()
+	interval := m.cycleGap()
 	began := m.cycles.Began()
 	if began.IsZero() || wall >= interval || time.Since(began)+wall < interval {
 		return
@@ -328,6 +337,16 @@ func (m *Monitor) waitGap(ctx context.Context, wall time.Duration) {
 	case <-m.cycles.Ended():
 	case <-ctx.Done():
 	}
+}
+
+// cycleGap is the time between cycles: the last gap seen, as cycles may
+// come closer than the interval (a Scrape between them) or later (a slow
+// cycle); the interval before two cycles have begun.
+func (m *Monitor) cycleGap() time.Duration {
+	if g := m.cycles.Gap(); g > 0 {
+		return min(g, m.Interval())
+	}
+	return m.Interval()
 }
 
 // tooLarge says whether err is a backend's refusal of a question as too

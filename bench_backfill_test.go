@@ -153,7 +153,7 @@ func benchBackfillMonitor(b *testing.B, srv *promtest.Server, apps int) (*availm
 	be.Source = src
 	log := &promtest.SyncBuffer{}
 	o := availmon.Options{Backends: []availmon.Backend{be}, Interval: time.Hour, Backfill: true,
-		Logger: slog.New(slog.NewTextHandler(log, nil))}
+		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: benchLogLevel()}))}
 	for l := range 100 {
 		o.Locations = append(o.Locations, availmon.Location{Name: fmt.Sprintf("location-%03d", l)})
 	}
@@ -179,6 +179,15 @@ func benchBackfillMonitor(b *testing.B, srv *promtest.Server, apps int) (*availm
 		}
 		return time.Since(start)
 	}
+}
+
+// benchLogLevel is AVAILMON_BENCH_DEBUG's: set, the log (and the
+// benchmark's output) has the backfill's every question.
+func benchLogLevel() slog.Level {
+	if os.Getenv("AVAILMON_BENCH_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // backfillPhase is one part of the backfill as the benchmark sees it:

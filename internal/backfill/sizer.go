@@ -33,8 +33,9 @@ type Sizer struct {
 	Apps int
 	// Most bounds the app-instants of any question; zero means Samples.
 	Most int
-	// Target is the wall a question should take (half the cycles'
-	// interval); zero leaves the bound at Most.
+	// Target is the wall a question should take (half the gap between
+	// cycles); zero leaves the bound at Most. The caller may change it
+	// between questions, as the gap changes.
 	Target time.Duration
 	// Now reads the clock questions are timed on; nil means time.Now.
 	Now func() time.Time
@@ -46,7 +47,7 @@ type Sizer struct {
 	Wait func(wall time.Duration)
 
 	perInstant float64 // measured wall per app-instant, ns; 0 before the first answer
-	limit      int     // the current bound; 0 before the first answer or interruption
+	limit      int     // the bound an interruption set before the pace was known; 0 none
 }
 
 // most is the bound of a question's app-instants now.
@@ -57,6 +58,9 @@ func (s *Sizer) most() int {
 	}
 	if s.limit > 0 {
 		m = min(m, s.limit)
+	}
+	if s.Target > 0 && s.perInstant > 0 {
+		m = min(m, int(float64(s.Target)/s.perInstant))
 	}
 	return max(m, 1)
 }
@@ -81,7 +85,7 @@ func (s *Sizer) answered(n int, wall time.Duration) {
 		return
 	}
 	s.perInstant = float64(wall) / float64(n)
-	s.limit = max(1, int(float64(s.Target)/s.perInstant))
+	s.limit = 0
 }
 
 // expect is the wall a question of n app-instants is expected to take;

@@ -24,6 +24,7 @@ type Gate struct {
 	begun   chan struct{} // closed when the next cycle begins
 	ends    chan struct{} // closed when the next cycle ends
 	began   time.Time     // when the last cycle began, on the wall clock
+	gap     time.Duration // between the last two cycles' beginnings
 }
 
 func New() *Gate {
@@ -37,7 +38,11 @@ func (g *Gate) Begin() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running = true
-	g.began = time.Now()
+	now := time.Now()
+	if !g.began.IsZero() {
+		g.gap = now.Sub(g.began)
+	}
+	g.began = now
 	g.idle = make(chan struct{})
 	close(g.begun)
 	g.begun = make(chan struct{})
@@ -67,6 +72,14 @@ func (g *Gate) Began() time.Time {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.began
+}
+
+// Gap is the time between the last two cycles' beginnings, on the wall
+// clock; zero before the second cycle.
+func (g *Gate) Gap() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gap
 }
 
 // ErrCycleBegan is the cause of a context a cycle interrupted.
