@@ -326,28 +326,38 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 
 // waitGap waits, when a backfill question expected to take wall would not
 // end before the next cycle begins, until the next cycle ends: begun late
-// in the gap it would be interrupted, its work lost.
+// in the gap it would be interrupted, its work lost. It waits at most a
+// gap, in case no cycle comes (the gap was two cycles close by chance).
 func (m *Monitor) waitGap(ctx context.Context, wall time.Duration) {
-	interval := m.cycleGap()
+	gap := m.cycleGap()
 	began := m.cycles.Began()
-	if began.IsZero() || wall >= interval || time.Since(began)+wall < interval {
+	if began.IsZero() || wall >= gap || time.Since(began)+wall < gap {
 		return
 	}
+	t := time.NewTimer(gap)
+	defer t.Stop()
 	select {
 	case <-m.cycles.Ended():
 	case <-ctx.Done():
+	case <-t.C:
 	}
 }
 
 // cycleGap is the time between cycles: the last gap seen, as cycles may
-// come closer than the interval (a Scrape between them) or later (a slow
-// cycle); the interval before two cycles have begun.
+// come closer than the interval (Scrape called between them) or later (a
+// slow cycle), but at least minCycleGap (two cycles close by chance, as
+// the first of Run after a Scrape, say nothing of the pace); the interval
+// before two cycles have begun.
 func (m *Monitor) cycleGap() time.Duration {
 	if g := m.cycles.Gap(); g > 0 {
-		return min(g, m.Interval())
+		return min(max(g, minCycleGap), m.Interval())
 	}
 	return m.Interval()
 }
+
+// minCycleGap is the least gap between cycles the backfill sizes its
+// questions to.
+const minCycleGap = time.Second
 
 // tooLarge says whether err is a backend's refusal of a question as too
 // large: Prometheus's query.max-samples ("query processing would load too
