@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/backfill"
+	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/history"
 	"github.com/prometheus/client_golang/prometheus"
@@ -595,10 +596,18 @@ func backfillKey(backend string) string { return "backfill\x00" + backend }
 // to the cycles (internal/cyclegate). A query answered ends the backend's
 // failing condition. It counts the requests sent in res.queries.
 func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask func(context.Context) error) error {
+	return m.tryPastIn(ctx, m.cycles.Run, j, res, ask)
+}
+
+// tryPastIn is tryPast through run, one of the gate's ways of giving way
+// (cyclegate.Gate.Run, Try, Whole); a question a cycle interrupted in
+// Try is not asked again here: its caller asks it in parts.
+func (m *Monitor) tryPastIn(ctx context.Context, run func(context.Context, func(context.Context) error) error,
+	j *pastJob, res *pastResult, ask func(context.Context) error) error {
 	backend := j.backend
 	var err error
 	for range backfillTries {
-		err = m.cycles.Run(ctx, func(ctx context.Context) error {
+		err = run(ctx, func(ctx context.Context) error {
 			qctx, cancel := context.WithTimeout(ctx, m.bf.timeout)
 			defer cancel()
 			if j.reports {
@@ -612,7 +621,7 @@ func (m *Monitor) tryPast(ctx context.Context, j *pastJob, res *pastResult, ask 
 			}
 			return err
 		})
-		if err == nil || ctx.Err() != nil || tooLarge(err) {
+		if err == nil || ctx.Err() != nil || tooLarge(err) || errors.Is(err, cyclegate.ErrCycleBegan) {
 			break
 		}
 	}

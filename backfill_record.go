@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/backfill"
+	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
@@ -277,11 +279,38 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
-	a, err := backfill.Refine(from, to, res, backfill.Budget, need, func(r backfill.Range, take func(backfill.State)) error {
-		err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) error {
-			return q.States(ctx, PastRange(r), func(st PastState) { take(backfill.State(st)) })
+	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants,
+		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
+	yields := 0 // questions interrupted one after the other
+	a, err := backfill.Refine(from, to, res, sz, need, func(r backfill.Range, take func(backfill.State)) error {
+		sz.Target = m.cycleGap() / 2
+		began := time.Now()
+		run := m.cycles.Try
+		if yields >= cyclegate.MaxYields {
+			run = m.cycles.Whole // cycles back to back: the backfill must advance too
+		}
+		var got []backfill.State
+		err := m.tryPastIn(ctx, run, &j.pastJob, j.count, func(ctx context.Context) error {
+			got = got[:0] // an attempt that failed may have told part of its answer
+			return q.States(ctx, PastRange(r), func(st PastState) { got = append(got, backfill.State(st)) })
 		})
-		if err != nil && tooLarge(err) {
+		apps := len(r.Apps)
+		if r.Apps == nil {
+			apps = len(j.names)
+		}
+		windows := int(r.End.Sub(r.Start)/r.Step) + 1
+		m.log.Debug("backfill question", "backend", j.backend, "apps", apps, "windows", windows, "window", r.Window,
+			"app_instants", apps*windows*int(r.Window/r.Resolution), "wall", time.Since(began).Round(time.Millisecond), "err", err)
+		switch {
+		case err == nil:
+			yields = 0
+			for _, st := range got {
+				take(st)
+			}
+		case errors.Is(err, cyclegate.ErrCycleBegan):
+			yields++
+			return fmt.Errorf("%w: %w", backfill.ErrInterrupted, err)
+		case tooLarge(err):
 			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
 				"a backend refuses backfill questions as too large; asking them in parts",
 				"backend", j.backend, "err", errtext.Truncate(err.Error(), maxErrorText))
@@ -295,6 +324,41 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 	m.applyStates(j, a)
 	return nil
 }
+
+// waitGap waits, when a backfill question expected to take wall would not
+// end before the next cycle begins, until the next cycle ends: begun late
+// in the gap it would be interrupted, its work lost. It waits at most a
+// gap, in case no cycle comes (the gap was two cycles close by chance).
+func (m *Monitor) waitGap(ctx context.Context, wall time.Duration) {
+	gap := m.cycleGap()
+	began := m.cycles.Began()
+	if began.IsZero() || wall >= gap || time.Since(began)+wall < gap {
+		return
+	}
+	t := time.NewTimer(gap)
+	defer t.Stop()
+	select {
+	case <-m.cycles.Ended():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// cycleGap is the time between cycles: the last gap seen, as cycles may
+// come closer than the interval (Scrape called between them) or later (a
+// slow cycle), but at least minCycleGap (two cycles close by chance, as
+// the first of Run after a Scrape, say nothing of the pace); the interval
+// before two cycles have begun.
+func (m *Monitor) cycleGap() time.Duration {
+	if g := m.cycles.Gap(); g > 0 {
+		return min(max(g, minCycleGap), m.Interval())
+	}
+	return m.Interval()
+}
+
+// minCycleGap is the least gap between cycles the backfill sizes its
+// questions to.
+const minCycleGap = time.Second
 
 // tooLarge says whether err is a backend's refusal of a question as too
 // large: Prometheus's query.max-samples ("query processing would load too

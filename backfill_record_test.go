@@ -47,6 +47,9 @@ type scriptedPast struct {
 	// maxSamples, when set, refuses a question of more app-instants, in
 	// Prometheus's words when query.max-samples refuses one.
 	maxSamples int
+	// during, when set, is called with each States question's context
+	// before it is answered; false leaves it unanswered (ctx's error).
+	during func(ctx context.Context, r PastRange) bool
 }
 
 func newScriptedPast(truth map[string]pastTruth) *scriptedPast {
@@ -108,6 +111,9 @@ func (q *scriptedQuery) Hours(context.Context, PastRange, func(PastCount)) error
 func (q *scriptedQuery) States(ctx context.Context, r PastRange, add func(PastState)) error {
 	if err := q.s.request(r); err != nil {
 		return err
+	}
+	if q.s.during != nil && !q.s.during(ctx, r) {
+		return ctx.Err()
 	}
 	apps := r.Apps
 	if apps == nil {
@@ -247,11 +253,11 @@ func TestBackfillStatesRefinesMixedDay(t *testing.T) {
 }
 
 // A long past is asked in questions Prometheus answers, whatever the
-// resolution: one of every app of a query reads at most backfill.Budget
-// instants of each (at a second's resolution, a week of them in one
-// question of 200 apps would be 240 million samples, which Prometheus
-// refuses, query.max-samples 50 million, for ever), one of some apps at
-// most backfill.Samples of them all.
+// resolution: a question reads at most backfill.AppInstants app-instants,
+// every app of the backend counted in one of every app (at a second's
+// resolution, a week of them in one question of 200 apps would be 240
+// million samples, which Prometheus refuses, query.max-samples 50
+// million, for ever).
 func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 	start := t0.Add(-20 * 24 * time.Hour).Truncate(24 * time.Hour)
 	var downs []timeline.Span
@@ -273,7 +279,11 @@ func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 	}
 	for _, r := range src.requests()[1:] { // the first is the probe
 		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
-		if r.Apps == nil && instants > backfill.Budget || r.Apps != nil && len(r.Apps)*instants > backfill.Samples {
+		apps := len(r.Apps)
+		if r.Apps == nil {
+			apps = len(truth)
+		}
+		if apps*instants > backfill.AppInstants {
 			t.Errorf("a question reads %d instants of each of its apps (%v), over the bound: %+v", instants, r.Apps, r)
 		}
 	}
@@ -324,6 +334,41 @@ func TestBackfillStatesSplitsRefusedQuestions(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "too large"); n != 1 {
 		t.Errorf("the refusal logged %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// A question a cycle interrupts is asked again in halves, not whole (asked
+// whole again it would be interrupted again by the next cycle, and the
+// next), and the record is exact.
+func TestBackfillStatesInterruptedQuestionAskedInHalves(t *testing.T) {
+	start := t0.Add(-backfillDays * 24 * time.Hour)
+	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
+	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	tm, src := pastMonitor(t, t0, truth)
+	var first *PastRange
+	src.during = func(ctx context.Context, r PastRange) bool {
+		if first != nil {
+			return true
+		}
+		first = &r
+		tm.cycles.Begin() // a cycle begins while the question runs
+		<-ctx.Done()
+		tm.cycles.End()
+		return false
+	}
+	tm.backfillRecord(waitCtx(t))
+	if first == nil || first.Start.Equal(first.End) {
+		t.Fatalf("the interrupted question %+v has no halves: the test tests nothing", first)
+	}
+	want := []timeline.Span{{From: start, To: down.From, State: timeline.Up}, down, {From: down.To, To: t0, State: timeline.Up}}
+	if diff := cmp.Diff(want, recordOf(tm, "checkout", start, t0)); diff != "" {
+		t.Errorf("checkout's record (-want +got):\n%s", diff)
+	}
+	reqs := src.requests()[1:] // the first is the probe
+	i := slices.IndexFunc(reqs, func(r PastRange) bool { return fmt.Sprint(r) == fmt.Sprint(*first) })
+	if rest := reqs[i+1:]; len(rest) < 2 || slices.ContainsFunc(rest, func(r PastRange) bool { return fmt.Sprint(r) == fmt.Sprint(*first) }) ||
+		!rest[0].Start.Equal(first.Start) || !rest[1].End.Equal(first.End) || !rest[0].End.Before(rest[1].Start) {
+		t.Errorf("after the interrupted %+v, asked %+v; want its halves", *first, rest)
 	}
 }
 

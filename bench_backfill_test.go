@@ -137,6 +137,11 @@ func BenchmarkBackfill30d10k(b *testing.B) {
 	b.ReportMetric(slices.Max(before).Seconds(), "cycle-before-max-s")
 	b.ReportMetric(slices.Sorted(slices.Values(before))[len(before)/2].Seconds(), "cycle-before-median-s")
 	b.Logf("cycles before %v, during the history's fill %v, during the record's %v", before, history.cycles, record.cycles)
+	if path := os.Getenv("AVAILMON_BENCH_LOG"); path != "" {
+		if err := os.WriteFile(path, []byte(log.String()), 0o644); err != nil {
+			b.Error(err)
+		}
+	}
 	for _, l := range strings.Split(log.String(), "\n") {
 		if strings.Contains(l, "backfill") {
 			b.Log(l)
@@ -153,7 +158,7 @@ func benchBackfillMonitor(b *testing.B, srv *promtest.Server, apps int) (*availm
 	be.Source = src
 	log := &promtest.SyncBuffer{}
 	o := availmon.Options{Backends: []availmon.Backend{be}, Interval: time.Hour, Backfill: true,
-		Logger: slog.New(slog.NewTextHandler(log, nil))}
+		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: benchLogLevel()}))}
 	for l := range 100 {
 		o.Locations = append(o.Locations, availmon.Location{Name: fmt.Sprintf("location-%03d", l)})
 	}
@@ -179,6 +184,16 @@ func benchBackfillMonitor(b *testing.B, srv *promtest.Server, apps int) (*availm
 		}
 		return time.Since(start)
 	}
+}
+
+// benchLogLevel is AVAILMON_BENCH_DEBUG's: set, the log (and the
+// benchmark's output) has the backfill's every question;
+// AVAILMON_BENCH_LOG names a file the whole log is written to.
+func benchLogLevel() slog.Level {
+	if os.Getenv("AVAILMON_BENCH_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // backfillPhase is one part of the backfill as the benchmark sees it:

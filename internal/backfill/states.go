@@ -231,7 +231,7 @@ func (a *Answers) childWindows(parent, size time.Duration, extra []window) (out,
 // one question and hands each answer to take; onLevel says how much of the
 // first level is answered. It returns what the answers learnt, or the
 // first error of ask.
-func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bool,
+func Refine(from, to time.Time, res time.Duration, sz *Sizer, need map[int64]bool,
 	ask func(r Range, take func(State)) error, onLevel func(float64)) (*Answers, error) {
 	a := &Answers{From: from, To: to, Spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
 	ws, extra := windowsIn(from, to, stateLevels[0], nil)
@@ -248,14 +248,18 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 		if last {
 			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
 		}
-		samples := budget
-		if li > 0 {
-			samples = max(budget, Samples)
+		budget, samples := sz.Budget, sz.most()
+		if sz.Apps > 0 {
+			budget = max(1, samples/sz.Apps) // instants of each app
+		} else if li == 0 {
+			samples = budget
+		} else {
+			samples = max(budget, samples)
 		}
 		qs := questions(ws, size, res, budget, samples)
 		for qi, qu := range qs {
 			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			left, err := a.askParts(r, last, ask)
+			left, err := a.askParts(r, last, sz, ask)
 			if err != nil {
 				return nil, err
 			}
@@ -278,44 +282,83 @@ func Refine(from, to time.Time, res time.Duration, budget int, need map[int64]bo
 var ErrTooLarge = errors.New("question too large for the backend")
 
 // askParts asks r and takes its answers once the whole question is
-// answered. A question refused as too large is asked in halves, of its
-// apps, else of its steps; a single window of every app, which neither
-// halves, is left to the next level as if mixed (returned, as the windows
-// of every app that reach past the end are). Only a single window of a
-// single app at the finest level, or of every app when the level is the
-// last, fails for good.
-func (a *Answers) askParts(r Range, last bool, ask func(Range, func(State)) error) (left []window, err error) {
-	var got []State
-	err = ask(r, func(st State) { got = append(got, st) })
-	if err == nil {
-		for _, st := range got {
-			a.take(st, r.Window, last)
+// answered. A question that reads more app-instants than sz allows now is
+// asked in halves from the start; one a cycle interrupted is asked again
+// in halves, so that the parts end between cycles; one refused as too
+// large is asked in halves, of its apps, else of its steps. A single
+// window of every app, which neither halves, is left to the next level as
+// if mixed (returned, as the windows of every app that reach past the end
+// are). Only a single window of a single app at the finest level, or of
+// every app when the level is the last, fails for good.
+func (a *Answers) askParts(r Range, last bool, sz *Sizer, ask func(Range, func(State)) error) (left []window, err error) {
+	n := sz.appInstants(r)
+	lo, hi, halves := halve(r, sz, false)
+	if n <= sz.most() || !halves {
+		for {
+			var got []State
+			sz.wait(n)
+			began := sz.now()
+			err = ask(r, func(st State) { got = append(got, st) })
+			if err == nil {
+				sz.answered(n, sz.now().Sub(began))
+				for _, st := range got {
+					a.take(st, r.Window, last)
+				}
+				return nil, nil
+			}
+			if !errors.Is(err, ErrInterrupted) {
+				break
+			}
+			sz.interrupted(n, sz.now().Sub(began))
+			if halves {
+				break
+			}
 		}
-		return nil, nil
+		if errors.Is(err, ErrTooLarge) {
+			lo, hi, halves = halve(r, sz, true)
+		} else if !errors.Is(err, ErrInterrupted) {
+			return nil, err
+		}
 	}
-	if !errors.Is(err, ErrTooLarge) {
-		return nil, err
-	}
-	lo, hi := r, r
-	switch n := int(r.End.Sub(r.Start) / r.Step); {
-	case len(r.Apps) > 1:
-		lo.Apps, hi.Apps = r.Apps[:len(r.Apps)/2], r.Apps[len(r.Apps)/2:]
-	case n > 0:
-		lo.End = r.Start.Add(time.Duration(n/2) * r.Step)
-		hi.Start = lo.End.Add(r.Step)
-	case r.Apps == nil && !last:
-		return []window{{at: r.Start}}, nil
-	default:
+	if !halves {
+		if r.Apps == nil && !last && steps(r) == 1 {
+			return []window{{at: r.Start}}, nil
+		}
 		return nil, err
 	}
 	for _, part := range []Range{lo, hi} {
-		l, err := a.askParts(part, last, ask)
+		l, err := a.askParts(part, last, sz, ask)
 		if err != nil {
 			return nil, err
 		}
 		left = append(left, l...)
 	}
 	return left, nil
+}
+
+// halve cuts r in two: of its steps when it has several, else of its apps
+// (every app's, when sz knows how many); appsFirst (a question the backend
+// refused) the other way round, which keeps a level's windows whole.
+func halve(r Range, sz *Sizer, appsFirst bool) (lo, hi Range, ok bool) {
+	lo, hi = r, r
+	apps := r.Apps
+	if apps == nil && sz.Apps > 1 {
+		apps = make([]int, sz.Apps)
+		for i := range apps {
+			apps[i] = i
+		}
+	}
+	n := steps(r) - 1
+	switch {
+	case n > 0 && (!appsFirst || len(apps) < 2):
+		lo.End = r.Start.Add(time.Duration(n/2) * r.Step)
+		hi.Start = lo.End.Add(r.Step)
+	case len(apps) > 1:
+		lo.Apps, hi.Apps = apps[:len(apps)/2], apps[len(apps)/2:]
+	default:
+		return r, r, false
+	}
+	return lo, hi, true
 }
 
 // Backoff is the wait before retry number n (0 is the first): first, then

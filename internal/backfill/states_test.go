@@ -176,7 +176,7 @@ func FuzzRefine(f *testing.F) {
 		if n := next(); n > 0 {
 			limit = apps + n*n
 		}
-		a, err := Refine(from, to, res, MaxSteps, need, func(r Range, take func(State)) error {
+		a, err := Refine(from, to, res, &Sizer{Budget: MaxSteps}, need, func(r Range, take func(State)) error {
 			if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= MaxSteps {
 				t.Fatalf("question out of bounds: %+v", r)
 			}
@@ -226,7 +226,7 @@ func TestRefineRefusedForGood(t *testing.T) {
 		need[d.Unix()] = true
 	}
 	asked := 0
-	_, err := Refine(from, to, time.Minute, Budget, need, func(r Range, take func(State)) error {
+	_, err := Refine(from, to, time.Minute, &Sizer{Budget: Budget}, need, func(r Range, take func(State)) error {
 		if asked++; asked > 10_000 {
 			t.Fatalf("still asking after %d questions: %+v", asked, r)
 		}
@@ -248,7 +248,7 @@ func TestRefineRefusedDayByHours(t *testing.T) {
 	}
 	const budget = 120 // two hours of minutes
 	hours := 0
-	a, err := Refine(from, to, time.Minute, budget, need, func(r Range, take func(State)) error {
+	a, err := Refine(from, to, time.Minute, &Sizer{Budget: budget}, need, func(r Range, take func(State)) error {
 		instants := (int(r.End.Sub(r.Start)/r.Step) + 1) * int(r.Window/r.Resolution)
 		if r.Window == 24*time.Hour {
 			return ErrTooLarge
@@ -311,7 +311,7 @@ func TestRefineCost(t *testing.T) {
 			}
 			asked, points := 0, 0
 			perLevel := map[time.Duration]int{}
-			_, err := Refine(from, to, time.Minute, budget, need, func(r Range, take func(State)) error {
+			_, err := Refine(from, to, time.Minute, &Sizer{Budget: budget}, need, func(r Range, take func(State)) error {
 				asked++
 				perLevel[r.Window]++
 				for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {

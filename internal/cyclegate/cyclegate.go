@@ -7,7 +7,9 @@ package cyclegate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 )
 
 // Gate lets background work against the backends (the backfill) give
@@ -21,6 +23,8 @@ type Gate struct {
 	idle    chan struct{} // closed when the running cycle ends
 	begun   chan struct{} // closed when the next cycle begins
 	ends    chan struct{} // closed when the next cycle ends
+	began   time.Time     // when the last cycle began, on the wall clock
+	gap     time.Duration // between the last two cycles' beginnings
 }
 
 func New() *Gate {
@@ -34,6 +38,11 @@ func (g *Gate) Begin() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running = true
+	now := time.Now()
+	if !g.began.IsZero() {
+		g.gap = now.Sub(g.began)
+	}
+	g.began = now
 	g.idle = make(chan struct{})
 	close(g.begun)
 	g.begun = make(chan struct{})
@@ -56,6 +65,23 @@ func (g *Gate) Ended() <-chan struct{} {
 	return g.ends
 }
 
+// Began is when the last cycle began, on the wall clock (zero before the
+// first): the work sizes its pieces to the backend's pace, which is wall
+// time, and starts one only if it can end before the next cycle.
+func (g *Gate) Began() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.began
+}
+
+// Gap is the time between the last two cycles' beginnings, on the wall
+// clock; zero before the second cycle.
+func (g *Gate) Gap() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gap
+}
+
 // ErrCycleBegan is the cause of a context a cycle interrupted.
 var ErrCycleBegan = errors.New("a cycle began")
 
@@ -68,6 +94,36 @@ const MaxYields = 3
 // MaxYields times, and then without interruption.
 func (g *Gate) Run(ctx context.Context, ask func(context.Context) error) error {
 	for yields := 0; ; yields++ {
+		if yields >= MaxYields {
+			return g.Whole(ctx, ask)
+		}
+		err := g.Try(ctx, ask)
+		if !errors.Is(err, ErrCycleBegan) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// Whole calls ask once no cycle runs, and lets it run to its end whatever
+// cycle begins meanwhile.
+func (g *Gate) Whole(ctx context.Context, ask func(context.Context) error) error {
+	g.mu.Lock()
+	idle := g.idle
+	g.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return ask(ctx)
+}
+
+// Try calls ask once, when no cycle runs, with a context that a cycle
+// beginning cancels; interrupted, it returns an error that is
+// ErrCycleBegan, for work that is better asked again in smaller parts than
+// whole (the backfill's questions).
+func (g *Gate) Try(ctx context.Context, ask func(context.Context) error) error {
+	for {
 		g.mu.Lock()
 		idle := g.idle
 		g.mu.Unlock()
@@ -76,31 +132,28 @@ func (g *Gate) Run(ctx context.Context, ask func(context.Context) error) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if yields >= MaxYields {
-			return ask(ctx)
-		}
 		g.mu.Lock()
-		if g.running { // a cycle began between the two looks
-			g.mu.Unlock()
-			continue
+		if !g.running { // else a cycle began between the two looks
+			break
 		}
-		begun := g.begun
 		g.mu.Unlock()
-		actx, cancel := context.WithCancelCause(ctx)
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-begun:
-				cancel(ErrCycleBegan)
-			case <-done:
-			}
-		}()
-		err := ask(actx)
-		close(done)
-		interrupted := context.Cause(actx) == ErrCycleBegan
-		cancel(nil)
-		if !interrupted || ctx.Err() != nil {
-			return err
-		}
 	}
+	begun := g.begun
+	g.mu.Unlock()
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-begun:
+			cancel(ErrCycleBegan)
+		case <-done:
+		}
+	}()
+	err := ask(actx)
+	close(done)
+	if err != nil && context.Cause(actx) == ErrCycleBegan && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", ErrCycleBegan, err)
+	}
+	return err
 }

@@ -75,3 +75,27 @@ func TestCycleGateReturns(t *testing.T) {
 		t.Fatalf("run = %v, want the caller's deadline", err)
 	}
 }
+
+// Try asks once: interrupted by a cycle, it says so (ErrCycleBegan)
+// instead of asking again whole, so that its caller can ask in parts;
+// answered, it returns the answer's error.
+func TestCycleGateTry(t *testing.T) {
+	g := New()
+	calls := 0
+	err := g.Try(context.Background(), func(ctx context.Context) error {
+		calls++
+		g.Begin() // a cycle begins while the work runs
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if !errors.Is(err, ErrCycleBegan) || calls != 1 {
+		t.Fatalf("Try interrupted: %v after %d calls, want ErrCycleBegan after 1", err, calls)
+	}
+	g.End()
+	if err := g.Try(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Fatalf("Try answered: %v", err)
+	}
+	if g.Began().IsZero() {
+		t.Fatal("Began is zero after a cycle began")
+	}
+}
