@@ -525,11 +525,6 @@ func (w *AppDay) hourAt(i int) int64 {
 	return n - int64(mod(n-int64(i), 24))
 }
 
-func (w *AppDay) counts(i int) Counts {
-	s := w.slot(i)
-	return s.counts()
-}
-
 func (s *appDaySlot) counts() Counts {
 	return Counts{Up: int64(s.up), Down: int64(s.down), Unavailable: int64(s.unavail),
 		RTSum: float64(s.rtMicros()) / 1e6, RTN: int64(s.rtN)}
@@ -564,17 +559,22 @@ func fitsHour(h int64) bool { return h >= math.MinInt32 && h <= math.MaxInt32 }
 func add16(a, b uint16) uint16 { return uint16(min(uint32(a)+uint32(b), math.MaxUint16)) }
 
 // Encode encodes w as statefile.Encoder.Day does a decoded day.
+// The slots are written from their integers: their sums are whole
+// microseconds under 2^48, which Counts' seconds hold exactly, so the bytes
+// are those of the Counts.
 func (w *AppDay) Encode(e *statefile.Encoder) {
+	var slots [24]appDaySlot
 	n := 0
 	for i := range w.hours {
-		if w.counts(i).Total() > 0 {
+		if slots[i] = w.slot(i); !slots[i].empty() {
 			n++
 		}
 	}
 	e.BeginDay(n)
-	for i := range w.hours {
-		if c := w.counts(i); c.Total() > 0 {
-			e.Hour(w.hourAt(i), FileCounts(c))
+	for i := range slots {
+		if s := &slots[i]; !s.empty() {
+			e.HourCounts(w.hourAt(i), statefile.HourCounts{Up: uint64(s.up), Down: uint64(s.down),
+				Unavailable: uint64(s.unavail), RTN: uint64(s.rtN), RTMicros: s.rtMicros()})
 		}
 	}
 }

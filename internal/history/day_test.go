@@ -1,12 +1,14 @@
 package history
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/availmon/availmon/internal/statefile"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -104,6 +106,51 @@ func compareDay(t *testing.T, step int, w *AppDay, m *dayModel, now time.Time) {
 	}
 	if w.total != total {
 		t.Errorf("step %d: the kept total is %+v, the slots add up to %+v", step, w.total, total)
+	}
+	if got, want := encodeAppDay(w), encodeDay(w.Window()); !bytes.Equal(got, want) {
+		t.Errorf("step %d: Encode wrote %x, the window as a Day %x", step, got, want)
+	}
+}
+
+// encodeAppDay is w's encoding; encodeDay d's, through the Counts a
+// decoded day holds.
+func encodeAppDay(w *AppDay) []byte {
+	e := statefile.NewEncoder(nil)
+	w.Encode(e)
+	return e.Bytes()
+}
+
+func encodeDay(d *Day) []byte {
+	e := statefile.NewEncoder(nil)
+	fd := FileDay(d)
+	e.Day(&fd)
+	return e.Bytes()
+}
+
+// An app's window writes its hours from its integers the bytes a decoded
+// day's Counts make, up to the largest sum of response times a slot holds
+// (whose seconds a float64 holds to the microsecond).
+func TestAppDayEncodeIsDayEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 2000 {
+		var w AppDay
+		var slots [24]appDaySlot
+		for i := range slots {
+			if r.IntN(4) == 0 {
+				continue // an hour without checks
+			}
+			s := appDaySlot{up: uint16(r.Uint32()), down: uint16(r.IntN(3)), unavail: uint16(r.IntN(3))}
+			s.rtN = s.up - uint16(r.IntN(2))
+			us := []uint64{maxRTMicros, maxRTMicros - 1, r.Uint64N(maxRTMicros + 1), r.Uint64N(1 << 30)}[n%4]
+			s.setRTMicros(us)
+			slots[i] = s
+		}
+		w.newest = int32(494_000 + n)
+		w.setSlots(&slots)
+		w.retotal()
+		if got, want := encodeAppDay(&w), encodeDay(w.Window()); !bytes.Equal(got, want) {
+			t.Fatalf("window %d: Encode wrote %x, the window as a Day %x", n, got, want)
+		}
 	}
 }
 

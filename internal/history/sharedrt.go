@@ -32,7 +32,29 @@ type SharedRTs struct {
 	// spare keeps the lists of times no check refers to any more, for the
 	// next times: a monitor's cycles then add checks without allocating.
 	spare [][]sharedRT
+	// gen counts the changes that move or drop a time's list, or give an
+	// entry another response time: a memo entry of an older gen is stale.
+	gen uint64
+	// memo holds the lists of the times read last, so that reading a
+	// reference (a save reads every check's) seldom looks its time up in
+	// byKey: the apps a query answered have their checks at the same
+	// times, and are encoded one after another. Made at the first read.
+	memo *[memoSize]memoEntry
 }
+
+// memoEntry is a time's list as byKey held it at gen.
+type memoEntry struct {
+	k   int64
+	gen uint64
+	es  []sharedRT
+}
+
+// memoSize is the number of times the memo holds: 40 KB, many more times
+// than the checks of a few hundred apps answered together have.
+const (
+	memoBits = 10
+	memoSize = 1 << memoBits
+)
 
 type sharedRT struct {
 	micros uint32
@@ -87,6 +109,7 @@ func (t *SharedRTs) ref(k int64, micros uint32) (int, bool) {
 		es = append(es, sharedRT{})
 		t.byKey[k] = es
 	}
+	t.gen++
 	es[free] = sharedRT{micros: micros, refs: 1}
 	t.n++
 	return free, true
@@ -106,6 +129,7 @@ func (t *SharedRTs) release(k int64, i int) {
 			return
 		}
 	}
+	t.gen++
 	delete(t.byKey, k)
 	if len(t.spare) < maxSpare {
 		t.spare = append(t.spare, es[:0])
@@ -113,7 +137,17 @@ func (t *SharedRTs) release(k int64, i int) {
 }
 
 // micros is the response time of entry i of k; the caller holds t.mu.
-func (t *SharedRTs) micros(k int64, i int) uint32 { return t.byKey[k][i].micros }
+func (t *SharedRTs) micros(k int64, i int) uint32 {
+	if t.memo == nil {
+		t.memo = new([memoSize]memoEntry)
+	}
+	// Fibonacci hashing: times a steady interval apart spread over it.
+	m := &t.memo[uint64(k)*0x9E3779B97F4A7C15>>(64-memoBits)]
+	if m.k != k || m.gen != t.gen || m.es == nil {
+		*m = memoEntry{k: k, gen: t.gen, es: t.byKey[k]}
+	}
+	return m.es[i].micros
+}
 
 // lock and unlock hold the table while a history reads its references;
 // a nil table has none to read.

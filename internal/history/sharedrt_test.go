@@ -210,3 +210,60 @@ func TestSharedRTsBounds(t *testing.T) {
 		}
 	}
 }
+
+// A reference reads the response time its entry holds now, whatever the
+// table read before: a time's list dropped and reused for another time,
+// an entry let go and given another response time, a list grown past what
+// was read of it, and times that fall on the same place of the memo.
+func TestSharedRTsReadAfterChange(t *testing.T) {
+	rts := new(SharedRTs)
+	read := func(k int64, i int, want uint32) {
+		t.Helper()
+		rts.lock()
+		got := rts.micros(k, i)
+		rts.unlock()
+		if got != want {
+			t.Fatalf("entry %d of time %d reads %d µs, want %d", i, k, got, want)
+		}
+	}
+	ref := func(k int64, micros uint32) int {
+		t.Helper()
+		i, ok := rts.ref(k, micros)
+		if !ok {
+			t.Fatalf("time %d: the table is full", k)
+		}
+		return i
+	}
+	const k1, k2 = 1_000, 2_000
+	i := ref(k1, 100)
+	read(k1, i, 100)
+	rts.release(k1, i) // k1's list goes spare
+	j := ref(k2, 200)  // and holds k2's
+	read(k2, j, 200)
+	i = ref(k1, 300)
+	read(k1, i, 300)
+
+	a, b := ref(k2, 1), ref(k2, 2)
+	read(k2, b, 2)
+	rts.release(k2, b)
+	if c := ref(k2, 3); c != b {
+		t.Fatalf("a freed entry was not reused: %d, want %d", c, b)
+	}
+	read(k2, b, 3)
+	c := ref(k2, 4) // past the list read last
+	read(k2, c, 4)
+	read(k2, a, 1)
+
+	// Times on the same place of the memo push each other out.
+	var same []int64
+	for k := int64(0); len(same) < 3; k += 1000 {
+		if uint64(k)*0x9E3779B97F4A7C15>>(64-memoBits) == 7 {
+			same = append(same, k)
+		}
+	}
+	for n := range 3 {
+		for m, k := range same {
+			read(k, ref(k, uint32(10*m+n)), uint32(10*m+n))
+		}
+	}
+}

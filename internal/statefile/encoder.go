@@ -153,13 +153,25 @@ func (e *Encoder) BeginDay(n int) {
 // the window wraps), the counts, and the sum of response times in
 // microseconds, the unit checks measure them in.
 func (e *Encoder) Hour(hour int64, c Counts) {
+	e.HourCounts(hour, HourCounts{Up: uint64(c.Up), Down: uint64(c.Down), Unavailable: uint64(c.Unavailable),
+		RTN: uint64(c.RTN), RTMicros: SumMicros(c.RTSum)})
+}
+
+// HourCounts are an hour's counts as the state file writes them: integers,
+// the sum of response times in whole microseconds.
+type HourCounts struct{ Up, Down, Unavailable, RTN, RTMicros uint64 }
+
+// HourCounts is Hour of counts already in the file's integers: a window
+// that keeps them so (every app's) writes them without converting its sum
+// to seconds and back.
+func (e *Encoder) HourCounts(hour int64, c HourCounts) {
 	e.varint(hour - e.prevHour)
 	e.prevHour = hour
-	e.uvarint(uint64(c.Up))
-	e.uvarint(uint64(c.Down))
-	e.uvarint(uint64(c.Unavailable))
-	e.uvarint(uint64(c.RTN))
-	e.uvarint(SumMicros(c.RTSum))
+	e.uvarint(c.Up)
+	e.uvarint(c.Down)
+	e.uvarint(c.Unavailable)
+	e.uvarint(c.RTN)
+	e.uvarint(c.RTMicros)
 }
 
 // SumMicros is a sum of response times in seconds as whole microseconds.
