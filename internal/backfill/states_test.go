@@ -298,11 +298,14 @@ func TestRefineCost(t *testing.T) {
 		// partial hour of every app.
 		{"1% on whole hours", 100, 3 * time.Hour, 4},
 		{"10% on whole hours", 10, 3 * time.Hour, 4},
-		// And their mixed minutes: a question of minutes spans at most
-		// MaxSteps of them (a week; Prometheus answers at most 11,000
-		// steps), 13 over 90 days however few apps it asks.
+		// And their mixed minutes: the 2 apps' two hours a day joined
+		// across the days, as their minutes between cost less than a
+		// request, in questions of at most MaxSteps minutes (a week;
+		// Prometheus answers at most 11,000 steps), 13 over 90 days; the
+		// 20 apps' a question a day, as theirs cost more (22 hours of
+		// 20 apps' minutes, 0.7 M app-instants against a request's 0.5 M).
 		{"1% off whole hours", 100, 3*time.Hour + 17*time.Minute, 17},
-		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 17},
+		{"10% off whole hours", 10, 3*time.Hour + 17*time.Minute, 96},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			down := func(app int, x time.Time) bool {
@@ -366,5 +369,82 @@ func TestBackoff(t *testing.T) {
 	}
 	if d := Backoff(1000, 10*time.Second, 10*time.Minute); d != 10*time.Minute {
 		t.Errorf("backoff after 1000 retries: %s", d)
+	}
+}
+
+// The finest level asks only the mixed hours' minutes: every app's at the
+// start of the data (an hour partly without data) and the changed apps'
+// each day, not a run of minutes from the one to the others, nor every
+// app's minutes over the days between (what joining the start's every
+// app with the next days' few gave: 74 hours of every app at 2,000 apps).
+func TestRefineAsksOnlyMixedMinutes(t *testing.T) {
+	const apps, days = 400, 10
+	day := 24 * time.Hour
+	to := t0.Add(4*time.Hour + 45*time.Minute)
+	start := to.Add(-days*day - time.Hour - 13*time.Minute) // the data's first minute
+	from := start.Add(-15 * time.Minute)                    // a probe step before it
+	need := map[int64]bool{}
+	for d := from.Truncate(day); d.Before(to); d = d.Add(day) {
+		need[d.Unix()] = true
+	}
+	down := func(app int, x time.Time) bool {
+		in := x.Sub(x.Truncate(day))
+		return app%10 == 7 && in >= 3*time.Hour+17*time.Minute && in < 4*time.Hour+17*time.Minute
+	}
+	state := func(app int, x time.Time) timeline.State {
+		switch {
+		case x.Before(start) || !x.Before(to):
+			return timeline.Unknown
+		case down(app, x):
+			return timeline.Down
+		}
+		return timeline.Up
+	}
+	asked, minutes := 0, 0
+	sz := &Sizer{Budget: Budget, Apps: apps, Most: AppInstants}
+	a, err := Refine(from, to, time.Minute, sz, need, func(r Range, take func(State)) error {
+		asked++
+		n := len(r.Apps)
+		if r.Apps == nil {
+			n = apps
+		}
+		if r.Window == time.Minute {
+			minutes += n * steps(r)
+		}
+		for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+			for app := range apps {
+				if r.Apps == nil || slices.Contains(r.Apps, app) {
+					st := State{App: app, At: at, Window: r.Window, Instants: int(r.Window / r.Resolution)}
+					for x := at; x.Before(at.Add(r.Window)); x = x.Add(r.Resolution) {
+						switch state(app, x) {
+						case timeline.Down:
+							st.Down++
+							st.Present++
+						case timeline.Up:
+							st.Present++
+						}
+					}
+					take(st)
+				}
+			}
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mixed: every app's first and last hours, the changed apps' two
+	// hours a day.
+	mixed := apps*(60+60) + apps/10*2*60*(days+1)
+	t.Logf("%d questions, %d app-minutes asked, %d mixed", asked, minutes, mixed)
+	if minutes > mixed {
+		t.Errorf("%d app-minutes asked, want at most the %d of the mixed hours", minutes, mixed)
+	}
+	for app := range apps {
+		for x := from.Truncate(time.Minute); x.Before(to); x = x.Add(time.Minute) {
+			if got, want := pastTruth(a.Spans[app]).at(later(x, from)), state(app, x); got != want {
+				t.Fatalf("app %d at %s: learnt %v, want %v", app, x, got, want)
+			}
+		}
 	}
 }
