@@ -107,15 +107,24 @@ func (g *Gate) Run(ctx context.Context, ask func(context.Context) error) error {
 // Whole calls ask once no cycle runs, and lets it run to its end whatever
 // cycle begins meanwhile.
 func (g *Gate) Whole(ctx context.Context, ask func(context.Context) error) error {
+	if err := g.waitIdle(ctx); err != nil {
+		return err
+	}
+	return ask(ctx)
+}
+
+// waitIdle returns when no cycle runs, or with ctx's error when it ends
+// first.
+func (g *Gate) waitIdle(ctx context.Context) error {
 	g.mu.Lock()
 	idle := g.idle
 	g.mu.Unlock()
 	select {
 	case <-idle:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return ask(ctx)
 }
 
 // Try calls ask once, when no cycle runs, with a context that a cycle
@@ -124,13 +133,8 @@ func (g *Gate) Whole(ctx context.Context, ask func(context.Context) error) error
 // whole (the backfill's questions).
 func (g *Gate) Try(ctx context.Context, ask func(context.Context) error) error {
 	for {
-		g.mu.Lock()
-		idle := g.idle
-		g.mu.Unlock()
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := g.waitIdle(ctx); err != nil {
+			return err
 		}
 		g.mu.Lock()
 		if !g.running { // else a cycle began between the two looks

@@ -251,17 +251,7 @@ func FuzzHistoryModel(f *testing.F) {
 		size := [...]int{1, 2, 3, 5, 100}[int(data[0])%5]
 		texts := [...]int{maxErrTexts, 2, 1}[int(data[1])%3]
 		data = data[2:min(len(data), 2048)] // a few hundred steps; more finds nothing new
-		// Each choice takes a varint of the data: 0 once it runs out.
-		r := func(n int) int {
-			v, k := binary.Uvarint(data)
-			if k <= 0 {
-				data = data[len(data):]
-				return 0
-			}
-			data = data[k:]
-			return int(v % uint64(n))
-		}
-		runHistoryModel(t, size, texts, len(data)/2+1, r)
+		runHistoryModel(t, size, texts, len(data)/2+1, choices(data))
 	})
 }
 
@@ -387,5 +377,19 @@ func TestEncodeMarked(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// choices makes a fuzz input a source of choices: each takes a varint of
+// data, modulo n, and 0 once data runs out.
+func choices(data []byte) func(n int) int {
+	return func(n int) int {
+		v, k := binary.Uvarint(data)
+		if k <= 0 {
+			data = data[len(data):]
+			return 0
+		}
+		data = data[k:]
+		return int(v % uint64(n))
 	}
 }

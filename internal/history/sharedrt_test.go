@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -177,16 +176,7 @@ func FuzzSharedRTs(f *testing.F) {
 		}
 		size := [...]int{1, 2, 3, 5, 100}[int(data[0])%5]
 		data = data[1:min(len(data), 2048)]
-		r := func(n int) int {
-			v, k := binary.Uvarint(data)
-			if k <= 0 {
-				data = data[len(data):]
-				return 0
-			}
-			data = data[k:]
-			return int(v % uint64(n))
-		}
-		newSharedDiff(3, size).run(t, len(data)/8+1, r)
+		newSharedDiff(3, size).run(t, len(data)/8+1, choices(data))
 	})
 }
 
