@@ -22,22 +22,14 @@ import (
 	_ "golang.org/x/crypto/x509roots/fallback"
 	_ "time/tzdata"
 
+	"github.com/availmon/availmon/internal/gcpace"
 	"github.com/availmon/availmon/internal/server"
 )
-
-// defaultGOGC is the collector's target when the environment sets no GOGC.
-// Go's default of 100 lets the heap grow to twice what is live before a
-// collection; most of availmon's live heap is pointer-free (check
-// histories, day windows), cheap to collect, and it makes little garbage a
-// cycle, so a tighter target costs almost no CPU and a third of the
-// resident memory (see docs/decisions.md, Serving and memory).
-// VictoriaMetrics sets its own GOGC for the same reason.
-const defaultGOGC = 50
 
 func main() {
 	_, gogcSet := os.LookupEnv("GOGC")
 	if !gogcSet {
-		debug.SetGCPercent(defaultGOGC)
+		debug.SetGCPercent(gcpace.Default)
 	}
 	if !server.PprofRequested(os.Args[1:]) {
 		// Only /debug/pprof/ reads the heap profile. Sampling for it
@@ -51,7 +43,7 @@ func main() {
 	go func() {
 		defer close(paced)
 		if !gogcSet { // a GOGC of the environment is the operator's
-			paceGC(ctx)
+			gcpace.Pace(ctx)
 		}
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)

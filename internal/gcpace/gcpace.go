@@ -1,4 +1,7 @@
-package main
+// Package gcpace sets the garbage collector's percentage for the availmon
+// binary: Default from the start, and then, after each collection, from the
+// part of the live heap that holds pointers.
+package gcpace
 
 import (
 	"context"
@@ -6,6 +9,15 @@ import (
 	"runtime/metrics"
 	"time"
 )
+
+// Default is the collector's target when the environment sets no GOGC.
+// Go's default of 100 lets the heap grow to twice what is live before a
+// collection; most of availmon's live heap is pointer-free (check
+// histories, day windows), cheap to collect, and it makes little garbage a
+// cycle, so a tighter target costs almost no CPU and a third of the
+// resident memory (see docs/decisions.md, Serving and memory).
+// VictoriaMetrics sets its own GOGC for the same reason.
+const Default = 50
 
 // GOGC sizes the heap's headroom, the garbage let grow before a collection,
 // as a share of the whole live heap. Most of a large availmon's live heap
@@ -15,9 +27,9 @@ import (
 // day it is 190 MB of a 220 MB live heap, and GOGC=50 let the heap grow
 // 110 MB past what is live: resident memory paid for bytes that make no
 // garbage. The pacer sizes the headroom from what makes garbage instead:
-// defaultGOGC percent of the heap that holds pointers, and of no less than
+// Default percent of the heap that holds pointers, and of no less than
 // paceFloor, so that a heap below paceFloor (10,000 apps without the
-// record's past) keeps defaultGOGC as it is, and a larger one collects no
+// record's past) keeps Default as it is, and a larger one collects no
 // more often than such a heap does.
 const (
 	// paceFloor is the smallest heap the headroom is figured from.
@@ -33,14 +45,14 @@ const (
 )
 
 // gcPercent is the GOGC that gives a live heap of live bytes, of which
-// scan hold pointers, the headroom of defaultGOGC percent of
-// max(scan, paceFloor), within [minGOGC, defaultGOGC].
+// scan hold pointers, the headroom of Default percent of
+// max(scan, paceFloor), within [minGOGC, Default].
 func gcPercent(live, scan uint64) int {
 	if live == 0 {
-		return defaultGOGC
+		return Default
 	}
-	p := uint64(defaultGOGC) * max(scan, paceFloor) / live
-	return int(min(max(p, minGOGC), defaultGOGC))
+	p := uint64(Default) * max(scan, paceFloor) / live
+	return int(min(max(p, minGOGC), Default))
 }
 
 // heapReading is what the pacer reads of the runtime: the live heap, the
@@ -59,9 +71,9 @@ func readHeap(samples []metrics.Sample) (heapReading, bool) {
 	return heapReading{samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()}, true
 }
 
-// paceGC sets the collector's percentage from the heap after each
+// Pace sets the collector's percentage from the heap after each
 // collection, until ctx ends.
-func paceGC(ctx context.Context) {
+func Pace(ctx context.Context) {
 	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	pace(ctx, func() (heapReading, bool) { return readHeap(samples) }, func(p int) { debug.SetGCPercent(p) })
 }
@@ -72,7 +84,7 @@ func paceGC(ctx context.Context) {
 func pace(ctx context.Context, read func() (heapReading, bool), set func(int)) {
 	t := time.NewTicker(paceEvery)
 	defer t.Stop()
-	last, cycles := defaultGOGC, ^uint64(0)
+	last, cycles := Default, ^uint64(0)
 	for {
 		r, ok := read()
 		if !ok {

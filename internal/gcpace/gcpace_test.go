@@ -1,4 +1,4 @@
-package main
+package gcpace
 
 import (
 	"context"
@@ -16,10 +16,10 @@ func TestGCPercent(t *testing.T) {
 		live, scan uint64
 		want       int
 	}{
-		{"nothing measured yet", 0, 0, defaultGOGC},
-		{"small heap: unchanged", 45 * mb, 20 * mb, defaultGOGC},
-		{"at the floor: unchanged", 64 * mb, 10 * mb, defaultGOGC},
-		{"all pointers: unchanged", 500 * mb, 500 * mb, defaultGOGC},
+		{"nothing measured yet", 0, 0, Default},
+		{"small heap: unchanged", 45 * mb, 20 * mb, Default},
+		{"at the floor: unchanged", 64 * mb, 10 * mb, Default},
+		{"all pointers: unchanged", 500 * mb, 500 * mb, Default},
 		// 400 days of record at 10,000 apps: the headroom is 32 MB,
 		// not 109.
 		{"large pointer-free record", 218 * mb, 30 * mb, 14},
@@ -40,7 +40,7 @@ func TestPaceGCStops(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		paceGC(ctx)
+		Pace(ctx)
 	}()
 	cancel()
 	<-done
