@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/report"
 	"github.com/availmon/availmon/period"
@@ -93,7 +94,7 @@ func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := s.avail.get(q.key, func() availAnswer { return s.availabilityAnswer(q) })
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(s.made)})
 }
 
 func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
@@ -462,7 +463,7 @@ func (m *Monitor) outages(w http.ResponseWriter, r *http.Request, k ledger.Kind)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, "]}"...)
-	writeJSON(w, http.StatusOK, envelope{Data: rawJSON(buf), Meta: countMetaJSON{Count: len(os), Timestamp: jsonTime(s.made)}})
+	writeJSON(w, http.StatusOK, envelope{Data: rawJSON(buf), Meta: countMetaJSON{Count: len(os), Timestamp: jsontime.Time(s.made)}})
 }
 
 // outageRange reads ?from= and ?to=; to defaults to now (the snapshot's
@@ -667,13 +668,13 @@ func appendStepBounds(buf []byte, bounds []time.Time) []byte {
 	return append(buf, ']')
 }
 
-// appendTime writes t as jsonTime does.
+// appendTime writes t as jsontime.Time does.
 func appendTime(buf []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return append(buf, "null"...)
 	}
 	buf = append(buf, '"')
-	buf = t.UTC().AppendFormat(buf, timeFormat)
+	buf = t.UTC().AppendFormat(buf, jsontime.Format)
 	return append(buf, '"')
 }
 
@@ -760,7 +761,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	// As of the snapshot it was made from: a report kept across snapshots
 	// keeps its ETag, and a poller its 304s, until the past changes.
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(a.made)})
 }
 
 // parseReportQuery reads the period of the path, ?format= (or Accept) and

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/prometheus/common/model"
 )
 
@@ -186,7 +187,7 @@ func (m *Monitor) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	writeJSON(w, ae.status, envelope{
 		Data: nil,
-		Meta: metaJSON{Timestamp: jsonTime(m.clock.Now())},
+		Meta: metaJSON{Timestamp: jsontime.Time(m.clock.Now())},
 		Error: &errorJSON{Code: ae.code, Message: ae.message, Details: details,
 			RequestID: requestID(w)},
 	})
@@ -275,7 +276,7 @@ type appJSON struct {
 	Name          string          `json:"name"`
 	Location      string          `json:"location"`
 	Status        Status          `json:"status"`
-	LastCheck     jsonTime        `json:"last_check"`
+	LastCheck     jsontime.Time   `json:"last_check"`
 	ResponseTime  *float64        `json:"response_time"`
 	Coordinates   coordinatesJSON `json:"coordinates"`
 	Metric        string          `json:"metric"`
@@ -293,30 +294,30 @@ type appDetailJSON struct {
 }
 
 type historyEntryJSON struct {
-	Timestamp    jsonTime `json:"timestamp"`
-	Status       Status   `json:"status"`
-	ResponseTime float64  `json:"response_time"`
-	Error        string   `json:"error,omitempty"`
+	Timestamp    jsontime.Time `json:"timestamp"`
+	Status       Status        `json:"status"`
+	ResponseTime float64       `json:"response_time"`
+	Error        string        `json:"error,omitempty"`
 }
 
 type listMetaJSON struct {
-	Count      int      `json:"count"`
-	Timestamp  jsonTime `json:"timestamp"`
-	LastUpdate jsonTime `json:"last_update"`
+	Count      int           `json:"count"`
+	Timestamp  jsontime.Time `json:"timestamp"`
+	LastUpdate jsontime.Time `json:"last_update"`
 }
 
 type countMetaJSON struct {
-	Count     int      `json:"count"`
-	Timestamp jsonTime `json:"timestamp"`
+	Count     int           `json:"count"`
+	Timestamp jsontime.Time `json:"timestamp"`
 }
 
 type metaJSON struct {
-	Timestamp jsonTime `json:"timestamp"`
+	Timestamp jsontime.Time `json:"timestamp"`
 }
 
 type summaryMetaJSON struct {
-	Timestamp jsonTime `json:"timestamp"`
-	Period    string   `json:"period"`
+	Timestamp jsontime.Time `json:"timestamp"`
+	Period    string        `json:"period"`
 }
 
 type locationJSON struct {
@@ -337,9 +338,9 @@ type locationDetailJSON struct {
 }
 
 type locationAppJSON struct {
-	Name      string   `json:"name"`
-	Status    Status   `json:"status"`
-	LastCheck jsonTime `json:"last_check"`
+	Name      string        `json:"name"`
+	Status    Status        `json:"status"`
+	LastCheck jsontime.Time `json:"last_check"`
 }
 
 type locationSummaryJSON struct {
@@ -365,29 +366,29 @@ type configJSON struct {
 }
 
 type intervalUpdateJSON struct {
-	Interval         string   `json:"interval"`
-	PreviousInterval string   `json:"previous_interval"`
-	UpdatedAt        jsonTime `json:"updated_at"`
+	Interval         string        `json:"interval"`
+	PreviousInterval string        `json:"previous_interval"`
+	UpdatedAt        jsontime.Time `json:"updated_at"`
 }
 
 type healthJSON struct {
-	Status    string   `json:"status"`
-	Timestamp jsonTime `json:"timestamp"`
-	Uptime    string   `json:"uptime"`
-	Version   string   `json:"version"`
+	Status    string        `json:"status"`
+	Timestamp jsontime.Time `json:"timestamp"`
+	Uptime    string        `json:"uptime"`
+	Version   string        `json:"version"`
 }
 
 type statusJSON struct {
-	SystemStatus            string   `json:"system_status"`
-	OverallAvailability     *float64 `json:"overall_availability"`
-	TotalApplications       int      `json:"total_applications"`
-	ApplicationsUp          int      `json:"applications_up"`
-	ApplicationsDown        int      `json:"applications_down"`
-	ApplicationsUnavailable int      `json:"applications_unavailable"`
-	ApplicationsMaintenance int      `json:"applications_maintenance,omitempty"`
-	TotalLocations          int      `json:"total_locations"`
-	LastUpdate              jsonTime `json:"last_update"`
-	PrometheusConnectivity  string   `json:"prometheus_connectivity"`
+	SystemStatus            string        `json:"system_status"`
+	OverallAvailability     *float64      `json:"overall_availability"`
+	TotalApplications       int           `json:"total_applications"`
+	ApplicationsUp          int           `json:"applications_up"`
+	ApplicationsDown        int           `json:"applications_down"`
+	ApplicationsUnavailable int           `json:"applications_unavailable"`
+	ApplicationsMaintenance int           `json:"applications_maintenance,omitempty"`
+	TotalLocations          int           `json:"total_locations"`
+	LastUpdate              jsontime.Time `json:"last_update"`
+	PrometheusConnectivity  string        `json:"prometheus_connectivity"`
 	// Discovery is left out when no discovery rule is configured.
 	Discovery *discoveryStatusJSON `json:"discovery,omitempty"`
 
@@ -405,11 +406,11 @@ type statusHistoryJSON struct {
 }
 
 type dataPointJSON struct {
-	Timestamp           jsonTime `json:"timestamp"`
-	OverallAvailability *float64 `json:"overall_availability"`
-	AppsUp              int      `json:"apps_up"`
-	AppsDown            int      `json:"apps_down"`
-	AppsUnavailable     int      `json:"apps_unavailable"`
+	Timestamp           jsontime.Time `json:"timestamp"`
+	OverallAvailability *float64      `json:"overall_availability"`
+	AppsUp              int           `json:"apps_up"`
+	AppsDown            int           `json:"apps_down"`
+	AppsUnavailable     int           `json:"apps_unavailable"`
 }
 
 type summaryJSON struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/objectives"
 )
@@ -167,7 +168,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Maintenance:   v.maint(),
 	}
 	if v.checked() {
-		out.LastCheck = jsonTime(v.lastCheckTime())
+		out.LastCheck = jsontime.Time(v.lastCheckTime())
 		rt := seconds(v.rt)
 		out.ResponseTime = &rt
 	}
@@ -208,7 +209,7 @@ func (s *snapshot) locationData(li int) *cachedbody.Body {
 			a := s.apps[ai]
 			apps[j] = locationAppJSON{Name: p.apps[ai].Name, Status: a.status()}
 			if a.checked() {
-				apps[j].LastCheck = jsonTime(a.lastCheckTime())
+				apps[j].LastCheck = jsontime.Time(a.lastCheckTime())
 			}
 		}
 		return locationDetailJSON{

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/availmon/availmon/internal/jsontime"
 )
 
 // /api/status is polled like /health, but its answer (a dozen members,
@@ -73,13 +75,13 @@ func newStatusBackfillKey(b *backfillStatusJSON) statusBackfillKey {
 	return k
 }
 
-// optionalTime is a *jsonTime's value, comparable.
+// optionalTime is a *jsontime.Time's value, comparable.
 type optionalTime struct {
 	present bool
-	t       jsonTime
+	t       jsontime.Time
 }
 
-func newOptionalTime(t *jsonTime) optionalTime {
+func newOptionalTime(t *jsontime.Time) optionalTime {
 	if t == nil {
 		return optionalTime{}
 	}
