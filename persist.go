@@ -138,7 +138,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, sharedInFile(s.Apps, k))
+		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, history.SharedInFile(s.Apps, k))
 		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
