@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/jsontime"
@@ -37,7 +38,7 @@ type snapshot struct {
 	discovery     discoveryHealth
 	day           history.Counts // every check of the last 24h
 	book          *ledger.Book
-	avail         availCache // /api/availability answers (ledger_api.go)
+	avail         answercache.Cache[availAnswer] // /api/availability answers (ledger_api.go)
 	objs          *objectives.Snapshot
 	objList       lazyBody
 	objOne        []lazyBody
