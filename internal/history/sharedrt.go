@@ -30,8 +30,9 @@ type SharedRTs struct {
 	// reference names; an entry no check refers to may be reused. It is a
 	// hash table open by linear probing, its length a power of two, a slot
 	// with a nil list empty. Looking a time up in it is a hash and, the
-	// table at most half full, a probe or two: it is what a save reads a
-	// reference by, for every check, with no map and no memo beside it.
+	// table at most half full, a probe or two: a save reads every check's
+	// reference, and the apps a query answered, encoded one after another,
+	// look up the same times.
 	times []timeRTs
 	used  int // slots with a list
 	n     int // entries in use
