@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/repeatlog"
@@ -367,7 +368,7 @@ type Monitor struct {
 	state   *cycleState
 	ledger  *ledger.Ledger // under cycleMu: availability over time (ledger.go)
 	snapGen uint64         // under cycleMu: snapshots published so far
-	pastGen uint64         // under cycleMu: changes of the ledger's past (reportcache.go)
+	pastGen uint64         // under cycleMu: changes of the ledger's past (pastChanged)
 	winKey  string         // under cycleMu: the maintenance windows' keys the ledger last synced
 	snap    atomic.Pointer[snapshot]
 	hist    *minuteHistory
@@ -377,9 +378,9 @@ type Monitor struct {
 	live            *liveFamilies // what /metrics gathers per scrape (metrics.go)
 	filteredMetrics http.Handler  // serves /metrics?name[]=...
 	bodyHints       bodyHints
-	statusAnswer    statusCache    // the last /api/status answer
-	reports         reportCache    // the reports of closed periods (reportcache.go)
-	objs            objectiveState // under cycleMu (objectives.go)
+	statusAnswer    statusCache                  // the last /api/status answer
+	reports         answercache.Gen[availAnswer] // the reports of closed periods (reportAnswers)
+	objs            objectiveState               // under cycleMu (objectives.go)
 }
 
 // settings are the Options New fixed, which nothing changes afterwards.

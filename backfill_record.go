@@ -12,6 +12,7 @@ import (
 	"github.com/availmon/availmon/internal/backfill"
 	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/errtext"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 )
@@ -40,13 +41,13 @@ type backfillProgress struct {
 
 // backfillStatusJSON is /api/status's data.backfill.
 type backfillStatusJSON struct {
-	State       string    `json:"state"`
-	Progress    float64   `json:"progress"`
-	From        *jsonTime `json:"from"`
-	To          *jsonTime `json:"to"`
-	AppsTotal   int       `json:"apps_total"`
-	AppsDone    int       `json:"apps_done"`
-	SecondsLeft float64   `json:"seconds_left"`
+	State       string         `json:"state"`
+	Progress    float64        `json:"progress"`
+	From        *jsontime.Time `json:"from"`
+	To          *jsontime.Time `json:"to"`
+	AppsTotal   int            `json:"apps_total"`
+	AppsDone    int            `json:"apps_done"`
+	SecondsLeft float64        `json:"seconds_left"`
 }
 
 func (b *backfillRun) status() *backfillStatusJSON {
@@ -62,7 +63,7 @@ func (b *backfillRun) status() *backfillStatusJSON {
 		out.State = "running"
 	}
 	if !p.from.IsZero() {
-		f, t := jsonTime(p.from), jsonTime(p.to)
+		f, t := jsontime.Time(p.from), jsontime.Time(p.to)
 		out.From, out.To = &f, &t
 	}
 	return out

@@ -3,6 +3,7 @@ package availmon
 import (
 	"bytes"
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/jsontime"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -193,7 +194,7 @@ func (c *historyCache) get(h *minuteHistory, now time.Time, period, res string, 
 	points := h.points(now, pd, rd)
 	out := make([]dataPointJSON, len(points))
 	for i, p := range points {
-		out[i] = dataPointJSON{Timestamp: jsonTime(p.start), OverallAvailability: p.availability,
+		out[i] = dataPointJSON{Timestamp: jsontime.Time(p.start), OverallAvailability: p.availability,
 			AppsUp: p.up, AppsDown: p.down, AppsUnavailable: p.unavai}
 	}
 	a := historyAnswer{minute: minute, made: now, count: len(out),

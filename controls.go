@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/availmon/availmon/internal/jsontime"
 )
 
 // controlOptions are the Options of the operators' controls, which the
@@ -249,7 +251,7 @@ func (m *Monitor) listAppsFiltered(w http.ResponseWriter, r *http.Request, s *sn
 	idx := f.apply(len(s.apps))
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.appViews().appsList(s, idx)),
-		Meta: listMetaJSON{Count: len(idx), Timestamp: jsonTime(s.made), LastUpdate: jsonTime(s.at)},
+		Meta: listMetaJSON{Count: len(idx), Timestamp: jsontime.Time(s.made), LastUpdate: jsontime.Time(s.at)},
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"text/template/parse"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/prometheus/common/model"
 )
 
@@ -328,10 +329,10 @@ type discoveryStatusJSON struct {
 }
 
 type failingRuleJSON struct {
-	Rule    string   `json:"rule"`
-	Backend string   `json:"backend"`
-	Error   string   `json:"error"`
-	Since   jsonTime `json:"since"`
+	Rule    string        `json:"rule"`
+	Backend string        `json:"backend"`
+	Error   string        `json:"error"`
+	Since   jsontime.Time `json:"since"`
 }
 
 // json is the discovery member of /api/status; nil (left out) without
@@ -342,7 +343,7 @@ func (h discoveryHealth) json() *discoveryStatusJSON {
 	}
 	out := &discoveryStatusJSON{Status: "ok", Rules: h.rules, FailingRules: make([]failingRuleJSON, len(h.failing))}
 	for i, f := range h.failing {
-		out.FailingRules[i] = failingRuleJSON{Rule: f.rule, Backend: f.backend, Error: f.err, Since: jsonTime(f.since)}
+		out.FailingRules[i] = failingRuleJSON{Rule: f.rule, Backend: f.backend, Error: f.err, Since: jsontime.Time(f.since)}
 	}
 	if len(h.failing) > 0 {
 		out.Status = "failing"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/common/model"
@@ -95,11 +96,11 @@ func pathName(r *http.Request) (string, error) {
 	return dec, nil
 }
 
-func (m *Monitor) now() jsonTime { return jsonTime(m.clock.Now()) }
+func (m *Monitor) now() jsontime.Time { return jsontime.Time(m.clock.Now()) }
 
 func (m *Monitor) health(w http.ResponseWriter, r *http.Request) {
 	now := m.clock.Now()
-	out := healthJSON{Status: "healthy", Timestamp: jsonTime(now),
+	out := healthJSON{Status: "healthy", Timestamp: jsontime.Time(now),
 		Uptime: formatUptime(now.Sub(m.run.started)), Version: m.cfg.version}
 	status := http.StatusOK
 	if m.stalled() {
@@ -115,7 +116,7 @@ func (m *Monitor) listApps(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.writeEncoded(w, r, s.appsData(),
-		listMetaJSON{Count: len(s.apps), Timestamp: jsonTime(s.made), LastUpdate: jsonTime(s.at)})
+		listMetaJSON{Count: len(s.apps), Timestamp: jsontime.Time(s.made), LastUpdate: jsontime.Time(s.at)})
 }
 
 func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
@@ -142,7 +143,7 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 	}
 	hist := make([]historyEntryJSON, len(entries))
 	for j, e := range entries {
-		hist[j] = historyEntryJSON{Timestamp: jsonTime(time.Unix(0, e.At)), Status: statusOfHist(e.Status),
+		hist[j] = historyEntryJSON{Timestamp: jsontime.Time(time.Unix(0, e.At)), Status: statusOfHist(e.Status),
 			ResponseTime: seconds(e.RT), Error: e.Err}
 	}
 	writeJSON(w, http.StatusOK, envelope{
@@ -154,7 +155,7 @@ func (m *Monitor) getApp(w http.ResponseWriter, r *http.Request) {
 func (m *Monitor) listLocations(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	m.writeEncoded(w, r, s.locationsData(),
-		countMetaJSON{Count: len(s.p.locations), Timestamp: jsonTime(s.made)})
+		countMetaJSON{Count: len(s.p.locations), Timestamp: jsontime.Time(s.made)})
 }
 
 func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +170,7 @@ func (m *Monitor) getLocation(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("location not found", fmt.Sprintf("no location is named %q", name)))
 		return
 	}
-	m.writeEncoded(w, r, s.locationData(li), metaJSON{Timestamp: jsonTime(s.made)})
+	m.writeEncoded(w, r, s.locationData(li), metaJSON{Timestamp: jsontime.Time(s.made)})
 }
 
 func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
@@ -195,7 +196,7 @@ func (m *Monitor) getConfig(w http.ResponseWriter, r *http.Request) {
 			HistorySize:    m.cfg.historySize,
 			MaxParallel:    m.cfg.maxParallel,
 		},
-		Meta: metaJSON{Timestamp: jsonTime(now)},
+		Meta: metaJSON{Timestamp: jsontime.Time(now)},
 	})
 }
 
@@ -333,7 +334,7 @@ func (m *Monitor) getStatus(w http.ResponseWriter, r *http.Request) {
 		ApplicationsUnavailable: s.unavailable,
 		ApplicationsMaintenance: s.maintenance,
 		TotalLocations:          len(s.p.locations),
-		LastUpdate:              jsonTime(s.at),
+		LastUpdate:              jsontime.Time(s.at),
 		PrometheusConnectivity:  s.connectivity,
 		Discovery:               s.discovery.json(),
 		Storage:                 storage,
@@ -368,7 +369,7 @@ func (m *Monitor) getHistory(w http.ResponseWriter, r *http.Request) {
 	rd, _ := model.ParseDuration(res)
 	now := m.clock.Now()
 	a := m.snap.Load().historyAns.get(m.hist, now, period, res, time.Duration(pd), time.Duration(rd))
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(a.made)})
 }
 
 // queryChoice returns the single value of key, which must be one of allowed.
@@ -391,7 +392,7 @@ func queryChoice(q url.Values, key, def string, allowed []string) (string, error
 
 func (m *Monitor) getSummary(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
-	m.writeEncoded(w, r, s.summaryData(), summaryMetaJSON{Timestamp: jsonTime(s.made), Period: "24h"})
+	m.writeEncoded(w, r, s.summaryData(), summaryMetaJSON{Timestamp: jsontime.Time(s.made), Period: "24h"})
 }
 
 // readRoute is a GET endpoint under /api with the query parameters it

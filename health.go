@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/availmon/availmon/internal/jsontime"
 )
 
 // /health is what load balancers and orchestrators poll, often many times
@@ -20,7 +22,7 @@ func (h *healthJSON) appendJSON(b []byte) []byte {
 	if t := time.Time(h.Timestamp); t.IsZero() {
 		b = append(b, "null"...)
 	} else {
-		b = appendQuotedTime(b, t)
+		b = jsontime.AppendQuoted(b, t)
 	}
 	b = append(b, `,"uptime":`...)
 	b = appendJSONString(b, h.Uptime)

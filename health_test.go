@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/availmon/availmon/internal/jsontime"
 )
 
 // The hand-written /health answer is what encoding/json writes, for every
 // kind of version string and a zero time.
 func TestHealthJSON(t *testing.T) {
-	at := jsonTime(time.Date(2026, 11, 25, 10, 4, 5, 6e6, time.FixedZone("x", 3600)))
+	at := jsontime.Time(time.Date(2026, 11, 25, 10, 4, 5, 6e6, time.FixedZone("x", 3600)))
 	for _, h := range []healthJSON{
 		{Status: "healthy", Timestamp: at, Uptime: "1h2m3s", Version: "1.2.3"},
 		{Status: "unhealthy", Uptime: "0s", Version: ""},
@@ -33,7 +35,7 @@ func FuzzHealthJSON(f *testing.F) {
 	f.Add("1.2.3", "1m30s")
 	f.Add("\x00\"\\<>&\u2028\xff", "")
 	f.Fuzz(func(t *testing.T, version, uptime string) {
-		h := healthJSON{Status: "healthy", Timestamp: jsonTime(time.Unix(1, 0)), Uptime: uptime, Version: version}
+		h := healthJSON{Status: "healthy", Timestamp: jsontime.Time(time.Unix(1, 0)), Uptime: uptime, Version: version}
 		var want bytes.Buffer
 		if err := encodeJSON(&want, h); err != nil {
 			t.Fatal(err)

@@ -186,3 +186,18 @@ func (m *Monitor) restoreLedger(saved *ledger.Saved, now time.Time) {
 	m.pastChanged()
 	m.log.Info("restored the record of availability over time", "records", saved.Len())
 }
+
+// pastChanged tells the kept reports that the ledger's past changed. It
+// runs under cycleMu, after the change and before the next publish.
+func (m *Monitor) pastChanged() { m.pastGen++ }
+
+// windowsKey is the maintenance windows' keys in order: when they differ
+// from the last cycle's, Sync marks or unmarks the past.
+func windowsKey(ws []ledger.Window) string {
+	keys := make([]string, len(ws))
+	for i, w := range ws {
+		keys[i] = w.Key
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x00")
+}

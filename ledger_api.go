@@ -1,7 +1,6 @@
 package availmon
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -11,11 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/report"
 	"github.com/availmon/availmon/period"
@@ -27,14 +27,13 @@ import (
 // state over a window or a calendar period, in a time zone, optionally per
 // step. The answer is made from the snapshot's Book: its windows end at the
 // snapshot's time, so it is the same for every request of a snapshot and
-// is kept once made (availCache).
+// is kept once made (answercache).
 
 // Limits of /api/availability.
 const (
 	defaultAvailWindow = "24h"
 	maxSteps           = 2000      // parts of the range a step may cut
 	maxStepCells       = 1_000_000 // rows times steps: the answer's size
-	maxAvailCached     = 16        // answers kept per snapshot, unless the cache says otherwise
 )
 
 var availParams = []string{"window", "period", "by", "step", "tz", "location", "status", "label.*"}
@@ -57,32 +56,18 @@ type availQuery struct {
 	appsFiltered bool
 }
 
-// availCache holds a snapshot's /api/availability answers by query. The
-// requests for one query that arrive while its answer is being made wait
-// for it rather than make it too: at 100,000 apps an answer over 90 days
-// is 24 MB, and a poller's 64 connections after each cycle made 64 of
-// them at once (2.5 GB). Other queries do not wait.
-type availCache struct {
-	max      int // answers kept; 0 is maxAvailCached
-	maxBytes int // their bodies' bytes; 0 is no bound
-	mu       sync.Mutex
-	answers  map[string]*availEntry
-	bytes    int
-	full     bool // an answer did not fit in maxBytes: keep no more
-}
-
 type availAnswer struct {
 	body  *cachedbody.Body
 	count int
 	made  time.Time // the time of the snapshot it was made from
 }
 
-// availEntry is one query's answer, ready once done is closed; ok is false
-// when making it panicked, and each waiter then makes its own.
-type availEntry struct {
-	done chan struct{}
-	a    availAnswer
-	ok   bool
+// Size is the bytes of a's body, what the kept reports are bounded by.
+func (a availAnswer) Size() int {
+	if a.body == nil {
+		return 0
+	}
+	return len(a.body.Head())
 }
 
 func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
@@ -92,91 +77,8 @@ func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, err)
 		return
 	}
-	a := s.avail.get(q.key, func() availAnswer { return s.availabilityAnswer(q) })
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(s.made)})
-}
-
-func (c *availCache) get(key string, answer func() availAnswer) availAnswer {
-	return c.getOr(key, nil, answer)
-}
-
-// getOr is get with somewhere to keep the answers c has no room for,
-// spill, when it is not nil: a report kept across snapshots falls back to
-// its snapshot's cache rather than to a report per request.
-func (c *availCache) getOr(key string, spill *availCache, answer func() availAnswer) availAnswer {
-	c.mu.Lock()
-	e, found := c.answers[key]
-	if !found {
-		if len(c.answers) >= cmp.Or(c.max, maxAvailCached) || c.full {
-			c.mu.Unlock()
-			if spill != nil {
-				return spill.get(key, answer)
-			}
-			return answer()
-		}
-		if c.answers == nil {
-			c.answers = make(map[string]*availEntry)
-		}
-		e = &availEntry{done: make(chan struct{})}
-		c.answers[key] = e
-	}
-	c.mu.Unlock()
-	if found {
-		<-e.done
-		if e.ok {
-			return e.a
-		}
-		return answer()
-	}
-	// Made outside the lock: another query of the snapshot need not wait.
-	defer func() {
-		if !e.ok { // answer panicked: the next request tries again
-			c.mu.Lock()
-			delete(c.answers, key)
-			c.mu.Unlock()
-		}
-		close(e.done)
-	}()
-	e.a = answer()
-	e.ok = true
-	if !c.account(key, e.a) && spill != nil {
-		spill.put(key, e.a)
-	}
-	return e.a
-}
-
-// account counts a's bytes against maxBytes and tells whether a is kept:
-// one that would take c over is forgotten (the requests waiting for it get
-// it all the same), and c keeps no more.
-func (c *availCache) account(key string, a availAnswer) bool {
-	if c.maxBytes == 0 || a.body == nil {
-		return true
-	}
-	n := len(a.body.Head())
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.bytes+n > c.maxBytes {
-		delete(c.answers, key)
-		c.full = true
-		return false
-	}
-	c.bytes += n
-	return true
-}
-
-// put keeps a made answer when there is room and none is kept for key.
-func (c *availCache) put(key string, a availAnswer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.answers[key]; ok || len(c.answers) >= cmp.Or(c.max, maxAvailCached) {
-		return
-	}
-	if c.answers == nil {
-		c.answers = make(map[string]*availEntry)
-	}
-	done := make(chan struct{})
-	close(done)
-	c.answers[key] = &availEntry{done: done, a: a, ok: true}
+	a := s.avail.Get(q.key, func() availAnswer { return s.availabilityAnswer(q) })
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(s.made)})
 }
 
 // single returns the one value of key, "" when it is absent.
@@ -462,7 +364,7 @@ func (m *Monitor) outages(w http.ResponseWriter, r *http.Request, k ledger.Kind)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, "]}"...)
-	writeJSON(w, http.StatusOK, envelope{Data: rawJSON(buf), Meta: countMetaJSON{Count: len(os), Timestamp: jsonTime(s.made)}})
+	writeJSON(w, http.StatusOK, envelope{Data: rawJSON(buf), Meta: countMetaJSON{Count: len(os), Timestamp: jsontime.Time(s.made)}})
 }
 
 // outageRange reads ?from= and ?to=; to defaults to now (the snapshot's
@@ -667,13 +569,13 @@ func appendStepBounds(buf []byte, bounds []time.Time) []byte {
 	return append(buf, ']')
 }
 
-// appendTime writes t as jsonTime does.
+// appendTime writes t as jsontime.Time does.
 func appendTime(buf []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return append(buf, "null"...)
 	}
 	buf = append(buf, '"')
-	buf = t.UTC().AppendFormat(buf, timeFormat)
+	buf = t.UTC().AppendFormat(buf, jsontime.Format)
 	return append(buf, '"')
 }
 
@@ -729,13 +631,35 @@ func appendJSONString(buf []byte, s string) []byte {
 // GET /api/reports/{period}: the report of a calendar period
 // (internal/report) as JSON or CSV, made once per query and kept with the
 // snapshot's /api/availability answers, or across snapshots for a closed
-// period (reportcache.go).
+// period (reportAnswers).
 
 var reportParams = []string{"format", "tz"}
 
 const reportAccepted = "the period is 2026-11-25, 2026-W47, 2026-11, 2026-Q4 or 2026; " +
 	"accepted query parameters: format (json, csv; default json, or csv when Accept names text/csv), " +
 	"tz (an IANA zone such as Europe/Berlin; default reports.time_zone)"
+
+// A report of a closed period is the same from snapshot to snapshot until
+// the ledger's past changes: a backfill fills it, a maintenance window
+// marks or unmarks it, a reconfiguration or a restore replaces the
+// roster, or the retention prunes into the period. At 100,000 apps a
+// report takes about as long to make as a cycle lasts: made per snapshot,
+// most requests for it would wait for the next one. It is kept until the
+// past changes (pastGen, pastChanged).
+
+// Bounds of the reports kept across snapshots. A report of 100,000 apps is
+// about 32 MB of JSON and 12 MB of CSV, with its gzip variant beside each.
+const (
+	maxReportsKept = 4
+	// maxReportBytes bounds their plain bodies (the gzip variants are
+	// under a twentieth as large): last month's JSON and CSV at 100,000
+	// apps fit.
+	maxReportBytes = 64 << 20
+	// reportSettle is how long after its end a period must be before its
+	// report is kept across snapshots: a check's time may lag its
+	// cycle's, and a check holds its state up to twice the interval.
+	reportSettle = time.Hour
+)
 
 func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
@@ -745,7 +669,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kept, spill := m.reportAnswers(s, q)
-	a := kept.getOr("report\x00"+q.Key(), spill, func() availAnswer {
+	a := kept.GetOr("report\x00"+q.Key(), spill, func() availAnswer {
 		rep := report.Make(s.book, q)
 		if q.Format == report.CSV {
 			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows), made: s.made}
@@ -760,7 +684,23 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	// As of the snapshot it was made from: a report kept across snapshots
 	// keeps its ETag, and a poller its 304s, until the past changes.
-	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsonTime(a.made)})
+	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(a.made)})
+}
+
+// reportAnswers is where the answers of q are kept for snapshot s: across
+// snapshots for a closed period the retention has not reached, else with
+// the snapshot. spill, when not nil, is where those the kept reports have
+// no room for go: the snapshot's.
+func (m *Monitor) reportAnswers(s *snapshot, q report.Query) (c, spill *answercache.Cache[availAnswer]) {
+	rng := q.Period.In(q.Zone)
+	at := s.book.At
+	if rng.End.Add(reportSettle).After(at) || rng.Start.Before(at.Add(-m.ledger.Retention())) {
+		return &s.avail, nil
+	}
+	if c := m.reports.Of(s.pastGen, maxReportsKept, maxReportBytes); c != nil {
+		return c, &s.avail
+	}
+	return &s.avail, nil
 }
 
 // parseReportQuery reads the period of the path, ?format= (or Accept) and

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/timeline"
 )
 
@@ -63,9 +64,7 @@ func benchAvailability90d(b *testing.B, m *Monitor) {
 	for b.Loop() {
 		n++
 		s := m.snap.Load()
-		s.avail.mu.Lock()
-		s.avail.answers = nil
-		s.avail.mu.Unlock()
+		s.avail = answercache.Cache[availAnswer]{}
 		h.ServeHTTP(w, req)
 		if w.code != http.StatusOK {
 			b.Fatalf("status %d", w.code)

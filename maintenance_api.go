@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/prometheus/common/model"
 )
 
@@ -25,15 +26,15 @@ type maintenanceJSON struct {
 	Location  string            `json:"location,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	Labels    map[string]string `json:"labels,omitempty"`
-	From      *jsonTime         `json:"from,omitempty"`
-	To        *jsonTime         `json:"to,omitempty"`
+	From      *jsontime.Time    `json:"from,omitempty"`
+	To        *jsontime.Time    `json:"to,omitempty"`
 	Cron      string            `json:"cron,omitempty"`
 	Duration  string            `json:"duration,omitempty"`
 	TimeZone  string            `json:"time_zone,omitempty"`
 	Comment   string            `json:"comment,omitempty"`
 	Active    bool              `json:"active"`
-	NextStart jsonTime          `json:"next_start"` // null when it will not open again
-	NextEnd   jsonTime          `json:"next_end"`
+	NextStart jsontime.Time     `json:"next_start"` // null when it will not open again
+	NextEnd   jsontime.Time     `json:"next_end"`
 }
 
 func windowJSON(w *maintWindow, now time.Time) maintenanceJSON {
@@ -43,7 +44,7 @@ func windowJSON(w *maintWindow, now time.Time) maintenanceJSON {
 		out.Source = "config"
 	}
 	if w.sched == nil {
-		from, to := jsonTime(w.From), jsonTime(w.To)
+		from, to := jsontime.Time(w.From), jsontime.Time(w.To)
 		out.From, out.To = &from, &to
 	} else {
 		out.Duration = formatDuration(w.Duration)
@@ -52,7 +53,7 @@ func windowJSON(w *maintWindow, now time.Time) maintenanceJSON {
 		}
 	}
 	start, end := w.next(now)
-	out.NextStart, out.NextEnd = jsonTime(start), jsonTime(end)
+	out.NextStart, out.NextEnd = jsontime.Time(start), jsontime.Time(end)
 	return out
 }
 
@@ -63,7 +64,7 @@ func (m *Monitor) listMaintenance(w http.ResponseWriter, r *http.Request) {
 	for i, mw := range ws {
 		out[i] = windowJSON(mw, now)
 	}
-	writeJSON(w, http.StatusOK, envelope{Data: out, Meta: countMetaJSON{Count: len(out), Timestamp: jsonTime(now)}})
+	writeJSON(w, http.StatusOK, envelope{Data: out, Meta: countMetaJSON{Count: len(out), Timestamp: jsontime.Time(now)}})
 }
 
 func (m *Monitor) getMaintenance(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +76,7 @@ func (m *Monitor) getMaintenance(w http.ResponseWriter, r *http.Request) {
 	now := m.clock.Now()
 	for _, mw := range m.maint.list() {
 		if mw.ID == id {
-			writeJSON(w, http.StatusOK, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsonTime(now)}})
+			writeJSON(w, http.StatusOK, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsontime.Time(now)}})
 			return
 		}
 	}
@@ -104,7 +105,7 @@ func (m *Monitor) postMaintenance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.log.Info("maintenance window added", "id", mw.ID, "comment", mw.Comment)
-	writeJSON(w, http.StatusCreated, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsonTime(now)}})
+	writeJSON(w, http.StatusCreated, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsontime.Time(now)}})
 }
 
 func (m *Monitor) deleteMaintenance(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +125,7 @@ func (m *Monitor) deleteMaintenance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.log.Info("maintenance window deleted", "id", id)
-	writeJSON(w, http.StatusOK, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsonTime(now)}})
+	writeJSON(w, http.StatusOK, envelope{Data: windowJSON(mw, now), Meta: metaJSON{Timestamp: jsontime.Time(now)}})
 }
 
 const maintenanceAccepted = `expected a JSON object: "app", "location", "service" (strings) and "labels" (an object of strings), at least one; ` +

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon/internal/cachedbody"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/objectives"
 	"github.com/availmon/availmon/objective"
 )
@@ -117,7 +118,7 @@ func (m *Monitor) listObjectives(w http.ResponseWriter, r *http.Request) {
 			}
 			return out
 		})
-		m.writeEncoded(w, r, body, countMetaJSON{Count: s.objs.Len(), Timestamp: jsonTime(s.made)})
+		m.writeEncoded(w, r, body, countMetaJSON{Count: s.objs.Len(), Timestamp: jsontime.Time(s.made)})
 		return
 	}
 	idx, err := filterObjectives(s.objs, r.URL.RawQuery)
@@ -129,7 +130,7 @@ func (m *Monitor) listObjectives(w http.ResponseWriter, r *http.Request) {
 	for j, i := range idx {
 		out[j] = s.objs.JSON(i)
 	}
-	writeJSON(w, http.StatusOK, envelope{Data: out, Meta: countMetaJSON{Count: len(out), Timestamp: jsonTime(s.made)}})
+	writeJSON(w, http.StatusOK, envelope{Data: out, Meta: countMetaJSON{Count: len(out), Timestamp: jsontime.Time(s.made)}})
 }
 
 // filterObjectives returns the objectives that pass ?state= and every
@@ -193,7 +194,7 @@ func (m *Monitor) getObjective(w http.ResponseWriter, r *http.Request) {
 		m.writeError(w, r, notFoundError("objective not found", fmt.Sprintf("no objective is named %q", name)))
 		return
 	}
-	m.writeEncoded(w, r, s.objectiveBody(i), metaJSON{Timestamp: jsonTime(s.made)})
+	m.writeEncoded(w, r, s.objectiveBody(i), metaJSON{Timestamp: jsontime.Time(s.made)})
 }
 
 func (s *snapshot) objectiveBody(i int) *cachedbody.Body {

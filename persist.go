@@ -12,6 +12,7 @@ import (
 	"github.com/availmon/availmon/hmac"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/statefile"
 	"github.com/availmon/availmon/promexport"
@@ -137,7 +138,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
-		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, sharedInFile(s.Apps, k))
+		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, history.SharedInFile(s.Apps, k))
 		st.dayToWrite(i).Set(&a.day)
 	}
 	if iv := s.Interval; iv != nil {
@@ -615,7 +616,7 @@ func (r *saveRecord) promStatus() promexport.SaveStatus {
 // monitor has a Store.
 type storageJSON struct {
 	// LastSave is null before the first successful save.
-	LastSave jsonTime `json:"last_save"`
+	LastSave jsontime.Time `json:"last_save"`
 	// LastSaveError is null while the last save succeeded (or none ended).
 	LastSaveError *string `json:"last_save_error"`
 	// ConsecutiveFailures counts the saves that failed since the last that
@@ -631,7 +632,7 @@ func (m *Monitor) storageStatus() *storageJSON {
 	r := &m.persist.saves
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &storageJSON{LastSave: jsonTime(r.lastSuccess), ConsecutiveFailures: r.consecutive}
+	s := &storageJSON{LastSave: jsontime.Time(r.lastSuccess), ConsecutiveFailures: r.consecutive}
 	if r.lastErr != "" {
 		e := r.lastErr
 		s.LastSaveError = &e

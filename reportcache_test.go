@@ -45,7 +45,7 @@ func TestReportKeptAcrossCycles(t *testing.T) {
 		}
 		made := 0
 		kept, _ := tm.reportAnswers(s, q)
-		kept.get("report\x00"+q.Key(), func() availAnswer { made++; return availAnswer{} })
+		kept.Get("report\x00"+q.Key(), func() availAnswer { made++; return availAnswer{} })
 		if made != 0 {
 			t.Errorf("%s: the report was made again in the next cycle, with the past unchanged", format)
 		}
@@ -146,26 +146,10 @@ func TestReportKeptOnlyWhenClosed(t *testing.T) {
 			t.Errorf("GET %s = %d, want 400", bad, rec.Code)
 		}
 	}
-	if c := tm.reports.of(s.pastGen); len(c.answers) != 0 {
-		t.Errorf("bad requests left %d reports kept", len(c.answers))
+	if c := tm.reports.Of(s.pastGen, maxReportsKept, maxReportBytes); c.Len() != 0 {
+		t.Errorf("bad requests left %d reports kept", c.Len())
 	}
-	if len(s.avail.answers) != 0 {
-		t.Errorf("bad requests left %d answers in the snapshot", len(s.avail.answers))
-	}
-}
-
-// A snapshot older than the kept reports' does not replace them.
-func TestReportCacheGenerations(t *testing.T) {
-	var rc reportCache
-	c1 := rc.of(1)
-	if rc.of(1) != c1 {
-		t.Error("the same generation got another cache")
-	}
-	c2 := rc.of(2)
-	if c2 == c1 || rc.of(1) != nil || rc.of(2) != c2 {
-		t.Error("a newer generation did not replace the cache, or an older one did")
-	}
-	if c2.max != maxReportsKept {
-		t.Errorf("kept reports bounded at %d, want %d", c2.max, maxReportsKept)
+	if s.avail.Len() != 0 {
+		t.Errorf("bad requests left %d answers in the snapshot", s.avail.Len())
 	}
 }

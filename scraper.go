@@ -304,7 +304,9 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
 		e := history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: cur.err}
-		if sharesRT(p, out, i) {
+		if history.SharesNeighbours(len(out.results), i, func(j int) (time.Time, time.Duration) {
+			return out.at(p, j), out.results[j].ResponseTime
+		}) {
 			st.history[i].AddShared(e, m.cfg.historySize, st.rts)
 		} else {
 			st.history[i].Add(e, m.cfg.historySize, st.rts)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/promexport"
 )
 
@@ -242,7 +243,7 @@ func (m *Monitor) listServices(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
 	writeJSON(w, http.StatusOK, envelope{
 		Data: rawJSON(s.servicesData()),
-		Meta: listMetaJSON{Count: len(s.p.ctl.services), Timestamp: m.now(), LastUpdate: jsonTime(s.at)},
+		Meta: listMetaJSON{Count: len(s.p.ctl.services), Timestamp: m.now(), LastUpdate: jsontime.Time(s.at)},
 	})
 }
 

@@ -4,8 +4,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/history"
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/objectives"
 )
@@ -36,7 +38,7 @@ type snapshot struct {
 	discovery     discoveryHealth
 	day           history.Counts // every check of the last 24h
 	book          *ledger.Book
-	avail         availCache // /api/availability answers (ledger_api.go)
+	avail         answercache.Cache[availAnswer] // /api/availability answers (ledger_api.go)
 	objs          *objectives.Snapshot
 	objList       lazyBody
 	objOne        []lazyBody
@@ -167,7 +169,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Maintenance:   v.maint(),
 	}
 	if v.checked() {
-		out.LastCheck = jsonTime(v.lastCheckTime())
+		out.LastCheck = jsontime.Time(v.lastCheckTime())
 		rt := seconds(v.rt)
 		out.ResponseTime = &rt
 	}
@@ -208,7 +210,7 @@ func (s *snapshot) locationData(li int) *cachedbody.Body {
 			a := s.apps[ai]
 			apps[j] = locationAppJSON{Name: p.apps[ai].Name, Status: a.status()}
 			if a.checked() {
-				apps[j].LastCheck = jsonTime(a.lastCheckTime())
+				apps[j].LastCheck = jsontime.Time(a.lastCheckTime())
 			}
 		}
 		return locationDetailJSON{

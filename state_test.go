@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -631,8 +632,8 @@ func TestAppStateLastCheck(t *testing.T) {
 			if !got.Equal(c.at) || got.Location() != c.wantLoc || got.IsZero() != c.at.IsZero() {
 				t.Errorf("%v came back as %v", c.at, got)
 			}
-			want, _ := jsonTime(c.at).MarshalJSON()
-			shown, _ := jsonTime(got).MarshalJSON()
+			want, _ := jsontime.Time(c.at).MarshalJSON()
+			shown, _ := jsontime.Time(got).MarshalJSON()
 			if string(shown) != string(want) {
 				t.Errorf("shown as %s, want %s", shown, want)
 			}

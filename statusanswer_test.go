@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -16,16 +17,16 @@ import (
 func TestStatusAnswerFollowsMembers(t *testing.T) {
 	snap := &snapshot{}
 	errText := "disk full"
-	from, to := jsonTime(t0.Add(-24*time.Hour)), jsonTime(t0)
+	from, to := jsontime.Time(t0.Add(-24*time.Hour)), jsontime.Time(t0)
 	storage := func(failures int, err *string) *storageJSON {
-		return &storageJSON{LastSave: jsonTime(t0), ConsecutiveFailures: failures, LastSaveError: err}
+		return &storageJSON{LastSave: jsontime.Time(t0), ConsecutiveFailures: failures, LastSaveError: err}
 	}
 	backfill := func(done int) *backfillStatusJSON {
 		f, t := from, to // pointers of their own, as each request's
 		return &backfillStatusJSON{State: "running", Progress: float64(done) / 10, From: &f, To: &t, AppsTotal: 10, AppsDone: done}
 	}
 	laterTo := func(b *backfillStatusJSON) *backfillStatusJSON {
-		t := jsonTime(t0.Add(time.Hour))
+		t := jsontime.Time(t0.Add(time.Hour))
 		b.To = &t
 		return b
 	}
@@ -48,7 +49,7 @@ func TestStatusAnswerFollowsMembers(t *testing.T) {
 		{"degraded", storage(1, new("disk gone")), backfill(2), false},
 		{"unhealthy", storage(1, new("disk gone")), backfill(2), false},
 	} {
-		data := &statusJSON{SystemStatus: tt.system, TotalApplications: 3, LastUpdate: jsonTime(t0),
+		data := &statusJSON{SystemStatus: tt.system, TotalApplications: 3, LastUpdate: jsontime.Time(t0),
 			PrometheusConnectivity: "connected", Storage: tt.storage, Backfill: tt.backfill}
 		last := c.last.Load()
 		got := httptest.NewRecorder()

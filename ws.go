@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/coder/websocket"
 )
 
@@ -30,9 +31,9 @@ const (
 
 // wsMessage is one /api/ws message: {type, timestamp, data}.
 type wsMessage struct {
-	Type      EventType `json:"type"`
-	Timestamp jsonTime  `json:"timestamp"`
-	Data      any       `json:"data"`
+	Type      EventType     `json:"type"`
+	Timestamp jsontime.Time `json:"timestamp"`
+	Data      any           `json:"data"`
 }
 
 type wsStatusData struct {
@@ -45,13 +46,13 @@ type wsStatusData struct {
 // wsOutageData is the data of outage_start and outage_end; end and
 // duration_seconds are null in outage_start.
 type wsOutageData struct {
-	Kind            string   `json:"kind"`
-	Name            string   `json:"name"`
-	Location        string   `json:"location,omitempty"` // an app's
-	Start           jsonTime `json:"start"`
-	End             jsonTime `json:"end"`
-	DurationSeconds *int64   `json:"duration_seconds"`
-	Extent          string   `json:"extent"` // "partial" or "full"
+	Kind            string        `json:"kind"`
+	Name            string        `json:"name"`
+	Location        string        `json:"location,omitempty"` // an app's
+	Start           jsontime.Time `json:"start"`
+	End             jsontime.Time `json:"end"`
+	DurationSeconds *int64        `json:"duration_seconds"`
+	Extent          string        `json:"extent"` // "partial" or "full"
 }
 
 // wsObjectiveData is the data of objective_state.
@@ -62,7 +63,7 @@ type wsObjectiveData struct {
 }
 
 func outageData(o *OutageEvent, location string) wsOutageData {
-	d := wsOutageData{Kind: o.Kind, Name: o.Name, Start: jsonTime(o.Start), End: jsonTime(o.End), Extent: "partial"}
+	d := wsOutageData{Kind: o.Kind, Name: o.Name, Start: jsontime.Time(o.Start), End: jsontime.Time(o.End), Extent: "partial"}
 	if o.Kind == "app" {
 		d.Location = location
 	}
@@ -134,7 +135,7 @@ type wsSnapshotData struct {
 
 // snapshotMessage encodes the end of a snapshot made at made.
 func snapshotMessage(made time.Time, sent, unchecked int) []byte {
-	b, err := marshal(wsMessage{Type: EventSystem, Timestamp: jsonTime(made),
+	b, err := marshal(wsMessage{Type: EventSystem, Timestamp: jsontime.Time(made),
 		Data: wsSnapshotData{Event: eventSnapshotComplete, Apps: sent, Unchecked: unchecked}})
 	if err != nil { // only numbers, strings and a time: cannot happen
 		panic(fmt.Sprintf("availmon: encoding the end of a snapshot: %v", err))
@@ -144,7 +145,7 @@ func snapshotMessage(made time.Time, sent, unchecked int) []byte {
 
 // eventMessage encodes e as it is sent on /api/ws.
 func eventMessage(e Event) []byte {
-	msg := wsMessage{Type: e.Type, Timestamp: jsonTime(e.Time)}
+	msg := wsMessage{Type: e.Type, Timestamp: jsontime.Time(e.Time)}
 	switch e.Type {
 	case EventStatusUpdate:
 		d := wsStatusData{App: e.App, Status: e.Status, Location: e.Location}

@@ -86,3 +86,22 @@ func BenchmarkHistoryList(b *testing.B) {
 		dst = h.AppendTo(dst[:0], nil)
 	}
 }
+
+// A save reads every app's checks, those of the apps a query answered one
+// after another: their references to the table are read time by time.
+func BenchmarkHistoryListShared(b *testing.B) {
+	const apps, size = 1000, 100
+	rts := new(SharedRTs)
+	hs := make([]Checks, apps)
+	for _, e := range benchChecks(size, false) {
+		e.RT = 300 * time.Millisecond
+		for i := range hs {
+			hs[i].AddShared(e, size, rts)
+		}
+	}
+	dst := make([]Check, 0, size)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		dst = hs[i%apps].AppendTo(dst[:0], rts)
+	}
+}

@@ -62,21 +62,27 @@ func (m *historyModel) slotFor(text string) int {
 	if text == "" {
 		return -1
 	}
-	for s := range m.slots {
-		if m.used(s) && m.slots[s] == text {
-			return s
-		}
+	if s := m.firstSlot(func(s int) bool { return m.used(s) && m.slots[s] == text }); s >= 0 {
+		return s
 	}
-	for s := range m.slots {
-		if !m.used(s) {
-			m.slots[s] = text
-			return s
-		}
+	if s := m.firstSlot(func(s int) bool { return !m.used(s) }); s >= 0 {
+		m.slots[s] = text
+		return s
 	}
 	if len(m.slots) < m.maxTexts {
 		m.slots = append(m.slots, text)
 	}
 	return len(m.slots) - 1
+}
+
+// firstSlot is the first slot that ok accepts, or -1.
+func (m *historyModel) firstSlot(ok func(s int) bool) int {
+	for s := range m.slots {
+		if ok(s) {
+			return s
+		}
+	}
+	return -1
 }
 
 func (m *historyModel) restore(es []Check) {

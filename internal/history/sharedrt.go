@@ -2,6 +2,7 @@ package history
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -24,37 +25,30 @@ import (
 // table for all of its life (nil for none).
 type SharedRTs struct {
 	mu sync.Mutex
-	// byKey holds, per check time less the history's Redate moves (see
+	// times holds, per check time less the history's Redate moves (see
 	// key), the response times of that time, at the index a check's
-	// reference names. An entry no check refers to may be reused.
-	byKey map[int64][]sharedRT
+	// reference names; an entry no check refers to may be reused. It is a
+	// hash table open by linear probing, its length a power of two, a slot
+	// with a nil list empty. Looking a time up in it is a hash and, the
+	// table at most half full, a probe or two: a save reads every check's
+	// reference, and the apps a query answered, encoded one after another,
+	// look up the same times.
+	times []timeRTs
+	used  int // slots with a list
 	n     int // entries in use
 	// spare keeps the lists of times no check refers to any more, for the
 	// next times: a monitor's cycles then add checks without allocating.
 	spare [][]sharedRT
-	// gen counts the changes that move or drop a time's list, or give an
-	// entry another response time: a memo entry of an older gen is stale.
-	gen uint64
-	// memo holds the lists of the times read last, so that reading a
-	// reference (a save reads every check's) seldom looks its time up in
-	// byKey: the apps a query answered have their checks at the same
-	// times, and are encoded one after another. Made at the first read.
-	memo *[memoSize]memoEntry
 }
 
-// memoEntry is a time's list as byKey held it at gen.
-type memoEntry struct {
-	k   int64
-	gen uint64
-	es  []sharedRT
+// timeRTs is a slot of the table: a time's key and its response times.
+type timeRTs struct {
+	k  int64
+	es []sharedRT
 }
 
-// memoSize is the number of times the memo holds: 40 KB, many more times
-// than the checks of a few hundred apps answered together have.
-const (
-	memoBits = 10
-	memoSize = 1 << memoBits
-)
+// minTimes is the table's first length: a few hundred queries' times.
+const minTimes = 1 << 10
 
 type sharedRT struct {
 	micros uint32
@@ -79,12 +73,39 @@ const (
 // Redate needs no change to the table.
 func key(ms, moved int64) int64 { return ms - moved }
 
+// slot is where k is in t.times, or where it would go, and whether it is
+// there.
+func (t *SharedRTs) slot(k int64) (int, bool) {
+	if len(t.times) == 0 {
+		return -1, false
+	}
+	mask := len(t.times) - 1
+	for i := t.home(k); ; i = (i + 1) & mask {
+		switch {
+		case t.times[i].es == nil:
+			return i, false
+		case t.times[i].k == k:
+			return i, true
+		}
+	}
+}
+
+// home is the slot k is looked up from. Fibonacci hashing: times a steady
+// interval apart spread over the table.
+func (t *SharedRTs) home(k int64) int {
+	return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - bits.TrailingZeros(uint(len(t.times)))))
+}
+
 // ref returns the index of a new reference to micros at k, and false when
 // the table is full.
 func (t *SharedRTs) ref(k int64, micros uint32) (int, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	es := t.byKey[k]
+	at, found := t.slot(k)
+	var es []sharedRT
+	if found {
+		es = t.times[at].es
+	}
 	free := -1
 	for i := range es {
 		switch {
@@ -98,28 +119,47 @@ func (t *SharedRTs) ref(k int64, micros uint32) (int, bool) {
 	if free < 0 && (len(es) >= maxRTsPerTime || t.n >= maxSharedRTs) {
 		return 0, false
 	}
-	if t.byKey == nil {
-		t.byKey = make(map[int64][]sharedRT)
-	}
-	if es == nil && len(t.spare) > 0 {
-		es, t.spare = t.spare[len(t.spare)-1], t.spare[:len(t.spare)-1]
+	if !found {
+		if 2*(t.used+1) > len(t.times) {
+			t.grow()
+			at, _ = t.slot(k)
+		}
+		if len(t.spare) > 0 {
+			es, t.spare = t.spare[len(t.spare)-1], t.spare[:len(t.spare)-1]
+		} else {
+			es = make([]sharedRT, 0, 1) // not nil: nil is an empty slot
+		}
+		t.times[at].k = k
+		t.used++
 	}
 	if free < 0 {
 		free = len(es)
 		es = append(es, sharedRT{})
-		t.byKey[k] = es
 	}
-	t.gen++
+	t.times[at].es = es
 	es[free] = sharedRT{micros: micros, refs: 1}
 	t.n++
 	return free, true
+}
+
+// grow doubles the table, or makes its first.
+func (t *SharedRTs) grow() {
+	old := t.times
+	t.times = make([]timeRTs, max(minTimes, 2*len(old)))
+	for _, s := range old {
+		if s.es != nil {
+			i, _ := t.slot(s.k)
+			t.times[i] = s
+		}
+	}
 }
 
 // release drops a reference to entry i of k.
 func (t *SharedRTs) release(k int64, i int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	es := t.byKey[k]
+	at, _ := t.slot(k)
+	es := t.times[at].es
 	if es[i].refs--; es[i].refs > 0 {
 		return
 	}
@@ -129,24 +169,40 @@ func (t *SharedRTs) release(k int64, i int) {
 			return
 		}
 	}
-	t.gen++
-	delete(t.byKey, k)
+	t.remove(at)
 	if len(t.spare) < maxSpare {
 		t.spare = append(t.spare, es[:0])
 	}
 }
 
+// remove empties slot at, moving back the times after it that a probe
+// from their home would no longer reach past the hole.
+func (t *SharedRTs) remove(at int) {
+	mask := len(t.times) - 1
+	t.used--
+	for j := at; ; {
+		t.times[at] = timeRTs{}
+		for {
+			j = (j + 1) & mask
+			if t.times[j].es == nil {
+				return
+			}
+			// j stays when its home is cyclically in (at, j].
+			h := t.home(t.times[j].k)
+			if at <= j && (at < h && h <= j) || at > j && (at < h || h <= j) {
+				continue
+			}
+			break
+		}
+		t.times[at] = t.times[j]
+		at = j
+	}
+}
+
 // micros is the response time of entry i of k; the caller holds t.mu.
 func (t *SharedRTs) micros(k int64, i int) uint32 {
-	if t.memo == nil {
-		t.memo = new([memoSize]memoEntry)
-	}
-	// Fibonacci hashing: times a steady interval apart spread over it.
-	m := &t.memo[uint64(k)*0x9E3779B97F4A7C15>>(64-memoBits)]
-	if m.k != k || m.gen != t.gen || m.es == nil {
-		*m = memoEntry{k: k, gen: t.gen, es: t.byKey[k]}
-	}
-	return m.es[i].micros
+	at, _ := t.slot(k)
+	return t.times[at].es[i].micros
 }
 
 // lock and unlock hold the table while a history reads its references;

@@ -121,7 +121,8 @@ func (d *sharedDiff) check(t *testing.T, encode bool) {
 		}
 	}
 	n := 0
-	for k, es := range d.rts.byKey {
+	for _, s := range d.rts.times {
+		k, es := s.k, s.es
 		for i, e := range es {
 			if e.refs != refs[[2]int64{k, int64(i)}] {
 				t.Fatalf("entry %d of %d: %d references, %d checks refer to it", i, k, e.refs, refs[[2]int64{k, int64(i)}])
@@ -147,8 +148,8 @@ func (d *sharedDiff) run(t *testing.T, steps int, r func(n int) int) {
 	for a := range d.shared {
 		d.shared[a].Restore(nil, d.size, d.rts, nil)
 	}
-	if d.rts.Len() != 0 || len(d.rts.byKey) != 0 {
-		t.Fatalf("emptied histories leave %d entries at %d times", d.rts.Len(), len(d.rts.byKey))
+	if d.rts.Len() != 0 || d.rts.used != 0 {
+		t.Fatalf("emptied histories leave %d entries at %d times", d.rts.Len(), d.rts.used)
 	}
 }
 
@@ -204,7 +205,7 @@ func TestSharedRTsBounds(t *testing.T) {
 // A reference reads the response time its entry holds now, whatever the
 // table read before: a time's list dropped and reused for another time,
 // an entry let go and given another response time, a list grown past what
-// was read of it, and times that fall on the same place of the memo.
+// was read of it, and times that hash to the same place of the table.
 func TestSharedRTsReadAfterChange(t *testing.T) {
 	rts := new(SharedRTs)
 	read := func(k int64, i int, want uint32) {
@@ -244,16 +245,27 @@ func TestSharedRTsReadAfterChange(t *testing.T) {
 	read(k2, c, 4)
 	read(k2, a, 1)
 
-	// Times on the same place of the memo push each other out.
+	// Times that hash to the same slot are probed past each other, and
+	// found again when one before them leaves.
 	var same []int64
 	for k := int64(0); len(same) < 3; k += 1000 {
-		if uint64(k)*0x9E3779B97F4A7C15>>(64-memoBits) == 7 {
+		if rts.home(k) == 7 {
 			same = append(same, k)
 		}
 	}
+	refs := make([][3]int, len(same))
 	for n := range 3 {
 		for m, k := range same {
-			read(k, ref(k, uint32(10*m+n)), uint32(10*m+n))
+			refs[m][n] = ref(k, uint32(10*m+n))
+			read(k, refs[m][n], uint32(10*m+n))
+		}
+	}
+	for _, i := range refs[0] { // the first time leaves the table
+		rts.release(same[0], i)
+	}
+	for m, k := range same[1:] {
+		for n, i := range refs[m+1] {
+			read(k, i, uint32(10*(m+1)+n))
 		}
 	}
 }

@@ -1,11 +1,12 @@
-package availmon
+package jsontime
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
 
-// appendQuotedTime writes what AppendFormat writes with timeFormat, in
+// AppendQuoted writes what AppendFormat writes with Format, in
 // UTC, for any instant.
 func TestAppendQuotedTime(t *testing.T) {
 	berlin, err := time.LoadLocation("Europe/Berlin")
@@ -21,7 +22,7 @@ func TestAppendQuotedTime(t *testing.T) {
 		time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC),
 		time.Unix(1_700_000_000, 123_456_789).In(time.FixedZone("x", -90*60)),
 	} {
-		if got, want := string(appendQuotedTime(nil, tm)), `"`+tm.UTC().Format(timeFormat)+`"`; got != want {
+		if got, want := string(AppendQuoted(nil, tm)), `"`+tm.UTC().Format(Format)+`"`; got != want {
 			t.Errorf("%v: %s, want %s", tm, got, want)
 		}
 	}
@@ -32,7 +33,7 @@ func FuzzAppendQuotedTime(f *testing.F) {
 	f.Add(int64(-62_135_596_800), int64(0))
 	f.Fuzz(func(t *testing.T, sec, nsec int64) {
 		tm := time.Unix(sec, nsec)
-		if got, want := string(appendQuotedTime(nil, tm)), `"`+tm.UTC().Format(timeFormat)+`"`; got != want {
+		if got, want := string(AppendQuoted(nil, tm)), `"`+tm.UTC().Format(Format)+`"`; got != want {
 			t.Errorf("%v: %s, want %s", tm, got, want)
 		}
 	})
@@ -42,11 +43,11 @@ func FuzzAppendQuotedTime(f *testing.F) {
 // last check is encoded once per snapshot.
 func BenchmarkJSONTime(b *testing.B) {
 	v := struct {
-		T jsonTime `json:"t"`
-	}{jsonTime(time.Date(2026, 11, 26, 3, 4, 5, 6_789_000, time.UTC))}
+		T Time `json:"t"`
+	}{Time(time.Date(2026, 11, 26, 3, 4, 5, 6_789_000, time.UTC))}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := marshal(v); err != nil {
+		if _, err := json.Marshal(v); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,33 +1,40 @@
-package availmon
+// Package jsontime encodes instants as the API's JSON timestamps: ISO 8601
+// in UTC with milliseconds, the zero time as null ("not known yet").
+//
+//	type check struct {
+//		At jsontime.Time `json:"at"`
+//	}
+package jsontime
 
 import "time"
 
-// jsonTime is an ISO 8601 UTC timestamp with milliseconds; the zero time is
+// Time is an ISO 8601 UTC timestamp with milliseconds; the zero time is
 // encoded as null ("not known yet").
-type jsonTime time.Time
+type Time time.Time
 
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+// Format is the layout of a Time's encoding, as time.Time.Format reads it.
+const Format = "2006-01-02T15:04:05.000Z07:00"
 
 // MarshalJSON is called for every timestamp of every app when a snapshot
 // is encoded (100,000 a cycle at 100,000 apps), where time.AppendFormat's
 // reading of the layout was a third of the encoding: the digits are
 // written by hand instead.
-func (t jsonTime) MarshalJSON() ([]byte, error) {
+func (t Time) MarshalJSON() ([]byte, error) {
 	if time.Time(t).IsZero() {
 		return []byte("null"), nil
 	}
-	return appendQuotedTime(make([]byte, 0, len(timeFormat)+2), time.Time(t)), nil
+	return AppendQuoted(make([]byte, 0, len(Format)+2), time.Time(t)), nil
 }
 
-// appendQuotedTime appends t in UTC as a JSON string in timeFormat, as
+// AppendQuoted appends t in UTC as a JSON string in Format, as
 // AppendFormat writes it.
-func appendQuotedTime(b []byte, t time.Time) []byte {
+func AppendQuoted(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		// Not four digits: rare enough for the general formatter.
 		b = append(b, '"')
-		return append(t.AppendFormat(b, timeFormat), '"')
+		return append(t.AppendFormat(b, Format), '"')
 	}
 	hour, minute, sec := t.Clock()
 	ms := t.Nanosecond() / int(time.Millisecond)
