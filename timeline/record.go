@@ -458,6 +458,7 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	if ns.end < limit {
 		ns.put(limit, value(Unknown))
 	}
+	ns.flush()
 	ns.fit()
 	r.st = ns
 	r.trimMaint()

@@ -34,17 +34,25 @@ type stream struct {
 	dayN    int32 // tokens in that day
 	cur     value // the value just before end
 
+	packMark mark  // the decoder's state where the tokens not yet packed into runs begin
+	tailN    int32 // the tokens after packMark
+
 	// The bytes of data, idx and live are shared with views when set:
 	// then they are never written in place, only appended to.
 	dataShared, idxShared, liveShared bool
 }
 
 // mark is a decoder's state: the offset of the next token, the start and
-// value of the last token, and the value before that.
+// value of the last token, and the value before that; in a run, where its
+// next change's bits start and how to read them.
 type mark struct {
 	start  int64
 	off    uint32
+	bit    uint32    // in a run: the bit of data[off:] its next change starts at
+	min    [2]uint32 // in a run: the least gap of the next change's set, and of the other's
 	v1, v2 value
+	left   uint8 // in a run: the changes still to read; 0 out of one
+	k      uint8 // in a run: the Rice parameter of the next change (low nibble), and of the other
 }
 
 const idxEvery = 1024
@@ -57,6 +65,9 @@ var errToken = errors.New("bad token")
 // readToken decodes the token at m.off and advances m past it (not past a
 // flap token's buckets).
 func readToken(data []byte, m *mark) error {
+	if m.left > 0 {
+		return readRun(data, m)
+	}
 	p := data[m.off:]
 	x, n := binary.Uvarint(p)
 	if n <= 0 {
@@ -70,6 +81,9 @@ func readToken(data []byte, m *mark) error {
 		}
 		n += k
 		x, v = y>>4, value(y&15)
+		if v == runTok {
+			return startRun(data, m, x, n)
+		}
 	}
 	if x == 0 || x > uint64(maxSec-m.start) || v > flap || v == m.v1 && v != flap {
 		return errToken
@@ -94,6 +108,7 @@ func (s *stream) appendToken(start int64, v value) {
 	}
 	s.tok.start, s.tok.v2, s.tok.v1 = start, s.tok.v1, v
 	s.tok.off = uint32(len(s.data))
+	s.tailN++
 }
 
 // write appends bytes to data, growing it by an eighth at a time and by at
@@ -113,6 +128,9 @@ func (s *stream) write(b ...byte) {
 // day has too many, the day becomes buckets (live), and emit reports that.
 func (s *stream) emit(start int64, v value) (flapped bool) {
 	if d := dayOf(start); s.dayN == 0 || d != s.day {
+		if s.tailN >= packEvery {
+			s.pack(s.tok)
+		}
 		s.day, s.dayN, s.dayMark = d, 0, s.tok
 	}
 	s.appendToken(start, v)
@@ -179,6 +197,7 @@ func (s *stream) flapDay() {
 	d.upto, d.last = s.end, s.cur
 	s.live, s.liveShared = d, false
 	s.truncate(s.dayMark)
+	s.tailN = max(s.tailN-s.dayN, 0)
 	s.dayN = 0
 }
 

@@ -163,7 +163,7 @@ func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur
 			}
 			e = n.start
 		}
-		if t < e || n.off == m.off {
+		if t < e || n == m {
 			tl.addExact(a, t, w)
 			return tl, w, true
 		}

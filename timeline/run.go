@@ -1,0 +1,319 @@
+package timeline
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// A run is a sequence of changes that each go back to the value before
+// the last (an outage starting, an outage ending), their gaps coded in
+// bits rather than bytes: the worst case of a record, an app with many
+// outages every day of a year, then costs about a byte and a half a change
+// instead of two.
+//
+// A run is the escape token (a zero byte, then uvarint d<<4 | runTok):
+// its first change, d seconds after the last token; then a byte n (the
+// changes that follow, 1 to maxRun), a byte of two Rice parameters (low
+// nibble for the 1st, 3rd... change that follows, high nibble for the
+// 2nd, 4th...), two uvarints, the least gap of each of those two sets,
+// and the n gaps less their set's least, Rice-coded (the quotient in
+// unary, ones ended by a zero, then the parameter's low bits), least
+// significant bit first, padded with zeros to a byte. Outage lengths and
+// the times between outages each have a set, so each gets a parameter of
+// its own.
+//
+// Runs hold complete days only, never the day of the stream's last token
+// (nor the live day's): the day being written stays in tokens, which a
+// flapping day truncates. They are made by packing the stream's tokens
+// when packEvery have been written since the last packing, at the start
+// of a day, and at the end of a rebuild.
+const (
+	runTok    value = flap + 1
+	maxRun          = 255     // changes after a run's first
+	maxRunGap       = 1 << 18 // the longest gap in a run, about 3 days: longer ends it
+	maxQuot         = 255     // the longest unary quotient
+	minRun          = 8       // shorter sequences stay tokens: a run's head costs more
+	packEvery       = 2 * maxRun
+)
+
+// startRun reads the head of a run whose escape token, of n bytes, gave
+// the gap x of its first change.
+func startRun(data []byte, m *mark, x uint64, n int) error {
+	off := int(m.off) + n
+	if off+2 > len(data) {
+		return errToken
+	}
+	cnt, ks := data[off], data[off+1]
+	off += 2
+	var mins [2]uint32
+	for i := range mins {
+		y, k := binary.Uvarint(data[off:])
+		if k <= 0 || y == 0 || y > maxRunGap {
+			return errToken
+		}
+		mins[i], off = uint32(y), off+k
+	}
+	v := m.v2
+	if cnt == 0 || x == 0 || x > uint64(maxSec-m.start) || v == m.v1 || v >= flap {
+		return errToken
+	}
+	m.start += int64(x)
+	m.off = uint32(off)
+	m.v2, m.v1 = m.v1, v
+	m.bit, m.min, m.left, m.k = 0, mins, cnt, ks
+	return nil
+}
+
+// readRun reads the next change of the run m is in.
+func readRun(data []byte, m *mark) error {
+	p := data[m.off:]
+	pos := int(m.bit)
+	q := 0
+	for {
+		i := pos >> 3
+		if i >= len(p) {
+			return errToken
+		}
+		ones := bits.TrailingZeros8(^(p[i] >> (pos & 7)))
+		if left := 8 - pos&7; ones < left {
+			q, pos = q+ones, pos+ones+1
+			break
+		} else {
+			q, pos = q+left, pos+left
+		}
+		if q > maxQuot {
+			return errToken
+		}
+	}
+	k := int(m.k & 15)
+	r, ok := bitsAt(p, pos, k)
+	if q > maxQuot || !ok {
+		return errToken
+	}
+	pos += k
+	x := uint64(m.min[0]) + (uint64(q)<<k | r)
+	v := m.v2
+	if x > maxRunGap || x > uint64(maxSec-m.start) || v == m.v1 || v >= flap {
+		return errToken
+	}
+	m.start += int64(x)
+	m.v2, m.v1 = m.v1, v
+	if m.left--; m.left == 0 {
+		m.off += uint32((pos + 7) >> 3)
+		m.bit, m.k, m.min = 0, 0, [2]uint32{}
+		return nil
+	}
+	m.bit = uint32(pos)
+	m.k = m.k>>4 | m.k<<4
+	m.min[0], m.min[1] = m.min[1], m.min[0]
+	return nil
+}
+
+// bitsAt returns the n (at most 15) bits of p from bit pos.
+func bitsAt(p []byte, pos, n int) (uint64, bool) {
+	i, e := pos>>3, (pos+n+7)>>3
+	if e > len(p) {
+		return 0, false
+	}
+	var w uint64
+	for j := e - 1; j >= i; j-- {
+		w = w<<8 | uint64(p[j])
+	}
+	return w >> (pos & 7) & (1<<n - 1), true
+}
+
+// bitWriter appends bits to b, least significant first.
+type bitWriter struct {
+	b   []byte
+	acc uint64
+	n   uint
+}
+
+func (w *bitWriter) put(x uint64, n uint) {
+	w.acc |= x << w.n
+	for w.n += n; w.n >= 8; w.n -= 8 {
+		w.b = append(w.b, byte(w.acc))
+		w.acc >>= 8
+	}
+}
+
+func (w *bitWriter) close() []byte {
+	if w.n > 0 {
+		w.b = append(w.b, byte(w.acc))
+	}
+	return w.b
+}
+
+// riceParams returns the least of every other of gaps (from the first)
+// and the Rice parameter that codes them less it in the fewest bits, with
+// quotients of at most maxQuot.
+func riceParams(gaps []int64) (least int64, k uint) {
+	if len(gaps) == 0 {
+		return 1, 0
+	}
+	least, most := gaps[0], gaps[0]
+	for i := 0; i < len(gaps); i += 2 {
+		least, most = min(least, gaps[i]), max(most, gaps[i])
+	}
+	best := -1
+	for c := uint(0); c < 16; c++ {
+		if (most-least)>>c > maxQuot {
+			continue
+		}
+		n := 0
+		for i := 0; i < len(gaps); i += 2 {
+			n += int((gaps[i]-least)>>c) + 1 + int(c)
+		}
+		if best < 0 || n < best {
+			best, k = n, c
+		}
+	}
+	return least, k
+}
+
+// appendRun appends a run of the changes with gaps (the first its head,
+// the others at most maxRunGap, 2 to maxRun+1 of them).
+func appendRun(b []byte, gaps []int64) []byte {
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(gaps[0])<<4|uint64(runTok))
+	rest := gaps[1:]
+	la, ka := riceParams(rest)
+	lb, kb := riceParams(rest[min(1, len(rest)):])
+	if len(rest) < 2 {
+		lb, kb = 1, 0
+	}
+	b = append(b, byte(len(rest)), byte(ka|kb<<4))
+	b = binary.AppendUvarint(b, uint64(la))
+	b = binary.AppendUvarint(b, uint64(lb))
+	w := bitWriter{b: b}
+	for i, g := range rest {
+		least, k := la, ka
+		if i%2 == 1 {
+			least, k = lb, kb
+		}
+		y := uint64(g - least)
+		for q := y >> k; q > 0; {
+			c := min(q, 32)
+			w.put(1<<c-1, uint(c))
+			q -= c
+		}
+		w.put(0, 1)
+		w.put(y&(1<<k-1), k)
+	}
+	return w.close()
+}
+
+// packed is a token met by packTokens: its bytes, its gap, and whether it
+// may be in a run.
+type packed struct {
+	a, b uint32
+	gap  int64
+	alt  bool
+}
+
+// packTokens returns data's tokens between marks from and to (boundaries
+// of tokens, not in a run) written again, with runs where they take fewer
+// bytes, and how many tokens it read. It cannot fail on a stream the
+// stream wrote; on anything else it returns the bytes as they were.
+func packTokens(data []byte, from, to mark) ([]byte, int) {
+	out := make([]byte, 0, to.off-from.off)
+	var seq []packed
+	var gaps []int64
+	flush := func() {
+		if len(seq) < minRun {
+			if len(seq) > 0 {
+				out = append(out, data[seq[0].a:seq[len(seq)-1].b]...)
+			}
+			seq = seq[:0]
+			return
+		}
+		chunks := (len(seq) + maxRun) / (maxRun + 1)
+		for c := range chunks {
+			part := seq[c*len(seq)/chunks : (c+1)*len(seq)/chunks]
+			gaps = gaps[:0]
+			for _, t := range part {
+				gaps = append(gaps, t.gap)
+			}
+			raw := data[part[0].a:part[len(part)-1].b]
+			if r := appendRun(out, gaps); len(r)-len(out) < len(raw) {
+				out = r
+			} else {
+				out = append(out, raw...)
+			}
+		}
+		seq = seq[:0]
+	}
+	m, n := from, 0
+	for m.off < to.off {
+		p := m
+		if readToken(data, &m) != nil || m.left > 0 {
+			return data[from.off:to.off], 0
+		}
+		n++
+		if m.v1 == flap {
+			d := dayBuckets{day: m.start, upto: m.start + daySec}
+			off, err := readBuckets(data, int(m.off), &d)
+			if err != nil {
+				return data[from.off:to.off], 0
+			}
+			m.off = uint32(off)
+		}
+		t := packed{a: p.off, b: m.off, gap: m.start - p.start, alt: m.v1 == p.v2 && m.v1 != p.v1 && m.v1 < flap}
+		switch {
+		case t.alt && (len(seq) == 0 || t.gap <= maxRunGap):
+			seq = append(seq, t)
+		case t.alt:
+			flush()
+			seq = append(seq, t)
+		default:
+			flush()
+			out = append(out, data[t.a:t.b]...)
+		}
+	}
+	flush()
+	return out, n
+}
+
+// pack writes the tokens between the last packing and to (a mark of a
+// token boundary at or before dayMark, after packMark) with runs.
+func (s *stream) pack(to mark) {
+	from := s.packMark
+	if to.off <= from.off {
+		return
+	}
+	p, n := packTokens(s.data, from, to)
+	s.packMark = to
+	s.tailN = max(s.tailN-int32(n), 0)
+	if len(p) >= int(to.off-from.off) {
+		return
+	}
+	shrink := to.off - from.off - uint32(len(p))
+	size := len(s.data) - int(shrink)
+	d := make([]byte, 0, size+min(size/64, maxGrow)+16)
+	d = append(append(append(d, s.data[:from.off]...), p...), s.data[to.off:]...)
+	s.data, s.dataShared = d, false
+	s.packMark.off -= shrink
+	s.tok.off -= shrink
+	if s.dayMark.off >= to.off {
+		s.dayMark.off -= shrink
+	}
+	i := len(s.idx)
+	for i > 0 && s.idx[i-1].off > from.off {
+		i--
+	}
+	if i < len(s.idx) {
+		s.idx = s.idx[:i:i]
+		s.idxShared = false
+	}
+	s.maybeMark()
+}
+
+// flush packs the complete days the stream holds, all but the day of its
+// last token.
+func (s *stream) flush() {
+	to := s.tok
+	if s.dayN > 0 {
+		to = s.dayMark
+	}
+	s.pack(to)
+}
