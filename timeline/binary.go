@@ -213,15 +213,15 @@ func (rd *reader) maint(end int64) []span {
 // it at the next day's start, and the stream ending before end or the live
 // day.
 func (s *stream) check(runs bool) error {
-	var m mark
+	var m cursor
 	lastFlap := false
 	day, dayN, runDay := int64(-1), 0, int64(-1)
-	for int(m.off) < len(s.data) || m.left > 0 {
+	for int(m.off) < len(s.data) || m.run.left > 0 {
 		prev := m
 		if err := readToken(s.data, &m); err != nil {
 			return fmt.Errorf("token at byte %d: %v", prev.off, err)
 		}
-		if m.left > 0 || prev.left > 0 {
+		if m.run.left > 0 || prev.run.left > 0 {
 			if !runs {
 				return fmt.Errorf("token at byte %d: a run in encoding 1", prev.off)
 			}

@@ -283,7 +283,7 @@ func (v View) Removed() time.Time {
 // inf when the stream holds nothing.
 func (s *stream) first() int64 {
 	if len(s.data) > 0 {
-		var m mark
+		var m cursor
 		if readToken(s.data, &m) == nil {
 			return m.start
 		}

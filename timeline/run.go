@@ -38,7 +38,7 @@ const (
 
 // startRun reads the head of a run whose escape token, of n bytes, gave
 // the gap x of its first change.
-func startRun(data []byte, m *mark, x uint64, n int) error {
+func startRun(data []byte, m *cursor, x uint64, n int) error {
 	off := int(m.off) + n
 	if off+2 > len(data) {
 		return errToken
@@ -60,14 +60,15 @@ func startRun(data []byte, m *mark, x uint64, n int) error {
 	m.start += int64(x)
 	m.off = uint32(off)
 	m.v2, m.v1 = m.v1, v
-	m.bit, m.min, m.left, m.k = 0, mins, cnt, ks
+	m.run = runState{min: mins, left: cnt, k: ks}
 	return nil
 }
 
 // readRun reads the next change of the run m is in.
-func readRun(data []byte, m *mark) error {
+func readRun(data []byte, m *cursor) error {
+	r := &m.run
 	p := data[m.off:]
-	pos := int(m.bit)
+	pos := int(r.bit)
 	q := 0
 	for {
 		i := pos >> 3
@@ -85,27 +86,27 @@ func readRun(data []byte, m *mark) error {
 			return errToken
 		}
 	}
-	k := int(m.k & 15)
-	r, ok := bitsAt(p, pos, k)
+	k := int(r.k & 15)
+	low, ok := bitsAt(p, pos, k)
 	if q > maxQuot || !ok {
 		return errToken
 	}
 	pos += k
-	x := uint64(m.min[0]) + (uint64(q)<<k | r)
+	x := uint64(r.min[0]) + (uint64(q)<<k | low)
 	v := m.v2
 	if x > maxRunGap || x > uint64(maxSec-m.start) || v == m.v1 || v >= flap {
 		return errToken
 	}
 	m.start += int64(x)
 	m.v2, m.v1 = m.v1, v
-	if m.left--; m.left == 0 {
+	if r.left--; r.left == 0 {
 		m.off += uint32((pos + 7) >> 3)
-		m.bit, m.k, m.min = 0, 0, [2]uint32{}
+		*r = runState{}
 		return nil
 	}
-	m.bit = uint32(pos)
-	m.k = m.k>>4 | m.k<<4
-	m.min[0], m.min[1] = m.min[1], m.min[0]
+	r.bit = uint32(pos)
+	r.k = r.k>>4 | r.k<<4
+	r.min[0], r.min[1] = r.min[1], r.min[0]
 	return nil
 }
 
@@ -243,10 +244,10 @@ func packTokens(data []byte, from, to mark) ([]byte, int) {
 		}
 		seq = seq[:0]
 	}
-	m, n := from, 0
+	m, n := cursor{mark: from}, 0
 	for m.off < to.off {
 		p := m
-		if readToken(data, &m) != nil || m.left > 0 {
+		if readToken(data, &m) != nil || m.run.left > 0 {
 			return data[from.off:to.off], 0
 		}
 		n++

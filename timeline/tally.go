@@ -125,7 +125,7 @@ func (p *point) at() int64 {
 // a flapping day, where the stream keeps no tally, or the data is bad.
 // d holds a flapping day's buckets, allocated when one is met.
 func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur value, ok bool) {
-	tl, m := p.tally, p.mark
+	tl, m := p.tally, cursor{mark: p.mark}
 	a, w := m.start, m.v1
 	if w == flap { // the tally holds the day: go on from its end
 		a = m.start + daySec
