@@ -66,9 +66,15 @@ func startRun(data []byte, m *cursor, x uint64, n int) error {
 
 // readRun reads the next change of the run m is in.
 func readRun(data []byte, m *cursor) error {
-	r := &m.run
 	p := data[m.off:]
-	pos := int(r.bit)
+	pos := int(m.run.bit)
+	k := int(m.run.k & 15)
+	if i := pos >> 3; i+8 <= len(p) { // most changes: one word holds their bits
+		w := binary.LittleEndian.Uint64(p[i:]) >> (pos & 7)
+		if q := bits.TrailingZeros64(^w); q+1+k <= 56 {
+			return m.change(q, w>>(q+1)&(1<<k-1), pos+q+1+k)
+		}
+	}
 	q := 0
 	for {
 		i := pos >> 3
@@ -86,25 +92,30 @@ func readRun(data []byte, m *cursor) error {
 			return errToken
 		}
 	}
-	k := int(r.k & 15)
 	low, ok := bitsAt(p, pos, k)
-	if q > maxQuot || !ok {
+	if !ok {
 		return errToken
 	}
-	pos += k
-	x := uint64(r.min[0]) + (uint64(q)<<k | low)
+	return m.change(q, low, pos+k)
+}
+
+// change moves m past a change of its run with quotient q and low bits
+// low, whose bits end at bit end.
+func (m *cursor) change(q int, low uint64, end int) error {
+	r := &m.run
+	x := uint64(r.min[0]) + (uint64(q)<<(r.k&15) | low)
 	v := m.v2
-	if x > maxRunGap || x > uint64(maxSec-m.start) || v == m.v1 || v >= flap {
+	if q > maxQuot || x > maxRunGap || x > uint64(maxSec-m.start) || v == m.v1 || v >= flap {
 		return errToken
 	}
 	m.start += int64(x)
 	m.v2, m.v1 = m.v1, v
 	if r.left--; r.left == 0 {
-		m.off += uint32((pos + 7) >> 3)
+		m.off += uint32((end + 7) >> 3)
 		*r = runState{}
 		return nil
 	}
-	r.bit = uint32(pos)
+	r.bit = uint32(end)
 	r.k = r.k>>4 | r.k<<4
 	r.min[0], r.min[1] = r.min[1], r.min[0]
 	return nil
@@ -305,6 +316,44 @@ func (s *stream) pack(to mark) {
 	if i < len(s.idx) {
 		s.idx = s.idx[:i:i]
 		s.idxShared = false
+	}
+	s.remark()
+}
+
+// remark adds index points between the last one and tok, at boundaries
+// of tokens and runs idxEvery bytes apart, as maybeMark would have had the
+// stream been written so: a packing drops the points in what it packed.
+func (s *stream) remark() {
+	var c cursor
+	if n := len(s.idx); n > 0 {
+		c.mark = s.idx[n-1].mark
+	}
+	last := c.off
+	var d dayBuckets
+	for c.off < s.tok.off {
+		if readToken(s.data, &c) != nil {
+			return // cannot happen: the stream wrote these tokens
+		}
+		if c.v1 == flap {
+			d.day, d.upto = c.start, c.start+daySec
+			off, err := readBuckets(s.data, int(c.off), &d)
+			if err != nil {
+				return
+			}
+			c.off = uint32(off)
+		}
+		if c.run.left > 0 || c.off-last < idxEvery || c.off >= s.tok.off {
+			continue
+		}
+		var p point
+		if n := len(s.idx); n > 0 {
+			p = s.idx[n-1]
+		}
+		if s.idxShared {
+			s.idx, s.idxShared = s.idx[:len(s.idx):len(s.idx)], false
+		}
+		s.idx = append(s.idx, point{c.mark, s.tallyAt(&p, c.mark)})
+		last = c.off
 	}
 	s.maybeMark()
 }
