@@ -215,95 +215,95 @@ func appendRun(b []byte, gaps []int64) []byte {
 	return w.close()
 }
 
-// packed is a token met by packTokens: its bytes, its gap, and whether it
-// may be in a run.
-type packed struct {
-	a, b uint32
-	gap  int64
-	alt  bool
-}
-
 // packTokens returns data's tokens between marks from and to (boundaries
 // of tokens, not in a run) written again, with runs where they take fewer
-// bytes, and how many tokens it read. It cannot fail on a stream the
-// stream wrote; on anything else it returns the bytes as they were.
-func packTokens(data []byte, from, to mark) ([]byte, int) {
-	out := make([]byte, 0, to.off-from.off)
-	var seq []packed
-	var gaps []int64
-	flush := func() {
-		if len(seq) < minRun {
-			if len(seq) > 0 {
-				out = append(out, data[seq[0].a:seq[len(seq)-1].b]...)
-			}
-			seq = seq[:0]
-			return
+// bytes, the mark it stopped at and how many tokens it read. Unless all, it
+// stops before a last sequence of changes that could go on in a run after
+// to, so that runs are mostly of maxRun changes. It cannot fail on tokens
+// the stream wrote; on anything else it returns the bytes as they were.
+func packTokens(data []byte, from, to mark, all bool) (out []byte, stop mark, n int) {
+	out = make([]byte, 0, to.off-from.off)
+	var gaps [maxRun + 1]int64
+	var seqMark mark // before the sequence's first token
+	seqN, seqEnd := 0, uint32(0)
+	finish := func() { // writes the sequence, as a run if it is worth it
+		raw := data[seqMark.off:seqEnd]
+		if seqN < minRun {
+			out = append(out, raw...)
+		} else if r := appendRun(out, gaps[:seqN]); len(r)-len(out) < len(raw) {
+			out = r
+		} else {
+			out = append(out, raw...)
 		}
-		chunks := (len(seq) + maxRun) / (maxRun + 1)
-		for c := range chunks {
-			part := seq[c*len(seq)/chunks : (c+1)*len(seq)/chunks]
-			gaps = gaps[:0]
-			for _, t := range part {
-				gaps = append(gaps, t.gap)
-			}
-			raw := data[part[0].a:part[len(part)-1].b]
-			if r := appendRun(out, gaps); len(r)-len(out) < len(raw) {
-				out = r
-			} else {
-				out = append(out, raw...)
-			}
-		}
-		seq = seq[:0]
+		seqN = 0
 	}
-	m, n := cursor{mark: from}, 0
+	m := cursor{mark: from}
 	for m.off < to.off {
 		p := m
 		if readToken(data, &m) != nil || m.run.left > 0 {
-			return data[from.off:to.off], 0
+			return data[from.off:to.off], to, 0
 		}
 		n++
 		if m.v1 == flap {
 			d := dayBuckets{day: m.start, upto: m.start + daySec}
 			off, err := readBuckets(data, int(m.off), &d)
 			if err != nil {
-				return data[from.off:to.off], 0
+				return data[from.off:to.off], to, 0
 			}
 			m.off = uint32(off)
 		}
-		t := packed{a: p.off, b: m.off, gap: m.start - p.start, alt: m.v1 == p.v2 && m.v1 != p.v1 && m.v1 < flap}
-		switch {
-		case t.alt && (len(seq) == 0 || t.gap <= maxRunGap):
-			seq = append(seq, t)
-		case t.alt:
-			flush()
-			seq = append(seq, t)
-		default:
-			flush()
-			out = append(out, data[t.a:t.b]...)
+		gap := m.start - p.start
+		alt := m.v1 == p.v2 && m.v1 != p.v1 && m.v1 < flap
+		if seqN > 0 && (!alt || gap > maxRunGap) {
+			finish()
+		}
+		if !alt {
+			out = append(out, data[p.off:m.off]...)
+			continue
+		}
+		if seqN == 0 {
+			seqMark = p.mark
+		}
+		gaps[seqN], seqN, seqEnd = gap, seqN+1, m.off
+		if seqN == len(gaps) {
+			finish()
 		}
 	}
-	flush()
-	return out, n
+	if seqN > 0 && !all {
+		return out, seqMark, n - seqN
+	}
+	if seqN > 0 {
+		finish()
+	}
+	return out, to, n
 }
 
 // pack writes the tokens between the last packing and to (a mark of a
-// token boundary at or before dayMark, after packMark) with runs.
-func (s *stream) pack(to mark) {
+// token boundary at or before dayMark, after packMark) with runs; unless
+// all, it leaves the changes at the end that could join a run to come.
+func (s *stream) pack(to mark, all bool) {
 	from := s.packMark
 	if to.off <= from.off {
 		return
 	}
-	p, n := packTokens(s.data, from, to)
-	s.packMark = to
+	p, stop, n := packTokens(s.data, from, to, all)
+	s.packMark = stop
 	s.tailN = max(s.tailN-int32(n), 0)
-	if len(p) >= int(to.off-from.off) {
+	if len(p) >= int(stop.off-from.off) {
 		return
 	}
+	to = stop
 	shrink := to.off - from.off - uint32(len(p))
 	size := len(s.data) - int(shrink)
-	d := make([]byte, 0, size+min(size/64, maxGrow)+16)
-	d = append(append(append(d, s.data[:from.off]...), p...), s.data[to.off:]...)
-	s.data, s.dataShared = d, false
+	if s.dataShared {
+		d := make([]byte, 0, size+min(size/64, maxGrow)+16)
+		s.data = append(append(append(d, s.data[:from.off]...), p...), s.data[to.off:]...)
+		s.dataShared = false
+	} else { // in place: the tokens after to move down
+		copy(s.data[from.off:], p)
+		copy(s.data[int(from.off)+len(p):], s.data[to.off:])
+		s.data = s.data[:size]
+	}
 	s.packMark.off -= shrink
 	s.tok.off -= shrink
 	if s.dayMark.off >= to.off {
@@ -365,5 +365,5 @@ func (s *stream) flush() {
 	if s.dayN > 0 {
 		to = s.dayMark
 	}
-	s.pack(to)
+	s.pack(to, true)
 }

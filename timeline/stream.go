@@ -138,7 +138,7 @@ func (s *stream) write(b ...byte) {
 func (s *stream) emit(start int64, v value) (flapped bool) {
 	if d := dayOf(start); s.dayN == 0 || d != s.day {
 		if s.tailN >= packEvery {
-			s.pack(s.tok)
+			s.pack(s.tok, false)
 		}
 		s.day, s.dayN, s.dayMark = d, 0, s.tok
 	}
