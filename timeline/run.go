@@ -158,26 +158,38 @@ func (w *bitWriter) close() []byte {
 
 // riceParams returns the least of every other of gaps (from the first)
 // and the Rice parameter that codes them less it in the fewest bits, with
-// quotients of at most maxQuot.
+// quotients of at most maxQuot: of those near the log of their mean, where
+// the best lies.
 func riceParams(gaps []int64) (least int64, k uint) {
 	if len(gaps) == 0 {
 		return 1, 0
 	}
 	least, most := gaps[0], gaps[0]
+	n := int64(0)
 	for i := 0; i < len(gaps); i += 2 {
 		least, most = min(least, gaps[i]), max(most, gaps[i])
+		n++
 	}
+	sum := int64(0)
+	for i := 0; i < len(gaps); i += 2 {
+		sum += gaps[i] - least
+	}
+	lo := uint(0)
+	for (most-least)>>lo > maxQuot {
+		lo++
+	}
+	est := uint(max(bits.Len64(uint64(sum/n))-1, 0))
 	best := -1
-	for c := uint(0); c < 16; c++ {
+	for c := max(est, lo+1) - 1; c <= min(max(est+1, lo), 15); c++ {
 		if (most-least)>>c > maxQuot {
 			continue
 		}
-		n := 0
+		bitsN := int(n) * int(c+1)
 		for i := 0; i < len(gaps); i += 2 {
-			n += int((gaps[i]-least)>>c) + 1 + int(c)
+			bitsN += int((gaps[i] - least) >> c)
 		}
-		if best < 0 || n < best {
-			best, k = n, c
+		if best < 0 || bitsN < best {
+			best, k = bitsN, c
 		}
 	}
 	return least, k
@@ -317,18 +329,21 @@ func (s *stream) pack(to mark, all bool) {
 		s.idx = s.idx[:i:i]
 		s.idxShared = false
 	}
-	s.remark()
+	s.remark(from)
 }
 
 // remark adds index points between the last one and tok, at boundaries
 // of tokens and runs idxEvery bytes apart, as maybeMark would have had the
 // stream been written so: a packing drops the points in what it packed.
-func (s *stream) remark() {
-	var c cursor
+func (s *stream) remark(from mark) {
+	last := uint32(0)
 	if n := len(s.idx); n > 0 {
-		c.mark = s.idx[n-1].mark
+		last = s.idx[n-1].off
 	}
-	last := c.off
+	c := cursor{mark: from} // a boundary at or after the last point: points are idxEvery bytes apart
+	if s.tok.off-last < idxEvery {
+		c.off = s.tok.off
+	}
 	var d dayBuckets
 	for c.off < s.tok.off {
 		if readToken(s.data, &c) != nil {
