@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -128,5 +130,114 @@ func TestDecodeRefusesRuns(t *testing.T) {
 	var ok Record
 	if err := ok.UnmarshalBinary(withStream(2, v.end, v.data)); err != nil {
 		t.Errorf("the stream itself: %v", err)
+	}
+}
+
+// TestPropertyRuns holds records of many days of outages (runs packed as
+// they are written, and on every rewrite) to the model: random checks that
+// mostly alternate up and down, with now and then a gap, a fill, a
+// maintenance window, a prune or a restart; views taken along the way
+// answer later as they did when taken.
+func TestPropertyRuns(t *testing.T) {
+	seeds := 4
+	if testing.Short() || raceEnabled {
+		seeds = 2
+	}
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { propertyRunsRun(t, seed) })
+	}
+}
+
+func propertyRunsRun(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 27))
+	t0 := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	const days = 30
+	m := newModel(t0, days)
+	var r Record
+	lo, hi := m.t0, m.t0+m.n
+	now := lo + rng.Int64N(3600)
+	type kept struct {
+		v       View
+		tot     Totals
+		n       int
+		from, b time.Time
+	}
+	var views []kept
+	s := Up
+	for now < hi-3*3600 {
+		switch k := rng.IntN(10000); {
+		case k < 8800: // a check: mostly the other state than the last, an outage starting or ending
+			now += 1 + rng.Int64N(2400)
+			if rng.IntN(40) == 0 {
+				now += rng.Int64N(3 * 3600) // a gap: unknown time after the hold
+			}
+			if s == Up {
+				s = Down
+			} else {
+				s = Up
+			}
+			if rng.IntN(30) == 0 {
+				s = []State{Up, Down, Unknown, Partial}[rng.IntN(4)]
+			}
+			r.Check(instant(now), s, 2*time.Hour)
+			m.check(now, s, 2*3600)
+		case k < 8810:
+			a := lo + rng.Int64N(max(now-lo, 1))
+			b := min(a+1+rng.Int64N(4*3600), now)
+			st := []State{Up, Down, Partial}[rng.IntN(3)]
+			r.Fill(Span{From: instant(a), To: instant(b), State: st})
+			m.fill([]edit{{a: a, b: b, s: st}})
+		case k < 8820:
+			a := lo + rng.Int64N(hi-lo-3600)
+			b := min(a+1+rng.Int64N(6*3600), hi)
+			on := rng.IntN(4) > 0
+			r.SetMaintenance(instant(a), instant(b), on)
+			m.maint(a, b, on)
+		case k < 8825:
+			c := lo + rng.Int64N(max(now-lo, 1)/8)
+			r.Prune(instant(c))
+			m.prune(c)
+		case k < 8840:
+			b, _ := r.View().AppendBinary(nil)
+			var n Record
+			if err := n.UnmarshalBinary(b); err != nil {
+				t.Fatalf("decoding what was encoded: %v", err)
+			}
+			r = n
+		case k < 9950: // often, so that some are taken just before a packing
+			v := r.View()
+			from, to := instant(lo+rng.Int64N(hi-lo)), instant(hi)
+			n, _ := v.CountOutages(from, to)
+			views = append(views, kept{v, v.Totals(from, to), n, from, to})
+		default:
+			compare(t, rng, &r, m, lo, hi, false)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	compare(t, rng, &r, m, lo, hi, false)
+	for i, k := range views {
+		n, _ := k.v.CountOutages(k.from, k.b)
+		if got := k.v.Totals(k.from, k.b); got != k.tot || n != k.n {
+			t.Errorf("view %d answers %+v, %d outages; it answered %+v, %d when taken", i, got, n, k.tot, k.n)
+		}
+	}
+	runs := 0
+	v := r.View()
+	for c := (cursor{}); int(c.off) < len(v.data); {
+		if readToken(v.data, &c) != nil {
+			t.Fatal("the record's stream does not read")
+		}
+		if c.run.left > 0 {
+			runs++
+		}
+		if c.v1 == flap {
+			t.Fatal("a day flapped")
+		}
+	}
+	t.Logf("%d changes in runs, in %d bytes; %d views", runs, len(v.data), len(views))
+	if runs == 0 {
+		t.Error("no run")
 	}
 }
