@@ -14,16 +14,16 @@ var (
 
 // encoding is the version of the binary form AppendBinary writes:
 //
-//	version      byte, 1
+//	version      byte, 2 (1: the same without runs, read too)
 //	flags        uvarint: 1 a live (flapping, unfinished) day follows the stream, 2 removed
 //	end          uvarint, seconds since 1970
 //	last check   uvarint (0: none)
 //	projection   uvarint from, uvarint length (0: none), byte state
 //	removed      uvarint, if flagged
-//	stream       uvarint length, then the stream's tokens (see stream)
+//	stream       uvarint length, then the stream's tokens (see stream and run)
 //	live day     uvarint day number, uvarint seconds written, byte last value, its buckets
 //	maintenance  uvarint count, then per span uvarint gap (from end, or the span before), uvarint length
-const encoding = 1
+const encoding = 2
 
 // AppendBinary appends the record's binary form to b.
 func (v View) AppendBinary(b []byte) ([]byte, error) {
@@ -110,7 +110,7 @@ func (r *reader) byte(what string, max byte) byte {
 // AppendBinary could not have written with an error wrapping ErrCorrupt
 // (ErrVersion for another version); the record is then unchanged.
 func (r *Record) UnmarshalBinary(data []byte) error {
-	if len(data) == 0 || data[0] != encoding {
+	if len(data) == 0 || data[0] == 0 || data[0] > encoding {
 		return fmt.Errorf("%w (version byte %v)", ErrVersion, data[:min(len(data), 1)])
 	}
 	rd := &reader{b: data, off: 1}
@@ -144,7 +144,7 @@ func (r *Record) UnmarshalBinary(data []byte) error {
 		rd.fail("trailing bytes")
 	}
 	if rd.err == nil {
-		if err := n.st.check(); err != nil {
+		if err := n.st.check(data[0] >= 2); err != nil {
 			rd.err = fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 	}
@@ -207,16 +207,31 @@ func (rd *reader) maint(end int64) []span {
 	return l
 }
 
-// check walks a stream read from outside: tokens in order and in range, a
-// flapping day on a day's start, its buckets whole, the token after it at
-// the next day's start, and the stream ending before end or the live day.
-func (s *stream) check() error {
-	var m mark
+// check walks a stream read from outside: tokens in order and in range, at
+// most ExactChangesPerDay in a day, runs (if runs) only before the last
+// day, a flapping day on a day's start, its buckets whole, the token after
+// it at the next day's start, and the stream ending before end or the live
+// day.
+func (s *stream) check(runs bool) error {
+	var m cursor
 	lastFlap := false
-	for int(m.off) < len(s.data) {
+	day, dayN, runDay := int64(-1), 0, int64(-1)
+	for int(m.off) < len(s.data) || m.run.left > 0 {
 		prev := m
 		if err := readToken(s.data, &m); err != nil {
 			return fmt.Errorf("token at byte %d: %v", prev.off, err)
+		}
+		if m.run.left > 0 || prev.run.left > 0 {
+			if !runs {
+				return fmt.Errorf("token at byte %d: a run in encoding 1", prev.off)
+			}
+			runDay = dayOf(m.start)
+		}
+		if d := dayOf(m.start); d != day {
+			day, dayN = d, 0
+		}
+		if dayN++; dayN > ExactChangesPerDay {
+			return fmt.Errorf("token at byte %d: more than %d changes in a day", prev.off, ExactChangesPerDay)
 		}
 		if m.start < minSec {
 			return fmt.Errorf("token at byte %d: before 1970-01-02", prev.off)
@@ -237,7 +252,13 @@ func (s *stream) check() error {
 			m.off = uint32(off)
 		}
 	}
+	limit := dayOf(m.start)
+	if s.live != nil {
+		limit = s.live.day
+	}
 	switch {
+	case runDay >= limit:
+		return errors.New("a run holds the last day")
 	case s.live != nil && s.end != s.live.upto:
 		return errors.New("the live day does not end at the end")
 	case s.live != nil && lastFlap && m.start+daySec != s.live.day,

@@ -36,8 +36,11 @@
 // one went on from before: figures stay exact to 15-minute edges (every
 // time zone's offset is a multiple of 15 minutes), are marked Approximate,
 // and such a day costs a few hundred bytes whatever happened in it.
-// Otherwise a change costs two or three bytes and a day without change
-// nothing.
+// Otherwise a change costs two or three bytes, and a day without change
+// nothing; changes that each go back to the state before the last (outages
+// starting and ending), past the current day, are kept in runs of
+// bit-coded gaps: about a byte and a half a change for outages at random
+// times, less for regular ones.
 //
 // Instants are whole seconds (floored) between 1970-01-02 and the end of
 // year 9999.

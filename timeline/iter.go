@@ -16,7 +16,7 @@ type piece struct {
 // there, up to the end of time.
 type pieces struct {
 	v     *View
-	m     mark
+	m     cursor
 	pend  bool // the segment of the token before m.off is still to come
 	phase uint8
 	d     *dayBuckets // the buckets of the pending flap token
@@ -182,7 +182,7 @@ func (v *View) iter(t int64, outage bool) overlay {
 	if i >= 0 {
 		// A flapping day's mark is past its buckets: its day, over
 		// before t, is not read again.
-		o.raw.m, o.raw.pend = idx[i].mark, idx[i].v1 != flap
+		o.raw.m, o.raw.pend = cursor{mark: idx[i].mark}, idx[i].v1 != flap
 	}
 	return o
 }

@@ -283,7 +283,7 @@ func (v View) Removed() time.Time {
 // inf when the stream holds nothing.
 func (s *stream) first() int64 {
 	if len(s.data) > 0 {
-		var m mark
+		var m cursor
 		if readToken(s.data, &m) == nil {
 			return m.start
 		}
@@ -458,6 +458,7 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	if ns.end < limit {
 		ns.put(limit, value(Unknown))
 	}
+	ns.flush()
 	ns.fit()
 	r.st = ns
 	r.trimMaint()

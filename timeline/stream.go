@@ -29,22 +29,39 @@ type stream struct {
 	tok  mark   // the decoder's state after the last token
 	acc  *tally // the tally at tok, kept while there is an index: most records have none
 
-	day     int64 // the UTC day of the last token
-	dayMark mark  // the decoder's state before the day's first token
-	dayN    int32 // tokens in that day
-	cur     value // the value just before end
+	day      int64 // the UTC day of the last token
+	dayMark  mark  // the decoder's state before the day's first token
+	packMark mark  // the decoder's state where the tokens not yet packed into runs begin
+	dayN     int32 // tokens in that day
+	tailN    int32 // tokens after packMark
+	cur      value // the value just before end
 
 	// The bytes of data, idx and live are shared with views when set:
 	// then they are never written in place, only appended to.
 	dataShared, idxShared, liveShared bool
 }
 
-// mark is a decoder's state: the offset of the next token, the start and
-// value of the last token, and the value before that.
+// mark is a decoder's state between tokens: the offset of the next token,
+// the start and value of the last token, and the value before that. The
+// stream and its index keep marks (never inside a run).
 type mark struct {
 	start  int64
 	off    uint32
 	v1, v2 value
+}
+
+// cursor is a decoder's state, also inside a run: where its next change's
+// bits start and how to read them.
+type cursor struct {
+	mark
+	run runState
+}
+
+type runState struct {
+	bit  uint32    // the bit of data[off:] the next change starts at
+	min  [2]uint32 // the least gap of the next change's set, and of the other's
+	left uint8     // the changes still to read; 0 out of a run
+	k    uint8     // the Rice parameter of the next change (low nibble), and of the other's
 }
 
 const idxEvery = 1024
@@ -56,7 +73,10 @@ var errToken = errors.New("bad token")
 
 // readToken decodes the token at m.off and advances m past it (not past a
 // flap token's buckets).
-func readToken(data []byte, m *mark) error {
+func readToken(data []byte, m *cursor) error {
+	if m.run.left > 0 {
+		return readRun(data, m)
+	}
 	p := data[m.off:]
 	x, n := binary.Uvarint(p)
 	if n <= 0 {
@@ -70,6 +90,9 @@ func readToken(data []byte, m *mark) error {
 		}
 		n += k
 		x, v = y>>4, value(y&15)
+		if v == runTok {
+			return startRun(data, m, x, n)
+		}
 	}
 	if x == 0 || x > uint64(maxSec-m.start) || v > flap || v == m.v1 && v != flap {
 		return errToken
@@ -94,6 +117,7 @@ func (s *stream) appendToken(start int64, v value) {
 	}
 	s.tok.start, s.tok.v2, s.tok.v1 = start, s.tok.v1, v
 	s.tok.off = uint32(len(s.data))
+	s.tailN++
 }
 
 // write appends bytes to data, growing it by an eighth at a time and by at
@@ -113,6 +137,9 @@ func (s *stream) write(b ...byte) {
 // day has too many, the day becomes buckets (live), and emit reports that.
 func (s *stream) emit(start int64, v value) (flapped bool) {
 	if d := dayOf(start); s.dayN == 0 || d != s.day {
+		if s.tailN >= packEvery {
+			s.pack(s.tok, false)
+		}
 		s.day, s.dayN, s.dayMark = d, 0, s.tok
 	}
 	s.appendToken(start, v)
@@ -158,7 +185,7 @@ func (s *stream) tallyAt(p *point, m mark) tally {
 // flapDay turns the tokens of the current day into buckets, up to end.
 func (s *stream) flapDay() {
 	d := &dayBuckets{day: s.day, upto: s.day}
-	m := s.dayMark
+	m := cursor{mark: s.dayMark}
 	pos, v, prev := s.day, m.v1, m.v1
 	if v == flap {
 		v, prev = value(Unknown), value(Unknown)
@@ -179,6 +206,7 @@ func (s *stream) flapDay() {
 	d.upto, d.last = s.end, s.cur
 	s.live, s.liveShared = d, false
 	s.truncate(s.dayMark)
+	s.tailN = max(s.tailN-s.dayN, 0)
 	s.dayN = 0
 }
 

@@ -125,7 +125,7 @@ func (p *point) at() int64 {
 // a flapping day, where the stream keeps no tally, or the data is bad.
 // d holds a flapping day's buckets, allocated when one is met.
 func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur value, ok bool) {
-	tl, m := p.tally, p.mark
+	tl, m := p.tally, cursor{mark: p.mark}
 	a, w := m.start, m.v1
 	if w == flap { // the tally holds the day: go on from its end
 		a = m.start + daySec
@@ -156,21 +156,20 @@ func tallyAt(data []byte, p *point, t, end int64, d **dayBuckets) (tl tally, cur
 				return tl, flap, t == a+daySec
 			}
 		}
-		e, n := end, m
-		if int(m.off) < len(data) {
-			if readToken(data, &n) != nil {
+		e, more := end, int(m.off) < len(data)
+		if more { // m moves past the next token, at e
+			if readToken(data, &m) != nil {
 				return tl, 0, false
 			}
-			e = n.start
+			e = m.start
 		}
-		if t < e || n.off == m.off {
+		if t < e || !more {
 			tl.addExact(a, t, w)
 			return tl, w, true
 		}
 		if w != flap {
 			tl.addExact(a, e, w)
 		}
-		m = n
 		a, w = m.start, m.v1
 	}
 }

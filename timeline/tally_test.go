@@ -163,8 +163,8 @@ func TestReadFromAFlappingDaysEnd(t *testing.T) {
 	d := time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)
 	for n := 200; n < 600; n += 3 {
 		var r Record
-		for i := range n { // exact days before, 40 changes a day
-			s := []State{Up, Down}[i%2]
+		for i := range n { // exact days before, 40 changes a day, in tokens: no run
+			s := []State{Up, Down, Partial}[i%3]
 			r.Check(d.Add(-time.Duration(n-i)*36*time.Minute), s, time.Hour)
 		}
 		for i := range 2 * ExactChangesPerDay { // a flapping day
