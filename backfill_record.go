@@ -281,6 +281,10 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 	need map[int64]bool, onLevel func(float64)) error {
 	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants,
 		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
+	if sc, ok := q.(PastScope); ok {
+		sz.Scope = sc.PastApps()
+		sz.Apps = len(sz.Scope)
+	}
 	yields := 0 // questions interrupted one after the other
 	a, err := backfill.Refine(from, to, res, sz, need, func(r backfill.Range, take func(backfill.State)) error {
 		sz.Target = m.cycleGap() / 2
@@ -296,7 +300,7 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 		})
 		apps := len(r.Apps)
 		if r.Apps == nil {
-			apps = len(j.names)
+			apps = sz.Apps
 		}
 		windows := int(r.End.Sub(r.Start)/r.Step) + 1
 		m.log.Debug("backfill question", "backend", j.backend, "apps", apps, "windows", windows, "window", r.Window,
