@@ -149,3 +149,25 @@ func TestBackfillStatesBoundsRequestsOfScopedQueries(t *testing.T) {
 		}
 	}
 }
+
+// The probe that finds where a query's data begins over the record's
+// retention asks at most recordProbeSteps steps (it counts the apps at
+// each, grouped: at an hour's step over 400 days it was a fifth of a
+// 90-day backfill's wall), ending on the current minute, so that data of
+// the last few hours is found whatever the step.
+func TestBackfillStatesProbeIsCoarse(t *testing.T) {
+	start := t0.Add(-5*time.Hour - 17*time.Minute)
+	truth := map[string]pastTruth{"checkout": upSince(start, t0.Add(time.Hour)),
+		"search": upSince(start, t0.Add(time.Hour)), "billing": upSince(start, t0.Add(time.Hour))}
+	tm, src := pastMonitor(t, t0, truth)
+	tm.backfillRecord(waitCtx(t))
+	probe := src.requests()[0]
+	if n := int(probe.End.Sub(probe.Start)/probe.Step) + 1; n > recordProbeSteps+1 || !probe.End.Equal(t0.Truncate(time.Minute)) {
+		t.Errorf("the probe asks %d steps up to %v, want at most %d up to %v: %+v",
+			n, probe.End, recordProbeSteps+1, t0.Truncate(time.Minute), probe)
+	}
+	want := []timeline.Span{{From: start, To: t0.Truncate(time.Minute), State: timeline.Up}}
+	if got := recordOf(tm, "checkout", start.Add(-24*time.Hour), t0); !slices.Equal(got, want) {
+		t.Errorf("checkout's record %v, want %v", got, want)
+	}
+}
