@@ -175,7 +175,7 @@ type PastStater interface {
 // planned range query), and asks them all in one request. The backfill
 // bounds what one request reads, so it sizes a question of every app of
 // such a query by the query's apps, not the backend's: at 10,000 apps in
-// four queries a question then holds four days of minutes, not one.
+// four queries a question then holds three days of minutes, not one.
 // Without it a question of every app counts all the backend's apps.
 type PastScope interface {
 	// PastApps returns the apps (indexes into the apps given to PlanPast)

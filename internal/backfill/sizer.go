@@ -16,8 +16,8 @@ var ErrInterrupted = errors.New("question interrupted by a cycle")
 // three fifths of its default query.max-samples (50 million), and some
 // 1.4 s of its CPU at 0.09 µs an app-instant. A question of every app of
 // a query that tells its apps (availmon.PastScope) is one request of
-// those apps, so at 10,000 apps in four queries of 2,500 a question holds
-// four days of minutes (14.4 million), not one.
+// those apps, so at 10,000 apps in four queries of at most 2,859 a
+// question holds three days of minutes (12.4 million), not one.
 const AppInstants = 15_000_000
 
 // Sizer bounds the app-instants (apps times instants of each) of one
