@@ -170,6 +170,19 @@ type PastStater interface {
 	States(ctx context.Context, r PastRange, add func(PastState)) error
 }
 
+// PastScope is a PastStater whose query tells the states of only some of
+// the apps given to PlanPast (a promsource query holds the apps of one
+// planned range query), and asks them all in one request. The backfill
+// bounds what one request reads, so it sizes a question of every app of
+// such a query by the query's apps, not the backend's: at 10,000 apps in
+// four queries a question then holds three days of minutes, not one.
+// Without it a question of every app counts all the backend's apps.
+type PastScope interface {
+	// PastApps returns the apps (indexes into the apps given to PlanPast)
+	// whose states a question with PastRange.Apps nil tells.
+	PastApps() []int
+}
+
 // PastState is one answer of a PastStater: app App's instants over the
 // window [At, At+Window).
 type PastState struct {

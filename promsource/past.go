@@ -20,6 +20,7 @@ var (
 	_ availmon.PastSource  = (*Source)(nil)
 	_ availmon.PastAdopter = (*Source)(nil)
 	_ availmon.PastStater  = (*pastQuery)(nil)
+	_ availmon.PastScope   = (*pastQuery)(nil)
 )
 
 // v1.API answers range queries; a Source's api is one.

@@ -3,6 +3,7 @@ package promsource
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,18 @@ func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, 
 		}
 	}
 	return nil
+}
+
+// PastApps returns the apps whose states q tells: those of its items. A
+// question of them all is one request (two when the answer must be asked
+// again grouped), so the backfill bounds it by their number.
+func (pq *pastQuery) PastApps() []int {
+	var out []int
+	for _, item := range pq.q.Items() {
+		out = append(out, pq.apps[item]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // statesMatrix asks q's states counting each series as it is, and again

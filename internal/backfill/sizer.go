@@ -10,14 +10,14 @@ import (
 // the next cycle, and again, so Refine asks it in halves.
 var ErrInterrupted = errors.New("question interrupted by a cycle")
 
-// AppInstants bounds the app-instants of one question of the monitor's
+// AppInstants bounds the app-instants of one request of the monitor's
 // backfill: Prometheus holds two samples per app-instant at its peak (the
 // two sides of promsource's expression, present and down), so 30 million,
 // three fifths of its default query.max-samples (50 million), and some
-// 1.4 s of its CPU at 0.09 µs an app-instant. At 10,000 apps a question
-// holds a whole day of minutes (14.4 million), where a bound of 10 million
-// asked each day in two halves: at 10,000 apps × 90 days, 763 requests,
-// 269 s and 269 Prometheus CPU-s against 857, 271 s and 274.
+// 1.4 s of its CPU at 0.09 µs an app-instant. A question of every app of
+// a query that tells its apps (availmon.PastScope) is one request of
+// those apps, so at 10,000 apps in four queries of at most 2,859 a
+// question holds three days of minutes (12.4 million), not one.
 const AppInstants = 15_000_000
 
 // Sizer bounds the app-instants (apps times instants of each) of one
@@ -30,9 +30,14 @@ type Sizer struct {
 	// Budget is the most instants of each app a question of every app
 	// reads when Apps is unknown (zero).
 	Budget int
-	// Apps is how many apps a question of every app may hold (the
-	// backend's); zero when unknown.
+	// Apps is how many apps a question of every app reads in one request
+	// (the query's when its source tells them, else the backend's); zero
+	// when unknown.
 	Apps int
+	// Scope, when set, lists those apps (Apps of them), so that a
+	// question of every app halved by its apps asks them and no others;
+	// nil means the apps 0 to Apps-1.
+	Scope []int
 	// Most bounds the app-instants of any question; zero means Samples.
 	Most int
 	// Target is the wall a question should take (half the gap between

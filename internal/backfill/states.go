@@ -368,7 +368,9 @@ func (a *Answers) askParts(r Range, last bool, sz *Sizer, ask func(Range, func(S
 func halve(r Range, sz *Sizer, appsFirst bool) (lo, hi Range, ok bool) {
 	lo, hi = r, r
 	apps := r.Apps
-	if apps == nil && sz.Apps > 1 {
+	if apps == nil && sz.Scope != nil {
+		apps = sz.Scope
+	} else if apps == nil && sz.Apps > 1 {
 		apps = make([]int, sz.Apps)
 		for i := range apps {
 			apps[i] = i

@@ -448,3 +448,33 @@ func TestRefineAsksOnlyMixedMinutes(t *testing.T) {
 		}
 	}
 }
+
+// A question of every app of a query whose apps the Sizer knows (Scope)
+// that the backend refuses is halved into those apps, not into the
+// indexes 0 to Apps-1, which may be other queries' apps.
+func TestRefineRefusedHalvesScope(t *testing.T) {
+	from := t0.Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	to := from.Add(24 * time.Hour)
+	scope := []int{5, 9, 12}
+	var asked [][]int
+	a, err := Refine(from, to, time.Minute, &Sizer{Budget: Budget, Apps: len(scope), Scope: scope},
+		map[int64]bool{from.Unix(): true}, func(r Range, take func(State)) error {
+			if r.Apps == nil {
+				return ErrTooLarge
+			}
+			asked = append(asked, r.Apps)
+			for _, app := range r.Apps {
+				take(State{App: app, At: r.Start, Window: r.Window, Instants: 1440, Present: 1440})
+			}
+			return nil
+		}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]int{{5}, {9, 12}}; !cmp.Equal(want, asked) {
+		t.Errorf("asked the apps %v, want %v", asked, want)
+	}
+	if len(a.Spans) != len(scope) || a.Spans[9] == nil {
+		t.Errorf("learnt of apps %v, want those of %v", a.Spans, scope)
+	}
+}
