@@ -39,11 +39,14 @@ func main() {
 		runtime.MemProfileRate = 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A GOMEMLIMIT of the environment is the operator's too: the pacer
+	// then sets only the percentage.
+	_, limitSet := os.LookupEnv("GOMEMLIMIT")
 	paced := make(chan struct{})
 	go func() {
 		defer close(paced)
 		if !gogcSet { // a GOGC of the environment is the operator's
-			gcpace.Pace(ctx)
+			gcpace.Pace(ctx, !limitSet)
 		}
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)

@@ -1,10 +1,11 @@
-// Package gcpace sets the garbage collector's percentage for the availmon
-// binary: Default from the start, and then, after each collection, from the
-// part of the live heap that holds pointers.
+// Package gcpace sets the garbage collector's percentage and soft memory
+// limit for the availmon binary: Default from the start, and then, after
+// each collection, from the part of the live heap that holds pointers.
 package gcpace
 
 import (
 	"context"
+	"math"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -20,22 +21,24 @@ import (
 const Default = 50
 
 // GOGC sizes the heap's headroom, the garbage let grow before a collection,
-// as a share of the whole live heap. Most of a large availmon's live heap
-// is its record of availability over time: pointer-free bytes that a
-// collection does not scan and that a cycle changes by a few bytes an app,
-// making almost no garbage. At 10,000 apps with 400 days of 10 outages a
-// day it is 190 MB of a 220 MB live heap, and GOGC=50 let the heap grow
-// 110 MB past what is live: resident memory paid for bytes that make no
-// garbage. The pacer sizes the headroom from what makes garbage instead:
-// Default percent of the heap that holds pointers, and of no less than
-// paceFloor, so that a heap below paceFloor (10,000 apps without the
-// record's past) keeps Default as it is, and a larger one collects no
-// more often than such a heap does.
+// as a share of the whole live heap. Most of availmon's live heap is
+// pointer-free bytes that a collection does not scan and that a cycle
+// changes by a few bytes an app, making almost no garbage: the check
+// histories, and the record of availability over time (at 10,000 apps with
+// 400 days of 10 outages a day, 170 MB of a 200 MB live heap). GOGC=50 let
+// the heap grow half of all that past what is live: resident memory paid
+// for bytes that make no garbage. The pacer sizes the headroom from what
+// makes garbage and what a collection costs instead: Default percent of
+// the heap that holds pointers, and of no less than paceFloor, so that a
+// collection marks at most about twice its headroom of pointers, however
+// large the pointer-free part.
 const (
-	// paceFloor is the smallest heap the headroom is figured from.
-	paceFloor = 64 << 20
+	// paceFloor is the smallest heap the headroom is figured from: it
+	// keeps a collection's fixed costs (stacks, globals, the stop of
+	// the world) a small part of the garbage it frees.
+	paceFloor = 16 << 20
 	// minGOGC bounds the percentage the pacer sets from below.
-	minGOGC = 10
+	minGOGC = 2
 	// paceEvery is how often the pacer looks whether a collection
 	// ended: only a collection measures the live heap, and the pacer
 	// follows the first one after the heap changed much (a restore, a
@@ -55,47 +58,114 @@ func gcPercent(live, scan uint64) int {
 	return int(min(max(p, minGOGC), Default))
 }
 
-// heapReading is what the pacer reads of the runtime: the live heap, the
-// part of it that holds pointers, as of the last collection, and how many
-// collections ended.
-type heapReading struct{ live, scan, cycles uint64 }
+// The soft memory limit only trims what the runtime keeps over the heap
+// goal. Without a limit Go's scavenger keeps the heap's pages at 10% over
+// the largest heap of the last cycle (retainExtraPercent in
+// runtime/mgcscavenge.go), and a peak (the restore, a backfill, a prune)
+// stays that much larger until the collections that follow shrink it;
+// with a limit it returns what exceeds 95% of the limit. The pacer sets
+// the limit to the goal with limitSlack over it, plus the runtime's memory
+// that is not the heap's (stacks, metadata), over those 95%: the goal
+// still paces the collections, the limit paces the scavenger.
+const (
+	// limitSlack is the share of the goal kept over it, for the pages
+	// the heap's objects leave unused (1/16: 6%).
+	limitSlackShift = 4
+	// scavengeTarget is the share of the limit, in percent, that Go's
+	// scavenger works toward (100 - reduceExtraPercent).
+	scavengeTarget = 95
+	// growthShift: a live heap more than 1/4 larger than at the last
+	// collection is growing (a restore, a reload with many new apps),
+	// and a limit made for the smaller one would make the collector
+	// run often; it runs without one until the heap holds still.
+	growthShift = 2
+)
+
+// memoryLimit is the soft limit for a heap reading r paced at percent p,
+// following the reading before, prev; math.MaxInt64 (no limit) while the
+// heap grows.
+func memoryLimit(prev, r heapReading, p int) int64 {
+	if r.live == 0 || r.live > prev.live+prev.live>>growthShift {
+		return math.MaxInt64
+	}
+	goal := r.live + r.live*uint64(p)/100
+	l := (goal + goal>>limitSlackShift + r.other) * 100 / scavengeTarget
+	return int64(min(l, math.MaxInt64))
+}
+
+// heapReading is what the pacer reads of the runtime as of the last
+// collection: the live heap, the part of it that holds pointers, how many
+// collections ended, and the runtime's memory besides the heap's pages
+// (stacks, metadata: what a memory limit counts that the goal does not).
+type heapReading struct{ live, scan, cycles, other uint64 }
+
+// The runtime's figures the pacer reads, in the order readHeap takes them.
+var sampleNames = [...]string{
+	"/gc/heap/live:bytes",
+	"/gc/scan/heap:bytes",
+	"/gc/cycles/total:gc-cycles",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/released:bytes",
+}
 
 // readHeap reads the runtime's figures; false when a runtime lacks them.
 func readHeap(samples []metrics.Sample) (heapReading, bool) {
 	metrics.Read(samples)
-	for _, s := range samples {
+	var v [len(sampleNames)]uint64
+	for i, s := range samples {
 		if s.Value.Kind() != metrics.KindUint64 {
 			return heapReading{}, false
 		}
+		v[i] = s.Value.Uint64()
 	}
-	return heapReading{samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()}, true
+	heap := v[4] + v[5] + v[6] + v[7]
+	return heapReading{live: v[0], scan: v[1], cycles: v[2], other: v[3] - min(heap, v[3])}, true
 }
 
-// Pace sets the collector's percentage from the heap after each
-// collection, until ctx ends.
-func Pace(ctx context.Context) {
-	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
-	pace(ctx, func() (heapReading, bool) { return readHeap(samples) }, func(p int) { debug.SetGCPercent(p) })
+// Pace sets the collector's percentage, and when limit is true its soft
+// memory limit, from the heap after each collection, until ctx ends.
+// The limit is left alone when limit is false (GOMEMLIMIT in the
+// environment is the operator's).
+func Pace(ctx context.Context, limit bool) {
+	samples := make([]metrics.Sample, len(sampleNames))
+	for i, n := range sampleNames {
+		samples[i].Name = n
+	}
+	setLimit := func(int64) {}
+	if limit {
+		setLimit = func(l int64) { debug.SetMemoryLimit(l) }
+	}
+	pace(ctx, func() (heapReading, bool) { return readHeap(samples) }, func(p int) { debug.SetGCPercent(p) }, setLimit)
 }
 
-// pace reads the heap at once and then every paceEvery, and calls set
-// with the percentage of a reading a new collection made, when it differs
-// from the last one set, until ctx ends or read fails.
-func pace(ctx context.Context, read func() (heapReading, bool), set func(int)) {
+// pace reads the heap at once and then every paceEvery, and for a reading
+// that a new collection made calls set with its percentage and setLimit
+// with its memory limit, each when it differs from the last one set,
+// until ctx ends or read fails.
+func pace(ctx context.Context, read func() (heapReading, bool), set func(int), setLimit func(int64)) {
 	t := time.NewTicker(paceEvery)
 	defer t.Stop()
-	last, cycles := Default, ^uint64(0)
+	last, lastLimit := Default, int64(math.MaxInt64)
+	prev := heapReading{cycles: ^uint64(0)}
 	for {
 		r, ok := read()
 		if !ok {
 			return // a runtime without the figures: GOGC stays as set
 		}
-		if r.cycles != cycles {
-			cycles = r.cycles
-			if p := gcPercent(r.live, r.scan); p != last {
+		if r.cycles != prev.cycles {
+			p := gcPercent(r.live, r.scan)
+			if p != last {
 				set(p)
 				last = p
 			}
+			if l := memoryLimit(prev, r, p); l != lastLimit {
+				setLimit(l)
+				lastLimit = l
+			}
+			prev = r
 		}
 		select {
 		case <-ctx.Done():

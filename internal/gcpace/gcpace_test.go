@@ -2,6 +2,7 @@ package gcpace
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -17,12 +18,14 @@ func TestGCPercent(t *testing.T) {
 		want       int
 	}{
 		{"nothing measured yet", 0, 0, Default},
-		{"small heap: unchanged", 45 * mb, 20 * mb, Default},
-		{"at the floor: unchanged", 64 * mb, 10 * mb, Default},
+		{"heap at the floor: unchanged", 16 * mb, 4 * mb, Default},
 		{"all pointers: unchanged", 500 * mb, 500 * mb, Default},
-		// 400 days of record at 10,000 apps: the headroom is 32 MB,
-		// not 109.
-		{"large pointer-free record", 218 * mb, 30 * mb, 14},
+		// 10,000 apps: the headroom is 8 MB (the floor's half), not
+		// 16.
+		{"small heap of few pointers", 32 * mb, 10 * mb, 25},
+		// 400 days of 10 outages a day at 10,000 apps: the headroom is
+		// 15 MB, not 98.
+		{"large pointer-free record", 197 * mb, 30 * mb, 7},
 		{"pointers above the floor", 400 * mb, 200 * mb, 25},
 		{"huge record: bounded below", 4000 * mb, 30 * mb, minGOGC},
 	} {
@@ -40,22 +43,52 @@ func TestPaceGCStops(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Pace(ctx)
+		Pace(ctx, true)
 	}()
 	cancel()
 	<-done
 }
 
+// The soft memory limit is the goal, 1/16 over it and the runtime's
+// other memory, over the 95% the scavenger works toward; a heap that grew
+// by more than a quarter since the collection before has none.
+func TestMemoryLimit(t *testing.T) {
+	const mb = 1 << 20
+	for _, tt := range []struct {
+		name    string
+		prev, r heapReading
+		p       int
+		want    int64
+	}{
+		{"first collection", heapReading{}, heapReading{live: 32 * mb, other: 4 * mb}, 25, math.MaxInt64},
+		{"restore under way", heapReading{live: 100 * mb}, heapReading{live: 126 * mb, other: 4 * mb}, 20, math.MaxInt64},
+		// goal 40 MB, + 2.5 + 4 = 46.5 MB, / 0.95.
+		{"steady", heapReading{live: 30 * mb}, heapReading{live: 32 * mb, other: 4 * mb}, 25, 93 * mb / 2 * 100 / 95},
+		{"a quarter larger: steady", heapReading{live: 100 * mb}, heapReading{live: 125 * mb, other: 4 * mb}, 8, (135*mb + 135*mb/16 + 4*mb) * 100 / 95},
+		// goal 214 MB, + 13.375 + 6.
+		{"after a prune", heapReading{live: 400 * mb}, heapReading{live: 200 * mb, other: 6 * mb}, 7, (214*mb + 214*mb/16 + 6*mb) * 100 / 95},
+		{"nothing live", heapReading{live: 10 * mb}, heapReading{}, Default, math.MaxInt64},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := memoryLimit(tt.prev, tt.r, tt.p); got != tt.want {
+				t.Errorf("memoryLimit = %d (%.2f MB), want %d (%.2f MB)", got, float64(got)/mb, tt.want, float64(tt.want)/mb)
+			}
+		})
+	}
+}
+
 // The pacer sets the percentage from its first reading, right as it
 // starts (after a restore the heap is mostly the record), and follows the
 // collection that ends after a prune freed much within paceEvery, not
-// after a long period at a percentage made for another heap.
+// after a long period at a percentage made for another heap. The memory
+// limit follows the first collection that finds the heap holding still.
 func TestPaceFollowsCollections(t *testing.T) {
 	const mb = 1 << 20
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
-		heap := heapReading{live: 218 * mb, scan: 30 * mb, cycles: 7}
+		heap := heapReading{live: 197 * mb, scan: 30 * mb, cycles: 7, other: 6 * mb}
 		var set []int
+		var limits []int64
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() {
@@ -68,15 +101,19 @@ func TestPaceFollowsCollections(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				set = append(set, p)
+			}, func(l int64) {
+				mu.Lock()
+				defer mu.Unlock()
+				limits = append(limits, l)
 			})
 		}()
 		synctest.Wait()
 		mu.Lock()
-		if !slices.Equal(set, []int{14}) {
-			t.Errorf("as the pacer starts: set %v, want [14]", set)
+		if !slices.Equal(set, []int{7}) || len(limits) != 0 {
+			t.Errorf("as the pacer starts: set %v and limits %v, want [7] and none", set, limits)
 		}
 		mu.Unlock()
-		step := func(name string, r heapReading, want []int) {
+		step := func(name string, r heapReading, want []int, wantLimits []int64) {
 			t.Helper()
 			mu.Lock()
 			heap = r
@@ -85,15 +122,21 @@ func TestPaceFollowsCollections(t *testing.T) {
 			synctest.Wait()
 			mu.Lock()
 			defer mu.Unlock()
-			if !slices.Equal(set, want) {
-				t.Errorf("%s: set %v, want %v", name, set, want)
+			if !slices.Equal(set, want) || !slices.Equal(limits, wantLimits) {
+				t.Errorf("%s: set %v and limits %v, want %v and %v", name, set, limits, want, wantLimits)
 			}
 		}
 		// Figures change only with a collection: the same count is the
 		// same reading.
-		step("no collection", heapReading{live: 400 * mb, scan: 200 * mb, cycles: 7}, []int{14})
-		step("a prune freed much", heapReading{live: 100 * mb, scan: 30 * mb, cycles: 8}, []int{14, 32})
-		step("no change", heapReading{live: 100 * mb, scan: 30 * mb, cycles: 9}, []int{14, 32})
+		still := heapReading{live: 200 * mb, scan: 30 * mb, cycles: 8, other: 6 * mb}
+		stillLimit := memoryLimit(heap, still, 7)
+		step("no collection", heapReading{live: 400 * mb, scan: 200 * mb, cycles: 7}, []int{7}, nil)
+		step("the heap holds still", still, []int{7}, []int64{stillLimit})
+		pruned := heapReading{live: 64 * mb, scan: 30 * mb, cycles: 9, other: 6 * mb}
+		prunedLimit := memoryLimit(still, pruned, 23)
+		step("a prune freed much", pruned, []int{7, 23}, []int64{stillLimit, prunedLimit})
+		step("no change", heapReading{live: 64 * mb, scan: 30 * mb, cycles: 10, other: 6 * mb}, []int{7, 23}, []int64{stillLimit, prunedLimit})
+		step("the heap grows", heapReading{live: 128 * mb, scan: 30 * mb, cycles: 11, other: 6 * mb}, []int{7, 23, 11}, []int64{stillLimit, prunedLimit, math.MaxInt64})
 		cancel()
 		<-done
 	})
