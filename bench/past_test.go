@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/internal/ledger"
+	"github.com/availmon/availmon/timeline"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The state writePast leaves is restored by a monitor of the same apps: its
@@ -69,6 +73,67 @@ func TestPastRestored(t *testing.T) {
 		// outage may fall before it.
 		if a.Outages < want-1 || a.Outages > want || a.DownSeconds != float64(a.Outages)*outageLen.Seconds() {
 			t.Errorf("%s: %d outages, %v s down, want %d of %v", a.Name, a.Outages, a.DownSeconds, want, outageLen)
+		}
+	}
+}
+
+// randomDayOutages places k outages a day inside the day, sorted and
+// apart, of lengths in bounds, the same ones for the same app and day and
+// others for another.
+func TestRandomDayOutages(t *testing.T) {
+	for _, k := range []int{0, 1, 10, 50} {
+		for app := range 20 {
+			for day := range 20 {
+				got := randomDayOutages(app, day, k)
+				if len(got) != k {
+					t.Fatalf("app %d day %d: %d outages, want %d", app, day, len(got), k)
+				}
+				end := time.Duration(0)
+				for j, o := range got {
+					if o.from <= end || o.from+o.len >= 24*time.Hour {
+						t.Fatalf("app %d day %d: outage %d %v+%v overlaps the one before (to %v) or leaves the day", app, day, j, o.from, o.len, end)
+					}
+					if o.len < randomOutageMin || o.len > randomOutageMax || o.len%time.Second != 0 {
+						t.Fatalf("app %d day %d: outage %d lasts %v", app, day, j, o.len)
+					}
+					end = o.from + o.len
+				}
+				if again := randomDayOutages(app, day, k); !slices.Equal(got, again) {
+					t.Fatalf("app %d day %d: %v, then %v", app, day, got, again)
+				}
+			}
+		}
+	}
+	if a, b := randomDayOutages(1, 2, 10), randomDayOutages(2, 1, 10); slices.Equal(a, b) {
+		t.Errorf("apps 1 and 2 on days 2 and 1 have the same outages %v", a)
+	}
+}
+
+// With random, the ledger pastLedger builds holds each app's outages
+// where randomDayOutages places them, whatever chunks the days are
+// filled in, and a location is out (partly) while any of its apps is.
+func TestPastRandomLedger(t *testing.T) {
+	const apps, locs, days = 6, 2, 5
+	now := time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC)
+	p := past{days: days, outages: 3, random: true}
+	start := now.Truncate(24*time.Hour).AddDate(0, 0, -days)
+	bk := pastLedger(p, apps, locs, now).Book(now)
+	for i := range apps {
+		var want []timeline.Outage
+		for d := range days {
+			day := start.AddDate(0, 0, d)
+			for _, o := range randomDayOutages(i, d, 3) {
+				want = append(want, timeline.Outage{Start: day.Add(o.from), End: day.Add(o.from + o.len), Duration: o.len, Full: true, Count: 1})
+			}
+		}
+		got := bk.Outages(ledger.App, i, start, now)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("app %d (-want +got):\n%s", i, diff)
+		}
+	}
+	for li := range locs {
+		if got := bk.Outages(ledger.Location, li, start, now); len(got) == 0 {
+			t.Errorf("location %d: no outage", li)
 		}
 	}
 }
