@@ -25,6 +25,9 @@ type past struct {
 	days    int
 	outages float64
 	random  bool
+	// chunkSpans bounds the spans a random past fills at once (0:
+	// pastChunkSpans), for tests to fill it a day at a time.
+	chunkSpans int
 }
 
 // outageLen is how long each synthetic outage lasts.

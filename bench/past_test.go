@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -117,7 +118,12 @@ func TestPastRandomLedger(t *testing.T) {
 	now := time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC)
 	p := past{days: days, outages: 3, random: true}
 	start := now.Truncate(24*time.Hour).AddDate(0, 0, -days)
-	bk := pastLedger(p, apps, locs, now).Book(now)
+	led := pastLedger(p, apps, locs, now)
+	daily := pastLedger(past{days: days, outages: 3, random: true, chunkSpans: 1}, apps, locs, now)
+	if !bytes.Equal(led.AppendBinary(nil), daily.AppendBinary(nil)) {
+		t.Errorf("filled a day at a time, the ledger differs from the one filled at once")
+	}
+	bk := led.Book(now)
 	for i := range apps {
 		var want []timeline.Outage
 		for d := range days {

@@ -66,7 +66,11 @@ const pastChunkSpans = 4 << 20
 // would cost a check of every app each time.
 func fillRandom(l *ledger.Ledger, p past, n int, start time.Time) {
 	perDay := n * (2*p.outagesOf(0) + 1)
-	chunk := max(1, pastChunkSpans/max(perDay, 1))
+	most := p.chunkSpans
+	if most <= 0 {
+		most = pastChunkSpans
+	}
+	chunk := max(1, most/max(perDay, 1))
 	apps := make([][]timeline.Span, n)
 	for d0 := 0; d0 < p.days; d0 += chunk {
 		d1 := min(d0+chunk, p.days)
