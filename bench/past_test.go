@@ -24,9 +24,38 @@ import (
 // outageLen a day down that long each day.
 func TestPastRestored(t *testing.T) {
 	const apps, locs, days = 20, 4, 3
+	for _, a := range restoredApps(t, past{days: days, outages: 0.1}, apps, locs) {
+		if a.UnknownSeconds != 0 {
+			t.Errorf("%s: %v s unknown, want none", a.Name, a.UnknownSeconds)
+		}
+		want := 0
+		if a.Name == appName(0) || a.Name == appName(10) {
+			want = days
+		}
+		// The window ends now and reaches back days: the first day's
+		// outage may fall before it.
+		if a.Outages < want-1 || a.Outages > want || a.DownSeconds != float64(a.Outages)*outageLen.Seconds() {
+			t.Errorf("%s: %d outages, %v s down, want %d of %v", a.Name, a.Outages, a.DownSeconds, want, outageLen)
+		}
+	}
+}
+
+// restoredAvailability is an app's figures over the synthetic past as a
+// monitor that restored it answers them.
+type restoredAvailability struct {
+	Name           string  `json:"name"`
+	DownSeconds    float64 `json:"down_seconds"`
+	UnknownSeconds float64 `json:"unknown_seconds"`
+	Outages        int     `json:"outages"`
+}
+
+// restoredApps writes p for apps in locs locations, starts a monitor of
+// them on the state and returns its figures by app over p's days.
+func restoredApps(t *testing.T, p past, apps, locs int) []restoredAvailability {
+	t.Helper()
 	dir := t.TempDir()
 	now := time.Now()
-	if _, err := writePast(dir, past{days: days, outages: 0.1}, apps, locs, now); err != nil {
+	if _, err := writePast(dir, p, apps, locs, now); err != nil {
 		t.Fatal(err)
 	}
 	st, err := filestore.New(filestore.Options{Dir: dir + "/" + config.DefaultStoragePath})
@@ -48,32 +77,41 @@ func TestPastRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := httptest.NewRecorder()
-	m.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("/api/availability?window=%dd&by=app", days), nil))
+	m.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("/api/availability?window=%dd&by=app", p.days), nil))
 	var v struct {
 		Data struct {
-			Items []struct {
-				Name           string  `json:"name"`
-				DownSeconds    float64 `json:"down_seconds"`
-				UnknownSeconds float64 `json:"unknown_seconds"`
-				Outages        int     `json:"outages"`
-			} `json:"items"`
+			Items []restoredAvailability `json:"items"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil || len(v.Data.Items) != apps {
 		t.Fatalf("%v: %s", err, w.Body.String())
 	}
-	for _, a := range v.Data.Items {
-		if a.UnknownSeconds != 0 {
-			t.Errorf("%s: %v s unknown, want none", a.Name, a.UnknownSeconds)
+	return v.Data.Items
+}
+
+// A random past restores as it was placed: every app's outages of the
+// days, the first day's perhaps partly before the window.
+func TestPastRandomRestored(t *testing.T) {
+	const apps, locs, days, per = 8, 2, 3, 4
+	for _, a := range restoredApps(t, past{days: days, outages: per, random: true}, apps, locs) {
+		i := -1
+		for j := range apps {
+			if appName(j) == a.Name {
+				i = j
+			}
 		}
-		want := 0
-		if a.Name == appName(0) || a.Name == appName(10) {
-			want = days
+		var all, first time.Duration
+		for d := range days {
+			for _, o := range randomDayOutages(i, d, per) {
+				all += o.len
+				if d == 0 {
+					first += o.len
+				}
+			}
 		}
-		// The window ends now and reaches back days: the first day's
-		// outage may fall before it.
-		if a.Outages < want-1 || a.Outages > want || a.DownSeconds != float64(a.Outages)*outageLen.Seconds() {
-			t.Errorf("%s: %d outages, %v s down, want %d of %v", a.Name, a.Outages, a.DownSeconds, want, outageLen)
+		down := time.Duration(a.DownSeconds) * time.Second
+		if a.UnknownSeconds != 0 || a.Outages < days*per-per || a.Outages > days*per || down < all-first || down > all {
+			t.Errorf("%s: %d outages, %v down, %v s unknown; want %d to %d, %v to %v, none", a.Name, a.Outages, down, a.UnknownSeconds, days*per-per, days*per, all-first, all)
 		}
 	}
 }
