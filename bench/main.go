@@ -68,6 +68,7 @@ func main() {
 	env := flag.String("env", "", "comma-separated `KEY=VALUE` pairs added to the availmon binary's environment, e.g. GOGC=50 or GOMEMLIMIT=64MiB")
 	pastDays := flag.String("past", "", "`days` of synthetic past (e.g. 400d) the binary starts with, written as its saved state: every app up but for its outages (-past-outages)")
 	flag.Float64Var(&o.past.outages, "past-outages", 0.01, "outages in the synthetic past: below 1, the share of apps with one outage a day; from 1 on, how many outages every app has a day")
+	flag.BoolVar(&o.past.random, "past-random", false, "place the synthetic past's outages at random times (seeded by app and day), 1 to 20 minutes long, rather than evenly over the day, 10 minutes long")
 	flag.IntVar(&o.objectives, "objectives", 0, "objectives in availmon's configuration (one in ten over a location, the rest over apps)")
 	flag.DurationVar(&o.saveInterval, "save-interval", 30*time.Second, "availmon's storage.save_interval; the last save's time and the state file's size are reported")
 	only := flag.String("only", "", "measure only the endpoints whose row name matches this regular expression")

@@ -19,10 +19,15 @@ import (
 // past is the synthetic record of availability over time a run starts
 // with: days of it before the start, every app up but for its outages.
 // outages below 1 is the share of apps that have one outage a day; from 1
-// on, how many every app has a day.
+// on, how many every app has a day. random places them at random times,
+// of random lengths (randomDayOutages), rather than evenly over the day.
 type past struct {
 	days    int
 	outages float64
+	random  bool
+	// chunkSpans bounds the spans a random past fills at once (0:
+	// pastChunkSpans), for tests to fill it a day at a time.
+	chunkSpans int
 }
 
 // outageLen is how long each synthetic outage lasts.
@@ -87,9 +92,25 @@ func pastLedger(p past, n, locs int, now time.Time) *ledger.Ledger {
 	start := now.Truncate(24*time.Hour).AddDate(0, 0, -p.days)
 	l := ledger.New(ledger.Options{})
 	l.SetLayout(start, lay, nil)
-	// A check a day holds for the day; an outage is a down check and an
-	// up one outageLen later, the day's outages spread evenly over it.
 	hold := 24*time.Hour + time.Second
+	if p.random {
+		fillRandom(l, p, n, start)
+	} else {
+		checkRegular(l, p, n, start, hold)
+	}
+	for _, at := range []time.Time{start.AddDate(0, 0, p.days), now} {
+		for i := range n {
+			l.Check(i, at, timeline.Up, hold, false)
+		}
+		l.EndCycle(at, hold, nil, nil)
+	}
+	return l
+}
+
+// checkRegular feeds l p's days from start as cycles: a check a day holds
+// for the day; an outage is a down check and an up one outageLen later,
+// the day's outages spread evenly over it.
+func checkRegular(l *ledger.Ledger, p past, n int, start time.Time, hold time.Duration) {
 	var changes []ledger.Change
 	for d := range p.days {
 		day := start.AddDate(0, 0, d)
@@ -115,13 +136,6 @@ func pastLedger(p past, n, locs int, now time.Time) *ledger.Ledger {
 			changes = l.EndCycle(at.Add(outageLen), hold, nil, changes[:0])
 		}
 	}
-	for _, at := range []time.Time{start.AddDate(0, 0, p.days), now} {
-		for i := range n {
-			l.Check(i, at, timeline.Up, hold, false)
-		}
-		l.EndCycle(at, hold, nil, nil)
-	}
-	return l
 }
 
 // pastState is a state file's data that holds nothing but the ledger

@@ -39,7 +39,11 @@ func markdownRun(r sizeRun) string {
 	}
 	b.WriteString("\n| figure | value |\n|---|---|\n")
 	if r.PastDays > 0 {
-		fmt.Fprintf(&b, "| synthetic past (outages %g), as saved state | %d days, %s |\n", r.PastOutages, r.PastDays, size(r.PastStateBytes))
+		placed := ""
+		if r.PastRandom {
+			placed = ", at random times"
+		}
+		fmt.Fprintf(&b, "| synthetic past (outages %g%s), as saved state | %d days, %s |\n", r.PastOutages, placed, r.PastDays, size(r.PastStateBytes))
 	}
 	fmt.Fprintf(&b, "| history filled (%d checks per app) after | %.0f s |\n", r.History, r.FillSeconds)
 	if r.Objectives > 0 {

@@ -94,6 +94,7 @@ type sizeRun struct {
 	PeakOverSteady float64 `json:"peak_over_steady"`
 	PastDays       int     `json:"past_days,omitempty"`
 	PastOutages    float64 `json:"past_outages,omitempty"`
+	PastRandom     bool    `json:"past_random,omitempty"`
 	PastStateBytes int     `json:"past_state_bytes,omitempty"`
 	Rows           []row   `json:"rows"`
 	Warning        string  `json:"warning,omitempty"`
@@ -188,8 +189,8 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 		return r, err
 	}
 	if o.past.days > 0 {
-		fmt.Printf("writing %d days of synthetic past (outages %g)\n", o.past.days, o.past.outages)
-		r.PastDays, r.PastOutages = o.past.days, o.past.outages
+		fmt.Printf("writing %d days of synthetic past (outages %g, random %v)\n", o.past.days, o.past.outages, o.past.random)
+		r.PastDays, r.PastOutages, r.PastRandom = o.past.days, o.past.outages, o.past.random
 		if r.PastStateBytes, err = writePast(dir, o.past, n, o.locations, time.Now()); err != nil {
 			return r, fmt.Errorf("writing the synthetic past: %w", err)
 		}
