@@ -339,13 +339,14 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	}
 	sc := c.s.takeScratch(len(idx), len(items))
 	r := &plannedRun{c: c, sums: sc.sums, rt: sc.rt, refused: sc.refused, buf: sc.series, body: sc.body}
+	// The results are ruled from the scratch's summaries: it goes back for
+	// another call only once they are.
+	defer c.s.putScratch(sc, r)
 	for _, q := range qs {
 		if err := r.ask(ctx, q); err != nil {
-			c.s.putScratch(sc, r)
 			return nil, err
 		}
 	}
-	c.s.putScratch(sc, r)
 	for _, i := range idx {
 		if items[2*i] == nil {
 			continue

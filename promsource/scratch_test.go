@@ -1,0 +1,69 @@
+package promsource
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/availmon/availmon"
+)
+
+// Calls of one Source run at once, one per batch of a cycle, and share the
+// kept buffers of earlier calls: a call must be done with its buffers,
+// the summaries its results are ruled from included, before another call
+// may take them. Each call here asks a different number of apps, half of
+// them down, and every result must be its own app's; under the race
+// detector a call reading buffers it gave back is reported.
+func TestConcurrentChecksKeepTheirOwnAnswers(t *testing.T) {
+	const n = 400
+	apps := make([]availmon.App, n)
+	var answer strings.Builder
+	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+	for i := range apps {
+		name := fmt.Sprintf("app-%03d", i)
+		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q},"value":[1700000000,"%d"]}`, name, 1-i%2)
+	}
+	answer.WriteString(`]}}`)
+	body := []byte(answer.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	src, err := New(Options{Name: "main", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		batch := apps[:n/4*(g+1)]
+		wg.Go(func() {
+			for range 20 {
+				res, err := src.Check(context.Background(), batch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for i, r := range res {
+					want := availmon.StatusUp
+					if i%2 == 1 {
+						want = availmon.StatusDown
+					}
+					if r.Status != want {
+						t.Errorf("app %d of %d is %s, want %s", i, len(batch), r.Status, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
