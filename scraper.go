@@ -320,7 +320,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			m.objs.tracker.Check(m.objs.set, i, at, cur.rt)
 		}
 		rt := history.WindowRT(cur.rt)
-		measured := st.dayToWrite(i).Add(at, histStatus(r.Status), rt)
+		var measured bool
+		st.editDay(i, func(w *history.AppDay) { measured = w.Add(at, histStatus(r.Status), rt) })
 		st.locDay[p.appLocs[i]].Add(at, histStatus(r.Status), rt, measured)
 		st.sysDay.Add(at, histStatus(r.Status), rt, measured)
 		switch cur.code {

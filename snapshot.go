@@ -108,7 +108,8 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		locJSON:       make([]lazyBody, len(p.locations)),
 	}
 	for i, a := range st.apps {
-		s.apps[i] = appView{appState: a, day: compactCounts(st.appDay[i].Sum(now))}
+		day := st.appDay.At(i)
+		s.apps[i] = appView{appState: a, day: compactCounts(day.Sum(now))}
 		l := &s.locs[p.appLocs[i]]
 		switch {
 		case a.maint():

@@ -149,7 +149,7 @@ type cycleState struct {
 	apps         []appState
 	history      []*history.Checks  // pointers: a reconfiguration hands them on
 	rts          *history.SharedRTs // the response times the histories share, handed on with them
-	appDay       []history.AppDay   // changed through dayToWrite (savecut.go)
+	appDay       history.AppDays    // changed through editDay (persist.go)
 	days         dayCut             // appDay as a save's cut holds it
 	locDay       []history.Day
 	sysDay       history.Day
@@ -165,7 +165,7 @@ func newCycleState(p *plan) *cycleState {
 		apps:        make([]appState, len(p.apps)),
 		history:     make([]*history.Checks, len(p.apps)),
 		rts:         new(history.SharedRTs),
-		appDay:      make([]history.AppDay, len(p.apps)),
+		appDay:      history.MakeAppDays(len(p.apps)),
 		locDay:      make([]history.Day, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
 		backendSeen: make([]bool, len(p.backends)),
