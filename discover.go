@@ -384,6 +384,7 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 		delete(m.disc.awaiting, name)
 		i := p.appIndex[name]
 		st.apps[i] = a.state
+		st.setErr(i, a.err)
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}

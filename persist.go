@@ -135,6 +135,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 		}
 		kept++
 		st.apps[i] = a.state
+		st.setErr(i, a.err)
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
@@ -161,6 +162,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 type savedApp struct {
 	name, location string
 	state          appState
+	err            string          // the last check's error text
 	history        []history.Check // oldest first
 	day            history.Day
 }
@@ -175,16 +177,16 @@ func appFromFile(a *statefile.App) savedApp {
 	if a.Last.Checked {
 		out.state = checkedState(statusOfHist(history.StatusOfFile(a.Last.Status)), a.Last.At, a.Last.RT)
 	}
-	out.state.err = a.Last.Err
+	out.err = a.Last.Err
 	return out
 }
 
-// lastToFile is st as a state file keeps it.
-func lastToFile(st *appState) statefile.Last {
+// lastToFile is st, with its error text err, as a state file keeps it.
+func lastToFile(st *appState, err string) statefile.Last {
 	if !st.checked() {
 		return statefile.Last{}
 	}
-	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: st.err}
+	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: err}
 }
 
 // statusToFile is s's code in the state file, whose codes were fixed
@@ -483,6 +485,7 @@ type saveCut struct {
 	st    *cycleState
 	marks []history.Mark // where each app's history stood
 	lasts []appState     // each app's last state
+	errs  []string       // and its error text, shared (cycleState.setErr)
 	// scratch holds the chunk of 24-hour windows being encoded.
 	scratch history.AppDays
 	// ledgerBuf holds the ledger record being encoded.
@@ -519,6 +522,7 @@ func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
 		c.marks, c.lasts, c.scratch, c.ledgerBuf = last.marks[:0], last.lasts[:0], last.scratch, last.ledgerBuf
 	}
 	c.lasts = append(c.lasts, st.apps...)
+	c.errs = st.shareErrs()
 	for _, h := range st.history {
 		c.marks = append(c.marks, h.Mark())
 	}
@@ -537,7 +541,7 @@ func (c *saveCut) encodeApps(e *statefile.Encoder) {
 			i := k*dayChunkApps + j
 			a := &c.plan.apps[i]
 			e.App(a.Name, a.Location)
-			last := lastToFile(&c.lasts[i])
+			last := lastToFile(&c.lasts[i], c.errs[i])
 			c.st.history[i].EncodeMarked(e, &last, c.marks[i], c.st.rts)
 			day := days.At(j)
 			day.Encode(e)

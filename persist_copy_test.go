@@ -38,7 +38,7 @@ func (m *Monitor) copyState() *statefile.State {
 	for i, a := range m.plan.apps {
 		day := st.appDay.At(i)
 		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List(st.rts)),
-			Last: lastToFile(&st.apps[i]), Day: history.FileDay(day.Window())}
+			Last: lastToFile(&st.apps[i], st.errs[i]), Day: history.FileDay(day.Window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
 		s.Ledger = l

@@ -202,6 +202,8 @@ func diffNamed[T any](prev, next []T, name func(T) string, prevIdx, nextIdx map[
 func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
+		errs:         make([]string, len(p.apps)),
+		errsOwn:      true,
 		history:      make([]*history.Checks, len(p.apps)),
 		rts:          st.rts,
 		appDay:       history.MakeAppDays(len(p.apps)),
@@ -226,7 +228,7 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 			continue
 		}
 		day := st.appDay.At(j)
-		ns.apps[i], ns.history[i] = st.apps[j], st.history[j]
+		ns.apps[i], ns.errs[i], ns.history[i] = st.apps[j], st.errs[j], st.history[j]
 		ns.appDay.Put(i, &day)
 		if old.apps[j].Location != a.Location {
 			if lj, ok := p.locIndex[old.apps[j].Location]; ok {

@@ -27,6 +27,7 @@ type snapshot struct {
 	made          time.Time          // when it was published: what its answers are as of (meta.timestamp)
 	cycleDuration time.Duration
 	apps          []appView
+	errs          []string // each app's error text, shared with the cycles' state (cycleState.setErr)
 	locs          []locView
 	up, down      int
 	unavailable   int
@@ -95,6 +96,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	s := &snapshot{
 		p:             p,
 		history:       st.history,
+		errs:          st.shareErrs(),
 		rts:           st.rts,
 		seq:           seq,
 		at:            st.lastCycle,
@@ -165,7 +167,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Coordinates:   coordinatesJSON{Latitude: loc.Latitude, Longitude: loc.Longitude},
 		Metric:        a.Metric,
 		PrometheusURL: p.backends[p.backendOf[i]].URL,
-		Error:         v.err,
+		Error:         s.errs[i],
 		Labels:        a.Labels,
 		Maintenance:   v.maint(),
 	}
