@@ -353,7 +353,7 @@ func (m *Monitor) addPastHours(res *pastResult, pt pastPart) {
 				continue
 			}
 			hour, c := res.firstHour+int64(h), history.Counts{Up: int64(n[0]), Down: int64(n[1])}
-			st.dayToWrite(i).AddHour(hour, c)
+			st.editDay(i, func(w *history.AppDay) { w.AddHour(hour, c) })
 			st.locDay[p.appLocs[i]].AddHour(hour, c)
 			st.sysDay.AddHour(hour, c)
 		}

@@ -2,6 +2,8 @@ package availmon
 
 import (
 	"time"
+
+	"github.com/availmon/availmon/internal/history"
 )
 
 // TimerClock is a Clock that also makes timers. A Monitor whose Clock is
@@ -125,7 +127,7 @@ func (m *Monitor) followClock(end time.Time) time.Duration {
 	for i := range st.apps {
 		st.apps[i].redate(step)
 		st.history[i].Redate(step)
-		st.dayToWrite(i).Redate(step)
+		st.editDay(i, func(w *history.AppDay) { w.Redate(step) })
 	}
 	for i := range st.locDay {
 		st.locDay[i].Redate(step)

@@ -10,6 +10,7 @@ import (
 	"text/template/parse"
 	"time"
 
+	"github.com/availmon/availmon/internal/history"
 	"github.com/availmon/availmon/internal/jsontime"
 	"github.com/prometheus/common/model"
 )
@@ -383,13 +384,14 @@ func (m *Monitor) resumeDiscovered(p *plan, added []string) {
 		delete(m.disc.awaiting, name)
 		i := p.appIndex[name]
 		st.apps[i] = a.state
+		st.setErr(i, a.err)
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		for _, e := range a.history[max(0, len(a.history)-m.cfg.historySize):] {
 			st.history[i].Add(e, m.cfg.historySize, st.rts)
 		}
-		st.dayToWrite(i).Set(&a.day)
+		st.editDay(i, func(w *history.AppDay) { w.Set(&a.day) })
 	}
 }
 

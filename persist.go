@@ -135,11 +135,12 @@ func (m *Monitor) apply(s *statefile.State) int {
 		}
 		kept++
 		st.apps[i] = a.state
+		st.setErr(i, a.err)
 		if !a.state.checked() {
 			st.apps[i].setStatus(StatusUnavailable)
 		}
 		st.history[i].Restore(a.history, m.cfg.historySize, st.rts, history.SharedInFile(s.Apps, k))
-		st.dayToWrite(i).Set(&a.day)
+		st.editDay(i, func(w *history.AppDay) { w.Set(&a.day) })
 	}
 	if iv := s.Interval; iv != nil {
 		// Only an interval set at run time is saved, so one read back
@@ -161,6 +162,7 @@ func (m *Monitor) apply(s *statefile.State) int {
 type savedApp struct {
 	name, location string
 	state          appState
+	err            string          // the last check's error text
 	history        []history.Check // oldest first
 	day            history.Day
 }
@@ -175,16 +177,16 @@ func appFromFile(a *statefile.App) savedApp {
 	if a.Last.Checked {
 		out.state = checkedState(statusOfHist(history.StatusOfFile(a.Last.Status)), a.Last.At, a.Last.RT)
 	}
-	out.state.err = a.Last.Err
+	out.err = a.Last.Err
 	return out
 }
 
-// lastToFile is st as a state file keeps it.
-func lastToFile(st *appState) statefile.Last {
+// lastToFile is st, with its error text err, as a state file keeps it.
+func lastToFile(st *appState, err string) statefile.Last {
 	if !st.checked() {
 		return statefile.Last{}
 	}
-	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: st.err}
+	return statefile.Last{Checked: true, Status: statusToFile(st.status()), At: st.lastCheck, RT: st.rt, Err: err}
 }
 
 // statusToFile is s's code in the state file, whose codes were fixed
@@ -483,8 +485,9 @@ type saveCut struct {
 	st    *cycleState
 	marks []history.Mark // where each app's history stood
 	lasts []appState     // each app's last state
+	errs  []string       // and its error text, shared (cycleState.setErr)
 	// scratch holds the chunk of 24-hour windows being encoded.
-	scratch []history.AppDay
+	scratch history.AppDays
 	// ledgerBuf holds the ledger record being encoded.
 	ledgerBuf []byte
 	// The ledger's history (90 days and more) is encoded from a Book,
@@ -519,6 +522,7 @@ func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
 		c.marks, c.lasts, c.scratch, c.ledgerBuf = last.marks[:0], last.lasts[:0], last.scratch, last.ledgerBuf
 	}
 	c.lasts = append(c.lasts, st.apps...)
+	c.errs = st.shareErrs()
 	for _, h := range st.history {
 		c.marks = append(c.marks, h.Mark())
 	}
@@ -532,14 +536,15 @@ func (m *Monitor) cut(e *statefile.Encoder, last *saveCut) *saveCut {
 func (c *saveCut) encodeApps(e *statefile.Encoder) {
 	e.Apps(len(c.plan.apps))
 	for k := range c.st.days.chunks {
-		days := c.st.days.take(c.st.appDay, k, c.scratch)
-		for j := range days {
+		days := c.st.days.take(c.st.appDay, c.scratch, k)
+		for j := range days.Len() {
 			i := k*dayChunkApps + j
 			a := &c.plan.apps[i]
 			e.App(a.Name, a.Location)
-			last := lastToFile(&c.lasts[i])
+			last := lastToFile(&c.lasts[i], c.errs[i])
 			c.st.history[i].EncodeMarked(e, &last, c.marks[i], c.st.rts)
-			days[j].Encode(e)
+			day := days.At(j)
+			day.Encode(e)
 		}
 		c.scratch = days
 	}
@@ -660,7 +665,7 @@ const dayChunkApps = 256
 
 // dayCut keeps the 24-hour windows of a cycleState's apps as they were at a
 // save's cut until the save has encoded them. Every change to an app's
-// window goes through cycleState.dayToWrite, under cycleMu.
+// window goes through cycleState.editDay, under cycleMu.
 type dayCut struct {
 	chunks []dayChunk
 }
@@ -671,12 +676,12 @@ type dayChunk struct {
 	// the cut.
 	pending atomic.Bool
 	mu      sync.Mutex
-	saved   []history.AppDay // the cut's windows, when a writer came first
+	saved   history.AppDays // the cut's windows, when a writer came first
 }
 
 // begin marks every chunk of days as the cut's. It runs under cycleMu.
-func (c *dayCut) begin(days []history.AppDay) {
-	if n := (len(days) + dayChunkApps - 1) / dayChunkApps; len(c.chunks) != n {
+func (c *dayCut) begin(days history.AppDays) {
+	if n := (days.Len() + dayChunkApps - 1) / dayChunkApps; len(c.chunks) != n {
 		c.chunks = make([]dayChunk, n)
 	}
 	for i := range c.chunks {
@@ -685,13 +690,13 @@ func (c *dayCut) begin(days []history.AppDay) {
 }
 
 // chunkOf is the span of days chunk k holds.
-func chunkOf(days []history.AppDay, k int) []history.AppDay {
-	return days[k*dayChunkApps : min((k+1)*dayChunkApps, len(days))]
+func chunkOf(days history.AppDays, k int) history.AppDays {
+	return days.Slice(k*dayChunkApps, min((k+1)*dayChunkApps, days.Len()))
 }
 
 // beforeWrite keeps the cut's windows of app i's chunk, if the save has not
 // taken them yet, before a writer changes the window. It runs under cycleMu.
-func (c *dayCut) beforeWrite(days []history.AppDay, i int) {
+func (c *dayCut) beforeWrite(days history.AppDays, i int) {
 	k := i / dayChunkApps
 	if k >= len(c.chunks) || !c.chunks[k].pending.Load() {
 		return
@@ -699,7 +704,7 @@ func (c *dayCut) beforeWrite(days []history.AppDay, i int) {
 	ch := &c.chunks[k]
 	ch.mu.Lock()
 	if ch.pending.Load() {
-		ch.saved = append([]history.AppDay(nil), chunkOf(days, k)...)
+		ch.saved = history.AppendAppDays(history.AppDays{}, chunkOf(days, k))
 		ch.pending.Store(false)
 	}
 	ch.mu.Unlock()
@@ -708,25 +713,27 @@ func (c *dayCut) beforeWrite(days []history.AppDay, i int) {
 // take returns the cut's windows of chunk k, copied into scratch when no
 // writer copied them first, and releases the chunk to writers. Only the
 // save calls it, once per chunk, after the cut.
-func (c *dayCut) take(days []history.AppDay, k int, scratch []history.AppDay) []history.AppDay {
+func (c *dayCut) take(days, scratch history.AppDays, k int) history.AppDays {
 	ch := &c.chunks[k]
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.pending.Load() {
 		// Copied before writers are let in: one that finds the chunk no
 		// longer pending writes at once.
-		out := append(scratch[:0], chunkOf(days, k)...)
+		out := history.AppendAppDays(scratch.Truncate(), chunkOf(days, k))
 		ch.pending.Store(false)
 		return out
 	}
 	saved := ch.saved
-	ch.saved = nil
+	ch.saved = history.AppDays{}
 	return saved
 }
 
-// dayToWrite is app i's window, for a writer to change: the cut of a save
-// that has not encoded it yet keeps it first. It runs under cycleMu.
-func (st *cycleState) dayToWrite(i int) *history.AppDay {
+// editDay changes app i's window by f: the cut of a save that has not
+// encoded it yet keeps it first. It runs under cycleMu.
+func (st *cycleState) editDay(i int, f func(*history.AppDay)) {
+	w := st.appDay.At(i)
+	f(&w)
 	st.days.beforeWrite(st.appDay, i)
-	return &st.appDay[i]
+	st.appDay.Put(i, &w)
 }

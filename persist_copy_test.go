@@ -36,8 +36,9 @@ func (m *Monitor) copyState() *statefile.State {
 		s.Locations[i] = statefile.Location{Name: l.Name, Day: history.FileDay(&st.locDay[i])}
 	}
 	for i, a := range m.plan.apps {
+		day := st.appDay.At(i)
 		s.Apps[i] = statefile.App{Name: a.Name, Location: a.Location, Checks: checksToFile(st.history[i].List(st.rts)),
-			Last: lastToFile(&st.apps[i]), Day: history.FileDay(st.appDay[i].Window())}
+			Last: lastToFile(&st.apps[i], st.errs[i]), Day: history.FileDay(day.Window())}
 	}
 	if l := m.ledger.AppendBinary(nil); !bytes.Equal(l, emptyLedger) {
 		s.Ledger = l

@@ -202,9 +202,11 @@ func diffNamed[T any](prev, next []T, name func(T) string, prevIdx, nextIdx map[
 func carryState(st *cycleState, old, p *plan) *cycleState {
 	ns := &cycleState{
 		apps:         make([]appState, len(p.apps)),
+		errs:         make([]string, len(p.apps)),
+		errsOwn:      true,
 		history:      make([]*history.Checks, len(p.apps)),
 		rts:          st.rts,
-		appDay:       make([]history.AppDay, len(p.apps)),
+		appDay:       history.MakeAppDays(len(p.apps)),
 		locDay:       make([]history.Day, len(p.locations)),
 		sysDay:       st.sysDay,
 		backends:     make([]bool, len(p.backends)),
@@ -225,22 +227,25 @@ func carryState(st *cycleState, old, p *plan) *cycleState {
 			ns.history[i] = new(history.Checks)
 			continue
 		}
-		ns.apps[i], ns.history[i], ns.appDay[i] = st.apps[j], st.history[j], st.appDay[j]
+		day := st.appDay.At(j)
+		ns.apps[i], ns.errs[i], ns.history[i] = st.apps[j], st.errs[j], st.history[j]
+		ns.appDay.Put(i, &day)
 		if old.apps[j].Location != a.Location {
 			if lj, ok := p.locIndex[old.apps[j].Location]; ok {
-				ns.locDay[lj].Remove(st.appDay[j].Window())
+				ns.locDay[lj].Remove(day.Window())
 			}
-			ns.locDay[p.appLocs[i]].Merge(st.appDay[j].Window())
+			ns.locDay[p.appLocs[i]].Merge(day.Window())
 		}
 	}
 	for j, a := range old.apps {
 		if hasKey(p.appIndex, a.Name) {
 			continue
 		}
-		ns.sysDay.Remove(st.appDay[j].Window())
+		day := st.appDay.At(j)
+		ns.sysDay.Remove(day.Window())
 		st.history[j].Unshare(st.rts)
 		if li, ok := p.locIndex[a.Location]; ok {
-			ns.locDay[li].Remove(st.appDay[j].Window())
+			ns.locDay[li].Remove(day.Window())
 		}
 	}
 	for bi, b := range p.backends {

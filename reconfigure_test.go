@@ -396,7 +396,8 @@ func TestDayWindowsAgreeAndForget(t *testing.T) {
 	}
 	now := tm.clock.Now()
 	i := tm.plan.appIndex["search"]
-	app := tm.state.appDay[i].Sum(now)
+	day := tm.state.appDay.At(i)
+	app := day.Sum(now)
 	if sys := tm.state.sysDay.Sum(now); *avgResponse(app) != *avgResponse(sys) || app.RTN != sys.RTN {
 		t.Errorf("average response time: app %v over %d checks, system %v over %d",
 			*avgResponse(app), app.RTN, *avgResponse(sys), sys.RTN)
@@ -407,7 +408,8 @@ func TestDayWindowsAgreeAndForget(t *testing.T) {
 		tm.clock.Advance(time.Second)
 	}
 	now = tm.clock.Now()
-	app, loc := tm.state.appDay[i].Sum(now), tm.state.locDay[tm.plan.appLocs[i]].Sum(now)
+	day = tm.state.appDay.At(i)
+	app, loc := day.Sum(now), tm.state.locDay[tm.plan.appLocs[i]].Sum(now)
 	if app.RTN >= 43 || app.RTN != loc.RTN || math.Abs(app.RTSum-loc.RTSum) > 1e-3*app.RTSum {
 		t.Errorf("after overflowing response times: app %d checks measured, %g s; location %d, %g s",
 			app.RTN, app.RTSum, loc.RTN, loc.RTSum)

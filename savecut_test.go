@@ -115,8 +115,8 @@ func TestSaveCutCycleBetween(t *testing.T) {
 	// The cut's windows were the writer's to keep; the save took them and
 	// left no chunk held.
 	for k := range c.st.days.chunks {
-		if ch := &c.st.days.chunks[k]; ch.pending.Load() || ch.saved != nil {
-			t.Errorf("chunk %d still held after the save: pending %v, %d saved", k, ch.pending.Load(), len(ch.saved))
+		if ch := &c.st.days.chunks[k]; ch.pending.Load() || ch.saved.Len() != 0 {
+			t.Errorf("chunk %d still held after the save: pending %v, %d saved", k, ch.pending.Load(), ch.saved.Len())
 		}
 	}
 }

@@ -284,9 +284,11 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		at := m.checkTime(prev, out.at(p, i), end, step)
 		cur := appState{rt: r.ResponseTime}
 		cur.setChecked(at)
+		var errText string
 		if r.Err != nil {
-			cur.err = texts.intern(r.Err.Error(), prev.err)
+			errText = texts.intern(r.Err.Error(), st.errs[i])
 		}
+		st.setErr(i, errText)
 		d := prev.damper()
 		cur.setStatus(d.step(prev.status(), prev.checked(), r.Status, p.ctl.th[i]))
 		cur.setDamper(d)
@@ -297,13 +299,13 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 				ev.PreviousStatus = prev.status()
 			}
 			evs = append(evs, ev)
-			m.logAppChange(&p.apps[i], &ev, cur.err)
+			m.logAppChange(&p.apps[i], &ev, errText)
 		}
 		cur.setMaint(inMaint != nil && inMaint[i])
 		*prev = cur
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
-		e := history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: cur.err}
+		e := history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: errText}
 		if history.SharesNeighbours(len(out.results), i, func(j int) (time.Time, time.Duration) {
 			return out.at(p, j), out.results[j].ResponseTime
 		}) {
@@ -320,7 +322,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			m.objs.tracker.Check(m.objs.set, i, at, cur.rt)
 		}
 		rt := history.WindowRT(cur.rt)
-		measured := st.dayToWrite(i).Add(at, histStatus(r.Status), rt)
+		var measured bool
+		st.editDay(i, func(w *history.AppDay) { measured = w.Add(at, histStatus(r.Status), rt) })
 		st.locDay[p.appLocs[i]].Add(at, histStatus(r.Status), rt, measured)
 		st.sysDay.Add(at, histStatus(r.Status), rt, measured)
 		switch cur.code {

@@ -305,8 +305,8 @@ func TestScrapeTimeout(t *testing.T) {
 				if diff := cmp.Diff([]Status{StatusUnavailable, StatusUp}, got); diff != "" {
 					t.Errorf("slow, fast (-want +got):\n%s", diff)
 				}
-				if !strings.Contains(s.apps[0].err, "deadline") && !strings.Contains(s.apps[0].err, "timed out") {
-					t.Errorf("slow app's error %q does not say it timed out", s.apps[0].err)
+				if !strings.Contains(s.errs[0], "deadline") && !strings.Contains(s.errs[0], "timed out") {
+					t.Errorf("slow app's error %q does not say it timed out", s.errs[0])
 				}
 				if s.connectivity != connDegraded {
 					t.Errorf("connectivity %s, want degraded", s.connectivity)

@@ -27,6 +27,7 @@ type snapshot struct {
 	made          time.Time          // when it was published: what its answers are as of (meta.timestamp)
 	cycleDuration time.Duration
 	apps          []appView
+	errs          []string // each app's error text, shared with the cycles' state (cycleState.setErr)
 	locs          []locView
 	up, down      int
 	unavailable   int
@@ -95,6 +96,7 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 	s := &snapshot{
 		p:             p,
 		history:       st.history,
+		errs:          st.shareErrs(),
 		rts:           st.rts,
 		seq:           seq,
 		at:            st.lastCycle,
@@ -108,7 +110,8 @@ func (st *cycleState) snapshot(p *plan, seq uint64, now time.Time) *snapshot {
 		locJSON:       make([]lazyBody, len(p.locations)),
 	}
 	for i, a := range st.apps {
-		s.apps[i] = appView{appState: a, day: compactCounts(st.appDay[i].Sum(now))}
+		day := st.appDay.At(i)
+		s.apps[i] = appView{appState: a, day: compactCounts(day.Sum(now))}
 		l := &s.locs[p.appLocs[i]]
 		switch {
 		case a.maint():
@@ -164,7 +167,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 		Coordinates:   coordinatesJSON{Latitude: loc.Latitude, Longitude: loc.Longitude},
 		Metric:        a.Metric,
 		PrometheusURL: p.backends[p.backendOf[i]].URL,
-		Error:         v.err,
+		Error:         s.errs[i],
 		Labels:        a.Labels,
 		Maintenance:   v.maint(),
 	}

@@ -13,10 +13,12 @@ import (
 // in the cycle state and one in every snapshot (two are often alive), so it
 // is packed into 40 bytes: statuses as codes, the time as unix nanoseconds,
 // the damper's fields and the flags in the last word.
+// Its error text is kept apart (cycleState.errs): without it an appState
+// holds no pointer, and the collector scans neither the cycle's apps nor a
+// snapshot's.
 type appState struct {
 	lastCheck int64 // unix nanoseconds; see lastCheckTime
 	rt        time.Duration
-	err       string
 	run       int32      // the damper's run (damping, below)
 	cand      statusCode // the damper's candidate
 	code      statusCode // the shown status
@@ -147,9 +149,11 @@ func (c statusCode) status() Status { return codeStatuses[c] }
 // which carry their own locks.
 type cycleState struct {
 	apps         []appState
+	errs         []string           // each app's last error text; see setErr
+	errsOwn      bool               // errs is not shared with a snapshot or a save's cut
 	history      []*history.Checks  // pointers: a reconfiguration hands them on
 	rts          *history.SharedRTs // the response times the histories share, handed on with them
-	appDay       []history.AppDay   // changed through dayToWrite (savecut.go)
+	appDay       history.AppDays    // changed through editDay (persist.go)
 	days         dayCut             // appDay as a save's cut holds it
 	locDay       []history.Day
 	sysDay       history.Day
@@ -163,9 +167,11 @@ type cycleState struct {
 func newCycleState(p *plan) *cycleState {
 	st := &cycleState{
 		apps:        make([]appState, len(p.apps)),
+		errs:        make([]string, len(p.apps)),
+		errsOwn:     true,
 		history:     make([]*history.Checks, len(p.apps)),
 		rts:         new(history.SharedRTs),
-		appDay:      make([]history.AppDay, len(p.apps)),
+		appDay:      history.MakeAppDays(len(p.apps)),
 		locDay:      make([]history.Day, len(p.locations)),
 		backends:    make([]bool, len(p.backends)),
 		backendSeen: make([]bool, len(p.backends)),
@@ -175,6 +181,27 @@ func newCycleState(p *plan) *cycleState {
 		st.history[i] = new(history.Checks)
 	}
 	return st
+}
+
+// setErr makes s app i's error text. Snapshots and a save's cut share
+// errs as shareErrs gave it, never changed: a change copies it first, once
+// until it is shared again, which a cycle whose texts stay the same never
+// does. It runs under cycleMu.
+func (st *cycleState) setErr(i int, s string) {
+	if st.errs[i] == s {
+		return
+	}
+	if !st.errsOwn {
+		st.errs = slices.Clone(st.errs)
+		st.errsOwn = true
+	}
+	st.errs[i] = s
+}
+
+// shareErrs is errs for a reader that keeps it. It runs under cycleMu.
+func (st *cycleState) shareErrs() []string {
+	st.errsOwn = false
+	return st.errs
 }
 
 // uptime is 100*up/(up+down), or nil when no check got an answer.

@@ -581,14 +581,6 @@ func TestMetricsSummaryWindow(t *testing.T) {
 	}
 }
 
-// savedAppState is the state of an app checked at at, as a state file
-// keeps it.
-func savedAppState(s Status, at time.Time, rt time.Duration, err string) appState {
-	st := checkedState(s, at.UnixNano(), rt)
-	st.err = err
-	return st
-}
-
 // What is kept per app, and per minute of the history, stays packed.
 func TestPackedSizes(t *testing.T) {
 	for _, c := range []struct {

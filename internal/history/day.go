@@ -189,13 +189,19 @@ func FileDay(w *Day) statefile.Day {
 // cut, persist.go) is a copy: it shares the odd part it had, and the
 // window it was copied from goes on with new ones.
 type AppDay struct {
+	dayCore
+	odd *oddHours // nil while no hour of the window is odd
+}
+
+// dayCore is an AppDay without its odd part: no pointers, so that AppDays
+// keeps it where a collection does not look.
+type dayCore struct {
 	hours  [24]upHour
 	newest int32 // unix hours; the newest hour the window holds
 	// total is the sum of the slots, kept as they change: every snapshot
 	// asks for every app's day, and adding 24 slots for each was a tenth
 	// of a cycle's work. 28 bytes an app (24 and the alignment).
 	total dayTotal
-	odd   *oddHours // nil while no hour of the window is odd
 }
 
 // upHour is an hour's up count and its sum of response times in
@@ -324,7 +330,7 @@ func WindowRT(rt time.Duration) time.Duration {
 func (w *AppDay) Add(t time.Time, s Status, rt time.Duration) (measured bool) {
 	h := t.Unix() / 3600
 	if w.empty() || h <= int64(w.newest)-24 {
-		*w = AppDay{newest: int32(h)}
+		*w = AppDay{dayCore: dayCore{newest: int32(h)}}
 	}
 	w.advance(h)
 	i := mod(h, 24)
