@@ -254,12 +254,13 @@ func TestBackfillStatesJoinsQueriesBelowDays(t *testing.T) {
 	}
 }
 
-// outages are app a's ten-minute outages over days from start: on the
+// outages are app a's ten-minute outages over days from start and
+// the day after, the current one: on the
 // days when a tenth of the apps, of every query, is down, at one of three
 // hours of the day (an incident that takes down many apps at once).
 func outages(a int, start time.Time, days int) []timeline.Span {
 	var out []timeline.Span
-	for d := range days {
+	for d := range days + 1 { // and today's, before now
 		if (a/4+d)%10 != 0 {
 			continue
 		}

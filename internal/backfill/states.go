@@ -311,10 +311,14 @@ func refine(from, to time.Time, res time.Duration, need map[int64]bool, parts []
 		}
 		last := li == len(levels)-1
 		pending := false
-		for i, p := range parts {
+		// Every part's windows of the level are cut before any is asked:
+		// the answers add the next level's mixed windows.
+		for i := range parts {
 			if li > 0 {
 				own[i], extra[i] = a.childWindows(levels[li-1], size, extra[i])
 			}
+		}
+		for i, p := range parts {
 			if last {
 				own[i], extra[i] = append(own[i], extra[i]...), nil // the end's last window, read as far as it goes
 			}
