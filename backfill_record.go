@@ -196,6 +196,9 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 // advanceStates asks what is left of job j's queries, in order.
 func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
 	need map[int64]bool, all []*stateJob) error {
+	if joined(j.queries) {
+		return m.advanceJoined(ctx, j, from, to, res, need, all)
+	}
 	for j.next < len(j.queries) {
 		q := j.queries[j.next]
 		start := from
@@ -227,6 +230,76 @@ func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.
 		j.next, j.done = j.next+1, 0
 		m.bf.set("running", from, to, all)
 	}
+	return nil
+}
+
+// joined reports whether the finer questions of qs can be asked together,
+// through the first: every other query joins it (PastJoiner).
+func joined(qs []PastStater) bool {
+	jq, ok := qs[0].(PastJoiner)
+	if !ok || len(qs) < 2 {
+		return false
+	}
+	for _, q := range qs[1:] {
+		if !jq.JoinsPast(q) {
+			return false
+		}
+	}
+	return true
+}
+
+// advanceJoined asks job j's queries, which join (joined), as one
+// refinement: each query's whole days on its own, from where the first
+// query's data begins, then the mixed windows of all of them together.
+// A failure asks them all again: what the refinement learnt is applied
+// once it is whole. Progress counts the queries whose days are answered.
+func (m *Monitor) advanceJoined(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
+	need map[int64]bool, all []*stateJob) error {
+	if j.next >= len(j.queries) {
+		return nil // answered in an earlier round
+	}
+	var qs []PastStater
+	start := to
+	for _, q := range j.queries {
+		if pq, ok := q.(PastQuery); ok {
+			var first time.Time
+			var found bool
+			probe := recordProbe(from, to)
+			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
+				first, found, err = pq.Probe(ctx, probe)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+			start = timeMin(start, later(from, first.Add(-probe.Step)))
+		} else {
+			start = from
+		}
+		qs = append(qs, q)
+	}
+	if len(qs) > 0 {
+		yields := 0
+		parts := make([]backfill.Part, len(qs))
+		for i, q := range qs {
+			parts[i] = m.statePart(ctx, j, q, true, &yields)
+		}
+		join := m.statePart(ctx, j, j.queries[0], false, &yields)
+		a, err := backfill.RefineJoined(start, to, res, need, parts, join, func(part int, f float64) {
+			j.done = float64(part) + f // the queries' worth answered, as j.next counts them
+			m.bf.set("running", from, to, all)
+		})
+		if err != nil {
+			j.done = 0
+			return err
+		}
+		m.applyStates(j, a)
+	}
+	j.next, j.done = len(j.queries), 0
+	m.bf.set("running", from, to, all)
 	return nil
 }
 
@@ -297,18 +370,32 @@ func statusOf(s timeline.State) Status {
 // question that failed twice: the caller waits and asks the query again.
 func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from, to time.Time, res time.Duration,
 	need map[int64]bool, onLevel func(float64)) error {
+	yields := 0
+	p := m.statePart(ctx, j, q, true, &yields)
+	a, err := backfill.Refine(from, to, res, p.Sizer, need, p.Ask, onLevel)
+	if err != nil {
+		return err
+	}
+	m.applyStates(j, a)
+	return nil
+}
+
+// statePart is how job j asks q's questions. scoped sizes a question of
+// every app by q's apps when q tells them (PastScope), else by the
+// backend's. yields counts the questions interrupted one after the other,
+// shared by the parts of one refinement.
+func (m *Monitor) statePart(ctx context.Context, j *stateJob, q PastStater, scoped bool, yields *int) backfill.Part {
 	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants,
 		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
-	if sc, ok := q.(PastScope); ok {
+	if sc, ok := q.(PastScope); ok && scoped {
 		sz.Scope = sc.PastApps()
 		sz.Apps = len(sz.Scope)
 	}
-	yields := 0 // questions interrupted one after the other
-	a, err := backfill.Refine(from, to, res, sz, need, func(r backfill.Range, take func(backfill.State)) error {
+	ask := func(r backfill.Range, take func(backfill.State)) error {
 		sz.Target = m.cycleGap() / 2
 		began := time.Now()
 		run := m.cycles.Try
-		if yields >= cyclegate.MaxYields {
+		if *yields >= cyclegate.MaxYields {
 			run = m.cycles.Whole // cycles back to back: the backfill must advance too
 		}
 		var got []backfill.State
@@ -325,12 +412,12 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 			"app_instants", apps*windows*int(r.Window/r.Resolution), "wall", time.Since(began).Round(time.Millisecond), "err", err)
 		switch {
 		case err == nil:
-			yields = 0
+			*yields = 0
 			for _, st := range got {
 				take(st)
 			}
 		case errors.Is(err, cyclegate.ErrCycleBegan):
-			yields++
+			*yields++
 			return fmt.Errorf("%w: %w", backfill.ErrInterrupted, err)
 		case tooLarge(err):
 			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
@@ -339,12 +426,8 @@ func (m *Monitor) askStates(ctx context.Context, j *stateJob, q PastStater, from
 			return fmt.Errorf("%w: %w", backfill.ErrTooLarge, err)
 		}
 		return err
-	}, onLevel)
-	if err != nil {
-		return err
 	}
-	m.applyStates(j, a)
-	return nil
+	return backfill.Part{Sizer: sz, Ask: ask}
 }
 
 // waitGap waits, when a backfill question expected to take wall would not

@@ -171,3 +171,101 @@ func TestBackfillStatesProbeIsCoarse(t *testing.T) {
 		t.Errorf("checkout's record %v, want %v", got, want)
 	}
 }
+
+// joinedPast is scopedPast whose queries join (PastJoiner): a question of
+// one may name apps of the others, as promsource's queries of one
+// PlanPast call may.
+type joinedPast struct{ scopedPast }
+
+func (s *joinedPast) PlanPast(apps []App) []PastQuery {
+	out := s.scopedPast.PlanPast(apps)
+	for i, q := range out {
+		out[i] = &joinedQuery{scopedQuery: q.(*scopedQuery), past: s}
+	}
+	return out
+}
+
+type joinedQuery struct {
+	*scopedQuery
+	past *joinedPast
+}
+
+var _ PastJoiner = (*joinedQuery)(nil)
+
+func (q *joinedQuery) JoinsPast(other PastStater) bool {
+	o, ok := other.(*joinedQuery)
+	return ok && o.past == q.past
+}
+
+// The hours and minutes of the few apps that changed in a day are asked
+// of all of a backend's joined queries together: 2,000 apps in four
+// queries, a tenth of them down for ten minutes each day over 20 days,
+// cost about a request of minutes a day, where asked query by query each
+// day cost one of each query. The record is exact either way.
+func TestBackfillStatesJoinsQueriesBelowDays(t *testing.T) {
+	const apps, parts, days = 2000, 4, 20
+	for _, join := range []bool{false, true} {
+		t.Run(fmt.Sprintf("join=%v", join), func(t *testing.T) {
+			start := t0.Add(-days * 24 * time.Hour).Truncate(24 * time.Hour)
+			truth := map[string]pastTruth{}
+			scoped := scopedPast{scriptedPast: newScriptedPast(truth), parts: parts}
+			var src Source = &scoped
+			if join {
+				src = &joinedPast{scopedPast: scoped}
+			}
+			tm := newTestMonitor(t, func(o *Options) {
+				o.Apps = nil
+				for a := range apps {
+					name := fmt.Sprintf("app-%04d", a)
+					o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
+					truth[name] = upSince(start, t0.Add(time.Hour), outages(a, start, days)...)
+				}
+				o.Interval = time.Minute
+				o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
+				o.Backfill = true
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			tm.backfillRecord(ctx)
+
+			byLevel := map[time.Duration]int{}
+			for _, r := range scoped.requests() {
+				if r.Window > 0 {
+					byLevel[r.Window]++
+				}
+			}
+			t.Logf("requests by window: %v", byLevel)
+			minutes := byLevel[time.Minute]
+			if join && (minutes > days+days/2 || byLevel[time.Hour] > days+days/2) {
+				t.Errorf("%d requests of minutes and %d of hours over %d days, want about one of each a day",
+					minutes, byLevel[time.Hour], days)
+			}
+			if !join && minutes < 3*days {
+				t.Errorf("%d requests of minutes over %d days asked query by query, want one of each query a day", minutes, days)
+			}
+			for _, a := range []int{0, 4, 1001, 1999} {
+				name := fmt.Sprintf("app-%04d", a)
+				want := []timeline.Span(upSince(start, t0, outages(a, start, days)...))
+				if got := recordOf(tm, name, start, t0); !slices.Equal(got, want) {
+					t.Errorf("%s's record %v, want %v", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// outages are app a's ten-minute outages over days from start and
+// the day after, the current one: on the
+// days when a tenth of the apps, of every query, is down, at one of three
+// hours of the day (an incident that takes down many apps at once).
+func outages(a int, start time.Time, days int) []timeline.Span {
+	var out []timeline.Span
+	for d := range days + 1 { // and today's, before now
+		if (a/4+d)%10 != 0 {
+			continue
+		}
+		at := start.Add(time.Duration(d)*24*time.Hour + time.Duration((5*d+a%3)%24)*time.Hour + 17*time.Minute)
+		out = append(out, timeline.Span{From: at, To: at.Add(10 * time.Minute), State: timeline.Down})
+	}
+	return out
+}

@@ -183,6 +183,21 @@ type PastScope interface {
 	PastApps() []int
 }
 
+// PastJoiner is a PastStater that can be asked, in one question, about
+// apps of the other queries planned with it by the same PlanPast call:
+// PastRange.Apps of its States may then name them too. The backfill asks
+// the whole days of each query on its own, and the finer levels (the
+// hours and minutes of the few apps that changed) of all the queries that
+// join the first of a backend together: at 10,000 apps in promsource's
+// four queries, the minutes of a day's changes are one request, not one
+// of each query. Queries that do not join are asked each on its own.
+type PastJoiner interface {
+	PastStater
+	// JoinsPast reports whether other's apps can be named in this
+	// query's questions.
+	JoinsPast(other PastStater) bool
+}
+
 // PastState is one answer of a PastStater: app App's instants over the
 // window [At, At+Window).
 type PastState struct {

@@ -21,6 +21,7 @@ var (
 	_ availmon.PastAdopter = (*Source)(nil)
 	_ availmon.PastStater  = (*pastQuery)(nil)
 	_ availmon.PastScope   = (*pastQuery)(nil)
+	_ availmon.PastJoiner  = (*pastQuery)(nil)
 )
 
 // v1.API answers range queries; a Source's api is one.
@@ -39,13 +40,24 @@ type pastQuery struct {
 	src    *Source
 	q      *promql.Query
 	apps   [][]int        // per item of q: the apps (indexes into PlanPast's apps) asking it
-	items  []*promql.Expr // the items q was planned from (shared by the queries of one weight), for States' parts
+	items  []*promql.Expr // the items q was planned from (shared by the queries of one weight)
+	plan   *pastPlan      // what the PlanPast call that planned q planned, for States' parts
 	weight int
 	series int // items of q
 	// single[k]: term k of q had one series per app at every step of
 	// the probe, so its apps are counted as its series: grouping every
 	// series by app at every step is what costs the server most.
 	single []bool
+}
+
+// pastPlan is what one PlanPast call planned: every distinct expression
+// of its apps, of every weight, and the apps asking each. A question of
+// some apps (States with PastRange.Apps) is planned afresh from it, so
+// that it may name apps of any of the call's queries: a state is told per
+// expression, whatever its weight, which only Counts multiplies by.
+type pastPlan struct {
+	items []*promql.Expr
+	apps  [][]int // per item: the apps (indexes into PlanPast's apps) asking it
 }
 
 // The backfill asks for minute counts in queries of at most pastPoints
@@ -99,6 +111,10 @@ func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 	}
 	// Stable order: by weight, then by first app.
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(len(byKey[a]), len(byKey[b])) })
+	plan := &pastPlan{items: make([]*promql.Expr, len(keys)), apps: make([][]int, len(keys))}
+	for i, k := range keys {
+		plan.items[i], plan.apps[i] = exprs[k], byKey[k]
+	}
 	var out []availmon.PastQuery
 	for start := 0; start < len(keys); {
 		w := len(byKey[keys[start]])
@@ -112,7 +128,8 @@ func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 			items[j], owners[j] = exprs[k], byKey[k]
 		}
 		for _, q := range promql.Plan(items, s.pastMaxLen(), BatchSize) {
-			out = append(out, &pastQuery{src: s, q: q, apps: owners, items: items, weight: w, series: len(q.Items())})
+			out = append(out, &pastQuery{src: s, q: q, apps: owners, items: items, plan: plan, weight: w,
+				series: len(q.Items())})
 		}
 		start = end
 	}

@@ -23,7 +23,8 @@ import (
 // 3.x and VictoriaMetrics read the same instants: the window's multiples
 // of the resolution. With r.Apps, only those apps' expressions are asked,
 // planned afresh: the backfill asks the few apps that changed in a day
-// about its minutes, not the whole query.
+// about its minutes, not the whole query, and those of every query of
+// pq's PlanPast call in one request (JoinsPast).
 func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(availmon.PastState)) error {
 	res := r.Resolution
 	if res <= 0 {
@@ -35,14 +36,14 @@ func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(
 	shift := r.Window - res/2
 	rng := v1.Range{Start: r.Start.Add(shift), End: r.End.Add(shift), Step: r.Step}
 	want := pq.wanted(r.Apps)
-	queries := []*promql.Query{pq.q}
+	queries, owners := []*promql.Query{pq.q}, pq.apps
 	if r.Apps != nil {
-		queries = pq.part(want)
+		queries, owners = pq.part(want), pq.plan.apps
 	}
 	instants := int(r.Window / res)
 	for _, q := range queries {
 		err := pq.ask(ctx, q, func(q *promql.Query) error {
-			return pq.states(ctx, q, rng, r, res, instants, want, add)
+			return pq.states(ctx, q, owners, rng, r, res, instants, want, add)
 		})
 		if err != nil {
 			return err
@@ -52,8 +53,9 @@ func (pq *pastQuery) States(ctx context.Context, r availmon.PastRange, add func(
 }
 
 // states asks q and hands its answer to add, for the apps want holds
-// (every app when want is nil).
-func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, r availmon.PastRange,
+// (every app when want is nil); owners are the apps asking each of q's
+// items.
+func (pq *pastQuery) states(ctx context.Context, q *promql.Query, owners [][]int, rng v1.Range, r availmon.PastRange,
 	res time.Duration, instants int, want map[int]bool, add func(availmon.PastState)) error {
 	mat, err := pq.statesMatrix(ctx, q, rng, r.Window, res)
 	if err != nil {
@@ -90,7 +92,7 @@ func (pq *pastQuery) states(ctx context.Context, q *promql.Query, rng v1.Range, 
 		c := counts[k]
 		present := min(c.present, instants)
 		down := min(c.down, present)
-		for _, app := range pq.apps[k.item] {
+		for _, app := range owners[k.item] {
 			if want == nil || want[app] {
 				add(availmon.PastState{App: app, At: time.Unix(k.ts, 0).Add(-shift), Window: r.Window,
 					Instants: instants, Present: present, Down: down})
@@ -148,15 +150,16 @@ func (pq *pastQuery) wanted(apps []int) map[int]bool {
 	return out
 }
 
-// part plans the queries that ask only the items of the apps want holds,
-// as the whole query was planned.
+// part plans the queries that ask only the expressions of the apps want
+// holds, which may be apps of any query of pq's PlanPast call (JoinsPast),
+// as PlanPast plans a query; their items index pq.plan.
 func (pq *pastQuery) part(want map[int]bool) []*promql.Query {
-	items := make([]*promql.Expr, len(pq.items))
+	items := make([]*promql.Expr, len(pq.plan.items))
 	any := false
-	for _, item := range pq.q.Items() {
-		for _, app := range pq.apps[item] {
+	for item, apps := range pq.plan.apps {
+		for _, app := range apps {
 			if want[app] {
-				items[item], any = pq.items[item], true
+				items[item], any = pq.plan.items[item], true
 				break
 			}
 		}
@@ -165,6 +168,15 @@ func (pq *pastQuery) part(want map[int]bool) []*promql.Query {
 		return nil
 	}
 	return promql.Plan(items, pq.src.pastMaxLen(), BatchSize)
+}
+
+// JoinsPast reports whether other was planned by the same PlanPast call
+// as pq: a question of pq may then name its apps, planned with pq's own
+// into as few requests as the planner allows (one for the few apps that
+// changed in a day, whatever their queries).
+func (pq *pastQuery) JoinsPast(other availmon.PastStater) bool {
+	o, ok := other.(*pastQuery)
+	return ok && o.plan == pq.plan
 }
 
 // refusedAsLarge says whether the backend refused a question for the

@@ -101,7 +101,9 @@ func statesEqualMinutes(t *testing.T, start func(testing.TB, string) *promtest.S
 		t.Fatal(err)
 	}
 	apps := []availmon.App{{Name: "a", Metric: `demo_up{app="a"}`}, {Name: "b", Metric: `demo_up{app="b"}`},
-		{Name: "f", Metric: `demo_up{app="f"}`}, {Name: "g", Metric: `demo_up{app="g"}`}}
+		{Name: "f", Metric: `demo_up{app="f"}`}, {Name: "g", Metric: `demo_up{app="g"}`},
+		// a's expression asked by two apps: a query of its own (weight 2).
+		{Name: "a2", Metric: `demo_up{app="a"}`}}
 	ctx := context.Background()
 
 	// Per app and hour, the instants its own expression has a value at,
@@ -136,23 +138,40 @@ func statesEqualMinutes(t *testing.T, start func(testing.TB, string) *promtest.S
 			}
 		}
 	}
-	got := map[key][2]int{}
-	for _, w := range []time.Duration{time.Hour, 6 * time.Hour} {
-		r := availmon.PastRange{Start: base, End: hour.Add(-w), Step: w, Window: w, Resolution: time.Minute}
-		for _, q := range small.PlanPast(apps) {
-			err := q.(availmon.PastStater).States(ctx, r, func(s availmon.PastState) {
-				if s.Instants != int(w/time.Minute) {
-					t.Errorf("%d instants in a window of %v", s.Instants, w)
+	// Each query asked about its apps, and the first asked about every
+	// query's apps (JoinsPast), tell the same states.
+	qs := small.PlanPast(apps)
+	if len(qs) < 2 {
+		t.Fatalf("%d past queries, want one per weight", len(qs))
+	}
+	all := []int{0, 1, 2, 3, 4}
+	for _, joined := range []bool{false, true} {
+		got := map[key][2]int{}
+		for _, w := range []time.Duration{time.Hour, 6 * time.Hour} {
+			r := availmon.PastRange{Start: base, End: hour.Add(-w), Step: w, Window: w, Resolution: time.Minute}
+			asked := qs
+			if joined {
+				r.Apps, asked = all, qs[:1]
+			}
+			for _, q := range asked {
+				err := q.(availmon.PastStater).States(ctx, r, func(s availmon.PastState) {
+					if s.Instants != int(w/time.Minute) {
+						t.Errorf("%d instants in a window of %v", s.Instants, w)
+					}
+					got[key{s.App, s.At.Unix() + int64(w/time.Second)*1000}] = [2]int{s.Present, s.Down}
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				got[key{s.App, s.At.Unix() + int64(w/time.Second)*1000}] = [2]int{s.Present, s.Down}
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
 		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("joined %v: states per app and window (-own expression +States):\n%s", joined, diff)
+		}
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("states per app and window (-own expression +States):\n%s", diff)
+	j := qs[0].(availmon.PastJoiner)
+	if !j.JoinsPast(qs[1].(availmon.PastStater)) || j.JoinsPast(src.PlanPast(apps)[1].(availmon.PastStater)) {
+		t.Errorf("JoinsPast: want true for a query of the same PlanPast call only")
 	}
 	if c := want[key{2, base.Unix() + 6*3600*1000}]; c[0] >= 5*60 {
 		t.Errorf("f is present %d minutes of six hours; the data should leave it absent two", c[0])

@@ -228,8 +228,8 @@ func windowsIn(from, to time.Time, size time.Duration, apps []int) (whole []wind
 
 // childWindows are the windows of size (the next level) inside the mixed
 // windows of the last level (of parent size) and its partial ones, those
-// that reach past the end (extra, of every app); partial are the new
-// level's that reach past it.
+// that reach past the end (extra, each of its apps: nil for every app);
+// partial are the new level's that reach past it.
 func (a *Answers) childWindows(parent, size time.Duration, extra []window) (out, partial []window) {
 	add := func(at time.Time, apps []int) {
 		w, p := windowsIn(later(at, a.From.Truncate(size)), timeMin(at.Add(parent), a.To), size, apps)
@@ -245,7 +245,7 @@ func (a *Answers) childWindows(parent, size time.Duration, extra []window) (out,
 		add(time.Unix(k, 0), a.mixed[k])
 	}
 	for _, w := range extra {
-		add(w.at, nil)
+		add(w.at, w.apps)
 	}
 	clear(a.mixed)
 	return out, partial
@@ -259,46 +259,129 @@ func (a *Answers) childWindows(parent, size time.Duration, extra []window) (out,
 // first error of ask.
 func Refine(from, to time.Time, res time.Duration, sz *Sizer, need map[int64]bool,
 	ask func(r Range, take func(State)) error, onLevel func(float64)) (*Answers, error) {
+	var on func(int, float64)
+	if onLevel != nil {
+		on = func(_ int, f float64) { onLevel(f) }
+	}
+	return refine(from, to, res, need, []Part{{Sizer: sz, Ask: ask}}, nil, on)
+}
+
+// Part is one query of a backend refined with others (RefineJoined): its
+// questions of every app of it are its own, asked through Ask, sized by
+// Sizer.
+type Part struct {
+	Sizer *Sizer
+	Ask   func(r Range, take func(State)) error
+}
+
+// RefineJoined drives the questions of several queries of one backend
+// over [from, to), as Refine does one's, but asks the windows of some apps
+// (the mixed windows below the first level) of all of them together,
+// through join, whose Ask takes apps of any part in Range.Apps: the few
+// apps that changed in a day are spread over all the queries, and asked
+// query by query each day's minutes cost a request of each query, where
+// together they cost one. The first level, and the windows of every app
+// that reach past the end, stay each part's own. onLevel says how much of
+// part's first level is answered.
+func RefineJoined(from, to time.Time, res time.Duration, need map[int64]bool, parts []Part, join Part,
+	onLevel func(part int, f float64)) (*Answers, error) {
+	return refine(from, to, res, need, parts, &join, onLevel)
+}
+
+// refine is Refine over parts; join nil asks each part's mixed windows
+// through the part itself, which only a single part can (a mixed window
+// does not say whose it is).
+func refine(from, to time.Time, res time.Duration, need map[int64]bool, parts []Part, join *Part,
+	onLevel func(int, float64)) (*Answers, error) {
 	a := &Answers{From: from, To: to, Spans: map[int][]timeline.Span{}, mixed: map[int64][]int{}}
-	ws, extra := windowsIn(from, to, stateLevels[0], nil)
-	ws = slices.DeleteFunc(ws, func(w window) bool { return !need[w.at.Unix()] })
+	own := make([][]window, len(parts))   // each part's windows of every app at the current level
+	extra := make([][]window, len(parts)) // each part's windows of every app that reach past the end
+	for i := range parts {
+		own[i], extra[i] = windowsIn(from, to, stateLevels[0], nil)
+		own[i] = slices.DeleteFunc(own[i], func(w window) bool { return !need[w.at.Unix()] })
+	}
+	var joint, jointExtra []window // join's windows (of some apps) at the current level, and past the end
 	levels := append(slices.Clone(stateLevels), res)
 	if res == time.Minute {
 		levels = stateLevels
 	}
 	for li, size := range levels {
-		if li > 0 {
-			ws, extra = a.childWindows(levels[li-1], size, extra)
+		if li > 0 && join != nil {
+			joint, jointExtra = a.childWindows(levels[li-1], size, jointExtra)
 		}
 		last := li == len(levels)-1
-		if last {
-			ws, extra = append(ws, extra...), nil // the end's last window, read as far as it goes
+		pending := false
+		// Every part's windows of the level are cut before any is asked:
+		// the answers add the next level's mixed windows.
+		for i := range parts {
+			if li > 0 {
+				own[i], extra[i] = a.childWindows(levels[li-1], size, extra[i])
+			}
 		}
-		budget, samples := sz.Budget, sz.most()
-		if sz.Apps > 0 {
-			budget = max(1, samples/sz.Apps) // instants of each app
-		} else if li == 0 {
-			samples = budget
-		} else {
-			samples = max(budget, samples)
-		}
-		qs := questions(ws, size, res, budget, samples)
-		for qi, qu := range qs {
-			r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
-			left, err := a.askParts(r, last, sz, ask)
+		for i, p := range parts {
+			if last {
+				own[i], extra[i] = append(own[i], extra[i]...), nil // the end's last window, read as far as it goes
+			}
+			var on func(float64)
+			if li == 0 && onLevel != nil {
+				on = func(f float64) { onLevel(i, f) }
+			}
+			left, err := a.askLevel(own[i], size, res, li == 0, last, p, on)
 			if err != nil {
 				return nil, err
 			}
-			extra = append(extra, left...)
-			if li == 0 && onLevel != nil {
-				onLevel(float64(qi+1) / float64(len(qs)))
-			}
+			extra[i] = append(extra[i], left...)
+			pending = pending || len(extra[i]) > 0
 		}
-		if len(a.mixed) == 0 && len(extra) == 0 {
+		if join != nil {
+			if last {
+				joint, jointExtra = append(joint, jointExtra...), nil
+			}
+			left, err := a.askLevel(joint, size, res, false, last, *join, nil)
+			if err != nil {
+				return nil, err
+			}
+			jointExtra = append(jointExtra, left...)
+			pending = pending || len(jointExtra) > 0
+		}
+		if len(a.mixed) == 0 && !pending {
 			break
 		}
 	}
 	return a, nil
+}
+
+// askLevel asks the windows ws of one level, of size, through p, in as
+// few questions as p's sizer allows; onLevel, when set, says how much of
+// them is answered. It returns the windows of every app left to the next
+// level.
+func (a *Answers) askLevel(ws []window, size, res time.Duration, first, last bool, p Part,
+	onLevel func(float64)) (left []window, err error) {
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	sz := p.Sizer
+	budget, samples := sz.Budget, sz.most()
+	if sz.Apps > 0 {
+		budget = max(1, samples/sz.Apps) // instants of each app
+	} else if first {
+		samples = budget
+	} else {
+		samples = max(budget, samples)
+	}
+	qs := questions(ws, size, res, budget, samples)
+	for qi, qu := range qs {
+		r := Range{Start: qu.start, End: qu.end, Step: size, Window: size, Resolution: res, Apps: qu.apps}
+		l, err := a.askParts(r, last, sz, p.Ask)
+		if err != nil {
+			return nil, err
+		}
+		left = append(left, l...)
+		if onLevel != nil {
+			onLevel(float64(qi+1) / float64(len(qs)))
+		}
+	}
+	return left, nil
 }
 
 // ErrTooLarge marks the error of a question the backend refused as too

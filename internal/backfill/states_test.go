@@ -131,7 +131,8 @@ func TestStateQuestions(t *testing.T) {
 	}
 }
 
-// Refine over any scripted past (changes on the resolution's
+// Refine, and RefineJoined of the apps dealt out to several queries,
+// over any scripted past (changes on the resolution's
 // instants, a range starting and ending anywhere) asks questions within
 // the step bound, never panics, and learns exactly the past: every span
 // lies in the range and agrees with the script at each of its instants,
@@ -141,6 +142,7 @@ func FuzzRefine(f *testing.F) {
 	f.Add([]byte{0, 0, 0})
 	f.Add([]byte{0, 1, 0, 60, 6, 1, 2, 30, 20, 0, 10, 6, 1, 40, 40, 0, 0, 50, 50, 0, 5}) // refused above 27 app-instants
 	f.Add([]byte{3, 255, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add([]byte{0, 0, 0, 30, 30, 3, 1, 10, 10, 0, 5, 5, 1, 0, 20, 20, 1, 1, 7, 7, 0, 3, 3, 2, 0, 40, 40, 0, 0, 1}) // joined, two parts
 	f.Fuzz(func(t *testing.T, data []byte) {
 		next := func() int {
 			if len(data) == 0 {
@@ -176,27 +178,52 @@ func FuzzRefine(f *testing.F) {
 		if n := next(); n > 0 {
 			limit = apps + n*n
 		}
-		a, err := Refine(from, to, res, &Sizer{Budget: MaxSteps}, need, func(r Range, take func(State)) error {
-			if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= MaxSteps {
-				t.Fatalf("question out of bounds: %+v", r)
-			}
-			asked := len(r.Apps)
-			if r.Apps == nil {
-				asked = apps
-			}
-			refuse := limit > 0 && asked*(int(r.End.Sub(r.Start)/r.Step)+1)*int(r.Window/res) > limit
-			for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
-				for i := range truth {
-					if r.Apps == nil || slices.Contains(r.Apps, i) {
-						take(countInstants(truth[i], i, at, r.Window, res))
+		// ask answers questions of the apps of scope (nil for all) when
+		// they name none.
+		ask := func(scope []int) func(r Range, take func(State)) error {
+			return func(r Range, take func(State)) error {
+				if r.Step <= 0 || r.End.Before(r.Start) || r.End.Sub(r.Start)/r.Step >= MaxSteps {
+					t.Fatalf("question out of bounds: %+v", r)
+				}
+				want := r.Apps
+				if want == nil {
+					want = scope
+				}
+				asked := len(want)
+				if want == nil {
+					asked = apps
+				}
+				refuse := limit > 0 && asked*(int(r.End.Sub(r.Start)/r.Step)+1)*int(r.Window/res) > limit
+				for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+					for i := range truth {
+						if want == nil || slices.Contains(want, i) {
+							take(countInstants(truth[i], i, at, r.Window, res))
+						}
+					}
+					if refuse {
+						return ErrTooLarge
 					}
 				}
-				if refuse {
-					return ErrTooLarge
-				}
+				return nil
 			}
-			return nil
-		}, nil)
+		}
+		// Two parts or more: the apps dealt out to that many queries,
+		// refined joined.
+		var a *Answers
+		var err error
+		if n := 1 + next()%3; n == 1 || apps < 2 {
+			a, err = Refine(from, to, res, &Sizer{Budget: MaxSteps}, need, ask(nil), nil)
+		} else {
+			var parts []Part
+			for p := range min(n, apps) {
+				var scope []int
+				for i := p; i < apps; i += min(n, apps) {
+					scope = append(scope, i)
+				}
+				parts = append(parts, Part{Sizer: &Sizer{Budget: MaxSteps, Apps: len(scope), Scope: scope}, Ask: ask(scope)})
+			}
+			a, err = RefineJoined(from, to, res, need, parts, Part{Sizer: &Sizer{Budget: MaxSteps, Apps: apps}, Ask: ask(nil)}, nil)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
