@@ -25,11 +25,11 @@ const Default = 50
 // pointer-free bytes that a collection does not scan and that a cycle
 // changes by a few bytes an app, making almost no garbage: the check
 // histories, and the record of availability over time (at 10,000 apps with
-// 400 days of 10 outages a day, 170 MB of a 200 MB live heap). GOGC=50 let
-// the heap grow half of all that past what is live: resident memory paid
-// for bytes that make no garbage. The pacer sizes the headroom from what
-// makes garbage and what a collection costs instead: Default percent of
-// the heap that holds pointers, and of no less than paceFloor, so that a
+// 400 days of 10 outages a day, 170 MB of a 200 MB live heap). A fixed
+// GOGC lets the heap grow by its share of all that, resident memory paid
+// for bytes that make no garbage, so the pacer sizes the headroom from
+// what makes garbage and what a collection costs: Default percent of the
+// heap that holds pointers, and of no less than paceFloor, so that a
 // collection marks at most about twice its headroom of pointers, however
 // large the pointer-free part.
 const (
