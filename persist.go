@@ -730,10 +730,14 @@ func (c *dayCut) take(days, scratch history.AppDays, k int) history.AppDays {
 }
 
 // editDay changes app i's window by f: the cut of a save that has not
-// encoded it yet keeps it first. It runs under cycleMu.
+// encoded it yet keeps it first. It runs under cycleMu. f changes st's
+// own copy of the window: a local one, handed to a function value, would
+// be moved to the heap, an allocation an app a cycle.
 func (st *cycleState) editDay(i int, f func(*history.AppDay)) {
-	w := st.appDay.At(i)
-	f(&w)
+	w := &st.dayEdit
+	*w = st.appDay.At(i)
+	f(w)
 	st.days.beforeWrite(st.appDay, i)
-	st.appDay.Put(i, &w)
+	st.appDay.Put(i, w)
+	*w = history.AppDay{} // keeps no odd part alive
 }

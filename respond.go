@@ -400,13 +400,13 @@ type statusJSON struct {
 	Backfill *backfillStatusJSON `json:"backfill,omitempty"`
 }
 
-// /api/status is polled like /health, but its answer (a dozen members,
-// the storage's and the backfill's among them) went through
-// encoding/json's reflection on every request, which held it under half
-// of a static server's rate at 100,000 apps. What it says changes with the
-// snapshot, the system status, a save or the backfill's progress: the
-// encoded answer is kept with what it was made from (cachedbody.Last),
-// and made again when any of that differs.
+// /api/status is polled like /health, and its answer (a dozen members,
+// the storage's and the backfill's among them) encoded by encoding/json's
+// reflection on every request would hold it under half of a static
+// server's rate at 100,000 apps. What it says changes with the snapshot,
+// the system status, a save or the backfill's progress: the encoded
+// answer is kept with what it was made from (cachedbody.Last), and made
+// again when any of that differs.
 
 // statusKey is what an /api/status answer is made from, comparable: the
 // storage's and backfill's members are copied with their pointers

@@ -155,6 +155,7 @@ type cycleState struct {
 	rts          *history.SharedRTs // the response times the histories share, handed on with them
 	appDay       history.AppDays    // changed through editDay (persist.go)
 	days         dayCut             // appDay as a save's cut holds it
+	dayEdit      history.AppDay     // the window editDay changes
 	locDay       []history.Day
 	sysDay       history.Day
 	backends     []bool // answered in the last cycle that tried it

@@ -22,9 +22,10 @@ func scannedHeap() uint64 {
 // pointers apart from their bulk, so that a collection scans a small part
 // of them: the pacer lets the heap grow by half of what a collection scans,
 // and every byte an app scanned at 100,000 apps is 50 KB of resident
-// memory. The 24-hour windows (232 bytes an app) held one pointer each, an
-// app's state (40 bytes) its error text, and a slice of either was scanned
-// whole: 377 bytes an app for the cycles' state and 64 for a snapshot.
+// memory. A 24-hour window (232 bytes an app) holds one pointer, and an
+// app's state (40 bytes) would hold its error text: a slice of either
+// kept whole would be scanned whole, 377 bytes an app for the cycles'
+// state and 64 for a snapshot.
 func TestCycleStateScannedPerApp(t *testing.T) {
 	const apps = 20000
 	m, clock := largeMonitor(t, apps, 20, 1)

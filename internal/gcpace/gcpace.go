@@ -25,11 +25,11 @@ const Default = 50
 // pointer-free bytes that a collection does not scan and that a cycle
 // changes by a few bytes an app, making almost no garbage: the check
 // histories, and the record of availability over time (at 10,000 apps with
-// 400 days of 10 outages a day, 170 MB of a 200 MB live heap). GOGC=50 let
-// the heap grow half of all that past what is live: resident memory paid
-// for bytes that make no garbage. The pacer sizes the headroom from what
-// makes garbage and what a collection costs instead: Default percent of
-// the heap that holds pointers, and of no less than paceFloor, so that a
+// 400 days of 10 outages a day, 170 MB of a 200 MB live heap). A fixed
+// GOGC lets the heap grow by its share of all that, resident memory paid
+// for bytes that make no garbage, so the pacer sizes the headroom from
+// what makes garbage and what a collection costs: Default percent of the
+// heap that holds pointers, and of no less than paceFloor, so that a
 // collection marks at most about twice its headroom of pointers, however
 // large the pointer-free part.
 const (
@@ -64,12 +64,15 @@ func gcPercent(live, scan uint64) int {
 // runtime/mgcscavenge.go), and a peak (the restore, a backfill, a prune)
 // stays that much larger until the collections that follow shrink it;
 // with a limit it returns what exceeds 95% of the limit. The pacer sets
-// the limit to the goal with limitSlack over it, plus the runtime's memory
-// that is not the heap's (stacks, metadata), over those 95%: the goal
-// still paces the collections, the limit paces the scavenger.
+// the limit to the goal with limitSlack over it, plus the heap's unused
+// slots and the runtime's memory that is not the heap's (stacks,
+// metadata), over those 95%: the runtime takes both off the limit for the
+// heap goal it derives from it, so only with them there does the goal
+// still pace the collections, and the limit the scavenger.
 const (
-	// limitSlack is the share of the goal kept over it, for the pages
-	// the heap's objects leave unused (1/16: 6%).
+	// limitSlackShift gives the share of the goal kept over it (1/16:
+	// 6%), for the slots the heap leaves unused as it grows to the goal,
+	// past those measured after the collection.
 	limitSlackShift = 4
 	// scavengeTarget is the share of the limit, in percent, that Go's
 	// scavenger works toward (100 - reduceExtraPercent).
@@ -89,15 +92,16 @@ func memoryLimit(prev, r heapReading, p int) int64 {
 		return math.MaxInt64
 	}
 	goal := r.live + r.live*uint64(p)/100
-	l := (goal + goal>>limitSlackShift + r.other) * 100 / scavengeTarget
+	l := (goal + goal>>limitSlackShift + r.unused + r.other) * 100 / scavengeTarget
 	return int64(min(l, math.MaxInt64))
 }
 
 // heapReading is what the pacer reads of the runtime as of the last
 // collection: the live heap, the part of it that holds pointers, how many
-// collections ended, and the runtime's memory besides the heap's pages
-// (stacks, metadata: what a memory limit counts that the goal does not).
-type heapReading struct{ live, scan, cycles, other uint64 }
+// collections ended, the bytes of the heap's spans that hold no object,
+// and the runtime's memory besides the heap's pages (stacks, metadata):
+// what a memory limit counts that the goal does not.
+type heapReading struct{ live, scan, cycles, unused, other uint64 }
 
 // The runtime's figures the pacer reads, in the order readHeap takes them.
 var sampleNames = [...]string{
@@ -122,7 +126,7 @@ func readHeap(samples []metrics.Sample) (heapReading, bool) {
 		v[i] = s.Value.Uint64()
 	}
 	heap := v[4] + v[5] + v[6] + v[7]
-	return heapReading{live: v[0], scan: v[1], cycles: v[2], other: v[3] - min(heap, v[3])}, true
+	return heapReading{live: v[0], scan: v[1], cycles: v[2], unused: v[5], other: v[3] - min(heap, v[3])}, true
 }
 
 // Pace sets the collector's percentage, and when limit is true its soft

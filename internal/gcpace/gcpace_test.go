@@ -141,3 +141,28 @@ func TestPaceFollowsCollections(t *testing.T) {
 		<-done
 	})
 }
+
+// The runtime turns a soft memory limit into a heap goal of its own: the
+// limit less the memory that is neither heap objects nor free pages (the
+// heap's unused slots and the runtime's other memory), less 3%
+// (memoryLimitHeapGoal in runtime/mgcpacer.go). Were that below the goal
+// the pacer sets, the limit would pace the collections, and at or below
+// the live heap the collector would run without pause (up to its CPU
+// limiter's half of the process): the limit must leave room for the
+// unused slots measured, however fragmented the heap.
+func TestMemoryLimitLeavesTheGoal(t *testing.T) {
+	const mb = 1 << 20
+	for _, p := range []int{minGOGC, 7, 25, Default} {
+		for _, unusedPct := range []uint64{0, 5, 10, 20, 40} {
+			r := heapReading{live: 200 * mb, other: 6 * mb}
+			r.unused = r.live * unusedPct / 100
+			l := uint64(memoryLimit(heapReading{live: 200 * mb}, r, p))
+			g := l - r.unused - r.other
+			g -= g / 100 * 3
+			if goal := r.live + r.live*uint64(p)/100; g < goal {
+				t.Errorf("GOGC %d, %d%% of the live heap unused: the limit's heap goal %.1f MB is under the pacer's %.1f MB",
+					p, unusedPct, float64(g)/mb, float64(goal)/mb)
+			}
+		}
+	}
+}
