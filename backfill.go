@@ -184,7 +184,7 @@ func (m *Monitor) planBackfill() ([]*pastJob, pastWindow, *pastResult) {
 		res.parts = append(res.parts, pastPart{backend: be.Name, lo: base, hi: len(res.names)})
 		reports := reportsRequests(be.Source)
 		for _, q := range src.PlanPast(apps) {
-			jobs = append(jobs, &pastJob{q: q, src: be.Source, reports: reports, base: base, backend: be.Name})
+			jobs = append(jobs, &pastJob{q: q, src: be.Source, reports: reports, base: base, apps: len(apps), backend: be.Name})
 		}
 	}
 	res.hours = make([][24][2]int32, len(res.names))
@@ -201,6 +201,7 @@ type pastJob struct {
 	// otherwise it counts questions.
 	reports bool
 	base    int // the index in pastResult.names of the first app q was planned over
+	apps    int // how many apps q was planned over: a count of another is a faulty source's
 	backend string
 	probed  bool
 	hourRs  []PastRange
@@ -242,7 +243,7 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 		err := m.tryPast(ctx, j, res, func(ctx context.Context) error {
 			adds = adds[:0]
 			return j.q.Hours(ctx, hr, func(c PastCount) {
-				if h := c.At.Unix()/3600 - res.firstHour; h >= 0 && h < 24 && c.App >= 0 {
+				if h := c.At.Unix()/3600 - res.firstHour; h >= 0 && h < 24 && c.App >= 0 && c.App < j.apps {
 					adds = append(adds, pastAdd{k: j.base + c.App, h: int(h), up: int32(c.Up), down: int32(c.Down)})
 				}
 			})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -388,7 +389,7 @@ func (m *Monitor) statePart(ctx context.Context, j *stateJob, q PastStater, scop
 	sz := &backfill.Sizer{Budget: backfill.Budget, Apps: len(j.names), Most: backfill.AppInstants,
 		Wait: func(wall time.Duration) { m.waitGap(ctx, wall) }}
 	if sc, ok := q.(PastScope); ok && scoped {
-		sz.Scope = sc.PastApps()
+		sz.Scope = ownApps(sc.PastApps(), len(j.names))
 		sz.Apps = len(sz.Scope)
 	}
 	ask := func(r backfill.Range, take func(backfill.State)) error {
@@ -401,7 +402,11 @@ func (m *Monitor) statePart(ctx context.Context, j *stateJob, q PastStater, scop
 		var got []backfill.State
 		err := m.tryPastIn(ctx, run, &j.pastJob, j.count, func(ctx context.Context) error {
 			got = got[:0] // an attempt that failed may have told part of its answer
-			return q.States(ctx, PastRange(r), func(st PastState) { got = append(got, backfill.State(st)) })
+			return q.States(ctx, PastRange(r), func(st PastState) {
+				if st.App >= 0 && st.App < len(j.names) { // a faulty source's stray app is dropped
+					got = append(got, backfill.State(st))
+				}
+			})
 		})
 		apps := len(r.Apps)
 		if r.Apps == nil {
@@ -428,6 +433,12 @@ func (m *Monitor) statePart(ctx context.Context, j *stateJob, q PastStater, scop
 		return err
 	}
 	return backfill.Part{Sizer: sz, Ask: ask}
+}
+
+// ownApps is apps without the indexes a source cannot have been given
+// (PlanPast's apps are n): a faulty source's stray app is never asked.
+func ownApps(apps []int, n int) []int {
+	return slices.DeleteFunc(slices.Clone(apps), func(i int) bool { return i < 0 || i >= n })
 }
 
 // waitGap waits, when a backfill question expected to take wall would not

@@ -269,3 +269,69 @@ func outages(a int, start time.Time, days int) []timeline.Span {
 	}
 	return out
 }
+
+// strayPast is scopedPast whose queries, as a faulty source's might, name
+// apps that are not theirs: indexes past the apps given to PlanPast and
+// below zero, in PastApps and in the states they tell.
+type strayPast struct{ *scopedPast }
+
+func (s *strayPast) PlanPast(apps []App) []PastQuery {
+	qs := s.scopedPast.PlanPast(apps)
+	for i, q := range qs {
+		qs[i] = &strayQuery{scopedQuery: q.(*scopedQuery)}
+	}
+	return qs
+}
+
+type strayQuery struct{ *scopedQuery }
+
+func (q *strayQuery) PastApps() []int {
+	return append(slices.Clone(q.scope), len(q.apps)+7, -1)
+}
+
+func (q *strayQuery) Hours(ctx context.Context, r PastRange, add func(PastCount)) error {
+	for at := r.Start; !at.After(r.End); at = at.Add(r.Step) {
+		add(PastCount{App: len(q.apps) + 3, At: at, Up: 60})
+	}
+	return nil
+}
+
+func (q *strayQuery) States(ctx context.Context, r PastRange, add func(PastState)) error {
+	return q.scopedQuery.States(ctx, r, func(st PastState) {
+		if st.App < 0 || st.App >= len(q.apps) {
+			return // the scripted truth has no such app; told below
+		}
+		add(st)
+		add(PastState{App: len(q.apps) + st.App, At: st.At, Window: st.Window, Instants: st.Instants, Present: st.Instants})
+		add(PastState{App: -1 - st.App, At: st.At, Window: st.Window, Instants: st.Instants, Present: st.Instants, Down: st.Instants})
+	})
+}
+
+// A source that tells states of apps it was not asked about, or names
+// them as its own, is a faulty source, not a reason to crash: the states
+// of apps that exist are kept, the others dropped.
+func TestBackfillStatesDropsStrayApps(t *testing.T) {
+	start := t0.Add(-3 * 24 * time.Hour).Truncate(24 * time.Hour)
+	truth := map[string]pastTruth{}
+	src := &strayPast{&scopedPast{scriptedPast: newScriptedPast(truth), parts: 2}}
+	tm := newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for a := range 6 {
+			name := fmt.Sprintf("app-%d", a)
+			o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
+			truth[name] = upSince(start, t0.Add(time.Hour))
+		}
+		o.Interval = time.Minute
+		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
+		o.Backfill = true
+	})
+	tm.fillHistory(waitCtx(t))
+	tm.backfillRecord(waitCtx(t))
+	want := timeline.Span{From: start, To: t0, State: timeline.Up}
+	for a := range 6 {
+		app := fmt.Sprintf("app-%d", a)
+		if got := recordOf(tm, app, start, t0); len(got) != 1 || got[0] != want {
+			t.Errorf("%s's record %v, want %v", app, got, want)
+		}
+	}
+}

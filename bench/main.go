@@ -78,6 +78,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %v (or a negative -past-outages)\n", err)
 		os.Exit(2)
 	}
+	if o.past.random && o.past.outages > float64(maxRandomOutages) {
+		fmt.Fprintf(os.Stderr, "bench: -past-random places at most %d outages a day, not %g\n", maxRandomOutages, o.past.outages)
+		os.Exit(2)
+	}
 	if o.only, err = regexp.Compile(*only); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: bad -only: %v\n", err)
 		os.Exit(2)

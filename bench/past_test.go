@@ -181,3 +181,14 @@ func TestPastRandomLedger(t *testing.T) {
 		}
 	}
 }
+
+// The most outages -past-random accepts a day all fit in it, at their
+// longest, a second apart.
+func TestRandomDayOutagesAtMost(t *testing.T) {
+	for app := range 50 {
+		out := randomDayOutages(app, app, maxRandomOutages)
+		if len(out) != maxRandomOutages {
+			t.Fatalf("app %d: %d outages, want %d", app, len(out), maxRandomOutages)
+		}
+	}
+}

@@ -14,6 +14,9 @@ import (
 const (
 	randomOutageMin = time.Minute
 	randomOutageMax = 20 * time.Minute
+	// maxRandomOutages is the most outages of the longest length, with a
+	// second before, between and after them, a day holds.
+	maxRandomOutages = int((24*time.Hour/time.Second - 1) / (randomOutageMax/time.Second + 1))
 )
 
 // randomDayOutages is app's k outages of the day (days after the epoch of
