@@ -202,26 +202,16 @@ func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.
 	}
 	for j.next < len(j.queries) {
 		q := j.queries[j.next]
-		start := from
-		if pq, ok := q.(PastQuery); ok {
-			var first time.Time
-			var found bool
-			probe := recordProbe(from, to)
-			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
-				first, found, err = pq.Probe(ctx, probe)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if !found {
-				j.next, j.done = j.next+1, 0
-				m.bf.set("running", from, to, all)
-				continue
-			}
-			start = later(from, first.Add(-probe.Step))
+		start, found, err := m.dataStart(ctx, j, q, from, to)
+		if err != nil {
+			return err
 		}
-		err := m.askStates(ctx, j, q, start, to, res, need, func(f float64) {
+		if !found {
+			j.next, j.done = j.next+1, 0
+			m.bf.set("running", from, to, all)
+			continue
+		}
+		err = m.askStates(ctx, j, q, start, to, res, need, func(f float64) {
 			j.done = f
 			m.bf.set("running", from, to, all)
 		})
@@ -262,25 +252,14 @@ func (m *Monitor) advanceJoined(ctx context.Context, j *stateJob, from, to time.
 	var qs []PastStater
 	start := to
 	for _, q := range j.queries {
-		if pq, ok := q.(PastQuery); ok {
-			var first time.Time
-			var found bool
-			probe := recordProbe(from, to)
-			err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
-				first, found, err = pq.Probe(ctx, probe)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if !found {
-				continue
-			}
-			start = timeMin(start, later(from, first.Add(-probe.Step)))
-		} else {
-			start = from
+		first, found, err := m.dataStart(ctx, j, q, from, to)
+		if err != nil {
+			return err
 		}
-		qs = append(qs, q)
+		if found {
+			start = timeMin(start, first)
+			qs = append(qs, q)
+		}
 	}
 	if len(qs) > 0 {
 		yields := 0
@@ -302,6 +281,28 @@ func (m *Monitor) advanceJoined(ctx context.Context, j *stateJob, from, to time.
 	j.next, j.done = len(j.queries), 0
 	m.bf.set("running", from, to, all)
 	return nil
+}
+
+// dataStart is where q's data in [from, to] begins, found by its probe
+// (a step early: the data may begin up to a step before the probe that saw
+// it); found is false when it has none. A query without a probe is asked
+// from from.
+func (m *Monitor) dataStart(ctx context.Context, j *stateJob, q PastStater, from, to time.Time) (time.Time, bool, error) {
+	pq, ok := q.(PastQuery)
+	if !ok {
+		return from, true, nil
+	}
+	var first time.Time
+	var found bool
+	probe := recordProbe(from, to)
+	err := m.tryPast(ctx, &j.pastJob, j.count, func(ctx context.Context) (err error) {
+		first, found, err = pq.Probe(ctx, probe)
+		return err
+	})
+	if err != nil || !found {
+		return time.Time{}, false, err
+	}
+	return later(from, first.Add(-probe.Step)), true, nil
 }
 
 // recordProbeSteps bounds the steps of the probe that finds where a

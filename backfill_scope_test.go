@@ -85,6 +85,23 @@ func (q *scopedQuery) States(ctx context.Context, r PastRange, add func(PastStat
 	return nil
 }
 
+// fleetMonitor is a test monitor of n apps app-0000, app-0001, ... in one
+// location, checked every minute on src, with the backfill on; truth is
+// given app a's past by truthOf(a).
+func fleetMonitor(t *testing.T, n int, src Source, truth map[string]pastTruth, truthOf func(a int) pastTruth) *testMonitor {
+	return newTestMonitor(t, func(o *Options) {
+		o.Apps = nil
+		for a := range n {
+			name := fmt.Sprintf("app-%04d", a)
+			o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
+			truth[name] = truthOf(a)
+		}
+		o.Interval = time.Minute
+		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
+		o.Backfill = true
+	})
+}
+
 // instantsIn counts the instants base + k·res in [from, to).
 func instantsIn(from, to, base time.Time, res time.Duration) int {
 	if !from.Before(to) {
@@ -106,17 +123,7 @@ func TestBackfillStatesBoundsRequestsOfScopedQueries(t *testing.T) {
 	start := t0.Add(-days * 24 * time.Hour).Truncate(24 * time.Hour)
 	truth := map[string]pastTruth{}
 	src := &scopedPast{scriptedPast: newScriptedPast(truth), parts: parts}
-	tm := newTestMonitor(t, func(o *Options) {
-		o.Apps = nil
-		for a := range apps {
-			name := fmt.Sprintf("app-%04d", a)
-			o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
-			truth[name] = upSince(start, t0.Add(time.Hour))
-		}
-		o.Interval = time.Minute
-		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
-		o.Backfill = true
-	})
+	tm := fleetMonitor(t, apps, src, truth, func(int) pastTruth { return upSince(start, t0.Add(time.Hour)) })
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	tm.backfillRecord(ctx)
@@ -213,16 +220,8 @@ func TestBackfillStatesJoinsQueriesBelowDays(t *testing.T) {
 			if join {
 				src = &joinedPast{scopedPast: scoped}
 			}
-			tm := newTestMonitor(t, func(o *Options) {
-				o.Apps = nil
-				for a := range apps {
-					name := fmt.Sprintf("app-%04d", a)
-					o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
-					truth[name] = upSince(start, t0.Add(time.Hour), outages(a, start, days)...)
-				}
-				o.Interval = time.Minute
-				o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
-				o.Backfill = true
+			tm := fleetMonitor(t, apps, src, truth, func(a int) pastTruth {
+				return upSince(start, t0.Add(time.Hour), outages(a, start, days)...)
 			})
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
@@ -314,22 +313,12 @@ func TestBackfillStatesDropsStrayApps(t *testing.T) {
 	start := t0.Add(-3 * 24 * time.Hour).Truncate(24 * time.Hour)
 	truth := map[string]pastTruth{}
 	src := &strayPast{&scopedPast{scriptedPast: newScriptedPast(truth), parts: 2}}
-	tm := newTestMonitor(t, func(o *Options) {
-		o.Apps = nil
-		for a := range 6 {
-			name := fmt.Sprintf("app-%d", a)
-			o.Apps = append(o.Apps, App{Name: name, Location: "Tel Aviv", Metric: fmt.Sprintf(`up{job=%q}`, name)})
-			truth[name] = upSince(start, t0.Add(time.Hour))
-		}
-		o.Interval = time.Minute
-		o.Backends = []Backend{{Name: "main", URL: testPromURL, Source: src, BatchSize: 100}}
-		o.Backfill = true
-	})
+	tm := fleetMonitor(t, 6, src, truth, func(int) pastTruth { return upSince(start, t0.Add(time.Hour)) })
 	tm.fillHistory(waitCtx(t))
 	tm.backfillRecord(waitCtx(t))
 	want := timeline.Span{From: start, To: t0, State: timeline.Up}
 	for a := range 6 {
-		app := fmt.Sprintf("app-%d", a)
+		app := fmt.Sprintf("app-%04d", a)
 		if got := recordOf(tm, app, start, t0); len(got) != 1 || got[0] != want {
 			t.Errorf("%s's record %v, want %v", app, got, want)
 		}
