@@ -4,11 +4,7 @@ package promsource
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/availmon/availmon"
@@ -64,38 +60,9 @@ func allocPerCheck(t *testing.T, apps []availmon.App, pad int) (float64, int) {
 	return float64(after.TotalAlloc-before.TotalAlloc) / calls, bodyLen
 }
 
-// jobApps is n apps, each the up series of a job of its own name.
-func jobApps(n int) []availmon.App {
-	apps := make([]availmon.App, n)
-	for i := range apps {
-		name := fmt.Sprintf("app-%05d", i)
-		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
-	}
-	return apps
-}
-
 // upServer serves, to every query, an answer in which each of apps is up,
 // its series carrying a label of pad bytes; it returns the server's URL
 // and the answer's size.
 func upServer(t testing.TB, apps []availmon.App, pad int) (string, int) {
-	var answer strings.Builder
-	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
-	for i, a := range apps {
-		if i > 0 {
-			answer.WriteByte(',')
-		}
-		if pad > 0 {
-			fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q,"note":%q},"value":[1700000000,"1"]}`, a.Name, strings.Repeat("x", pad))
-		} else {
-			fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q},"value":[1700000000,"1"]}`, a.Name)
-		}
-	}
-	answer.WriteString(`]}}`)
-	body := []byte(answer.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, len(body)
+	return answerServer(t, apps, pad, func(int) int { return 1 })
 }

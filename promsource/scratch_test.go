@@ -20,25 +20,9 @@ import (
 // detector a call reading buffers it gave back is reported.
 func TestConcurrentChecksKeepTheirOwnAnswers(t *testing.T) {
 	const n = 400
-	apps := make([]availmon.App, n)
-	var answer strings.Builder
-	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
-	for i := range apps {
-		name := fmt.Sprintf("app-%03d", i)
-		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
-		if i > 0 {
-			answer.WriteByte(',')
-		}
-		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q},"value":[1700000000,"%d"]}`, name, 1-i%2)
-	}
-	answer.WriteString(`]}}`)
-	body := []byte(answer.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	src, err := New(Options{Name: "main", URL: srv.URL})
+	apps := jobApps(n)
+	url, _ := answerServer(t, apps, 0, func(i int) int { return 1 - i%2 })
+	src, err := New(Options{Name: "main", URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +50,40 @@ func TestConcurrentChecksKeepTheirOwnAnswers(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// jobApps is n apps, each the up series of its own job.
+func jobApps(n int) []availmon.App {
+	apps := make([]availmon.App, n)
+	for i := range apps {
+		name := fmt.Sprintf("app-%05d", i)
+		apps[i] = availmon.App{Name: name, Metric: fmt.Sprintf(`up{job=%q}`, name)}
+	}
+	return apps
+}
+
+// answerServer serves, to every query, an answer with a series of each of
+// apps of value value(i), carrying a label of pad bytes when pad > 0; it
+// returns the server's URL and the answer's size.
+func answerServer(t testing.TB, apps []availmon.App, pad int, value func(i int) int) (string, int) {
+	var answer strings.Builder
+	answer.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+	for i, a := range apps {
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		note := ""
+		if pad > 0 {
+			note = fmt.Sprintf(`,"note":%q`, strings.Repeat("x", pad))
+		}
+		fmt.Fprintf(&answer, `{"metric":{"__name__":"up","job":%q%s},"value":[1700000000,"%d"]}`, a.Name, note, value(i))
+	}
+	answer.WriteString(`]}}`)
+	body := []byte(answer.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, len(body)
 }
