@@ -332,7 +332,7 @@ func TestReloadEndpoint(t *testing.T) {
 	path := writeConfig(t, auth)
 
 	var stderr strings.Builder
-	if code := run(t.Context(), []string{"-config", writeConfig(t, ""), "-web.enable-reload"}, io.Discard, &stderr, noEnv); code != exitError ||
+	if code := run(t.Context(), []string{"-config", writeConfig(t, ""), "-listen", "127.0.0.1:0", "-web.enable-reload"}, io.Discard, &stderr, noEnv); code != exitError ||
 		!strings.Contains(stderr.String(), "needs authentication.hmac") {
 		t.Errorf("-web.enable-reload without hmac: exit %d, %q", code, stderr.String())
 	}
