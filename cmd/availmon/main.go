@@ -39,9 +39,7 @@ func main() {
 		runtime.MemProfileRate = 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// A GOMEMLIMIT of the environment is the operator's too: the pacer
-	// then sets only the percentage.
-	_, limitSet := os.LookupEnv("GOMEMLIMIT")
+	_, limitSet := os.LookupEnv("GOMEMLIMIT") // the operator's too: the pacer then sets only GOGC
 	paced := make(chan struct{})
 	go func() {
 		defer close(paced)
