@@ -321,14 +321,7 @@ func (s *stream) pack(to mark, all bool) {
 	if s.dayMark.off >= to.off {
 		s.dayMark.off -= shrink
 	}
-	i := len(s.idx)
-	for i > 0 && s.idx[i-1].off > from.off {
-		i--
-	}
-	if i < len(s.idx) {
-		s.idx = s.idx[:i:i]
-		s.idxShared = false
-	}
+	s.dropIndexAfter(from.off)
 	s.remark(from)
 }
 

@@ -219,15 +219,8 @@ func (s *stream) truncate(m mark) {
 	} else {
 		s.data = s.data[:m.off]
 	}
-	i := len(s.idx)
-	for i > 0 && s.idx[i-1].off > m.off {
-		i--
-	}
-	if i < len(s.idx) {
-		s.idx = s.idx[:i:i]
-		s.idxShared = false
-	}
-	switch {
+	s.dropIndexAfter(m.off)
+	switch i := len(s.idx); {
 	case i == 0:
 		s.acc = nil
 	case s.acc != nil:
@@ -294,4 +287,18 @@ func (s *stream) putFlap(d *dayBuckets) {
 	c := *d
 	s.live, s.liveShared = &c, false
 	s.cur, s.end = d.last, d.upto
+}
+
+// dropIndexAfter drops the index points past byte off of the data, whose
+// bytes are about to be rewritten. The index keeps no room past its end, so
+// that a view sharing it never sees the writer's next points.
+func (s *stream) dropIndexAfter(off uint32) {
+	i := len(s.idx)
+	for i > 0 && s.idx[i-1].off > off {
+		i--
+	}
+	if i < len(s.idx) {
+		s.idx = s.idx[:i:i]
+		s.idxShared = false
+	}
 }
