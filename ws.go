@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon/internal/jsontime"
@@ -395,7 +396,8 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { m.keepAlive(ctx, c, cancel) })
+	var unanswered atomic.Bool // a ping went unanswered: the client stopped reading
+	wg.Go(func() { m.keepAlive(ctx, c, cancel, &unanswered) })
 
 	write := func(msg []byte) error {
 		wctx, wcancel := context.WithTimeout(ctx, m.ws.writeTimeout)
@@ -421,6 +423,8 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 		return werr == nil
 	})
 	switch {
+	case unanswered.Load():
+		return true, errors.New(wsReasonStalled)
 	case errors.Is(err, errStopped):
 		return slow, werr
 	case errors.Is(err, ErrEventsLost):
@@ -433,8 +437,10 @@ func (m *Monitor) stream(ctx context.Context, c *websocket.Conn, filter eventFil
 }
 
 // keepAlive pings the client every ping interval; a client that does not
-// answer within the write timeout is cut off.
-func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel context.CancelFunc) {
+// answer within the write timeout is cut off, and marked unanswered: a
+// client that stopped reading is as slow whether a ping or an event finds
+// it so.
+func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel context.CancelFunc, unanswered *atomic.Bool) {
 	t := time.NewTicker(m.ws.pingInterval)
 	defer t.Stop()
 	for {
@@ -445,8 +451,10 @@ func (m *Monitor) keepAlive(ctx context.Context, c *websocket.Conn, cancel conte
 		}
 		pctx, pcancel := context.WithTimeout(ctx, m.ws.writeTimeout)
 		err := c.Ping(pctx)
+		timedOut := pctx.Err() != nil && ctx.Err() == nil
 		pcancel()
 		if err != nil {
+			unanswered.Store(timedOut)
 			cancel()
 			return
 		}

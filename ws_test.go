@@ -829,3 +829,28 @@ func TestWSSnapshotEnd(t *testing.T) {
 		})
 	}
 }
+
+// A client that stops reading answers no ping either; whether a ping or
+// an event finds it so first, it is closed as too slow.
+func TestWSUnansweredPingIsSlow(t *testing.T) {
+	tm := newTestMonitor(t, func(o *Options) {
+		o.WSPingInterval = 50 * time.Millisecond
+		o.WSWriteTimeout = 200 * time.Millisecond
+	})
+	srv := httptest.NewServer(tm.h)
+	defer srv.Close()
+	tm.scrape(t)
+	silent := dialWS(t, srv, "/api/ws", nil) // never reads, so never answers a ping
+	_ = silent
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		clients, slow := tm.ws.counts()
+		if slow == 1 && clients == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("clients %d, closed as slow %d; want the silent client closed as slow", clients, slow)
+		}
+		time.Sleep(time.Millisecond) // polling
+	}
+}
