@@ -338,8 +338,7 @@ func (m *Monitor) callSource(ctx context.Context, be Backend, apps []App) (res [
 // commit folds one cycle into the monitor's state and publishes a new
 // snapshot. It runs under cycleMu, with the plan the cycle checked.
 func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
-	st := m.state
-	step := m.followClock(end)
+	st, step := m.state, m.followClock(end)
 	var evs []Event
 	var up, down, unavail int
 	inMaint := m.maint.activeApps(p, end) // nil: no window is open
