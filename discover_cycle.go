@@ -195,6 +195,7 @@ func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState)
 		backendOf: make([]int, 0, n),
 		batches:   p.batches,
 		appBatch:  p.appBatch,
+		batchRuns: p.batchRuns,
 		nListed:   p.nListed,
 	}
 	add := func(a App, loc, backend int) {
