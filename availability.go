@@ -98,7 +98,10 @@ type Result struct {
 // counts as not answering. Check must return promptly once ctx is done;
 // the monitor waits for it before it starts the next cycle. Check must not
 // modify apps, nor keep it after it returns: it may be the monitor's own
-// list (as an io.Writer must not modify the slice it is given).
+// list (as an io.Writer must not modify the slice it is given). The slice
+// of Results returned is the monitor's, which reads it until the cycle
+// ends and may correct a malformed Result in it: a Source must not change
+// or reuse it.
 type Source interface {
 	Check(ctx context.Context, apps []App) ([]Result, error)
 }

@@ -125,12 +125,12 @@ func (m *Monitor) applyDiscovery(p *plan, answers []ruleAnswer, out *cycleResult
 	if !sameDiscovered(p, found) {
 		np := m.withDiscovered(p, found, m.disc.rules)
 		m.applyPlan(np, false)
-		out.results = append(out.results[:p.nListed:p.nListed], make([]Result, len(found))...)
+		out.found = make([]Result, len(found))
 		p = np
 	}
 	out.foundAt = make([]time.Time, len(found))
 	for i, f := range found {
-		out.results[p.nListed+i], out.foundAt[i] = f.result, f.at
+		out.found[i], out.foundAt[i] = f.result, f.at
 	}
 	return p
 }
@@ -195,6 +195,7 @@ func (m *Monitor) withDiscovered(p *plan, found []*foundApp, rules []*ruleState)
 		backendOf: make([]int, 0, n),
 		batches:   p.batches,
 		appBatch:  p.appBatch,
+		batchRuns: p.batchRuns,
 		nListed:   p.nListed,
 	}
 	add := func(a App, loc, backend int) {

@@ -114,6 +114,9 @@ func TestDiscoveryLifecycle(t *testing.T) {
 	if q.count() != 1 {
 		t.Errorf("%d queries in one cycle, want 1", q.count())
 	}
+	if !tm.plan.batchRuns {
+		t.Error("the plan with the apps found lost its batches' runs: every cycle copies their results")
+	}
 	evs, _, _, _ := tm.events.read(from, nil)
 	if evs[0].Type != EventConfigUpdate || !cmp.Equal(evs[0].Change.AppsAdded, []string{"cart-il", "pay-de", "pay-eu"}) {
 		t.Errorf("first event %+v, want config_update adding the three", evs[0])

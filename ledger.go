@@ -99,7 +99,7 @@ func (w *maintWindow) ledgerKey() string {
 // feedLedger records a cycle in the ledger: each app's raw result at its
 // check's time, its location's and its services' states at end. It
 // returns evs with an event for every outage that began or ended.
-func (m *Monitor) feedLedger(p *plan, results []Result, end time.Time, inMaint []bool, evs []Event) []Event {
+func (m *Monitor) feedLedger(p *plan, out *cycleResult, end time.Time, inMaint []bool, evs []Event) []Event {
 	l := m.ledger
 	hold := 2 * m.Interval()
 	ws, deleted := m.ledgerWindows(p), m.maint.takeDeleted(p)
@@ -109,8 +109,8 @@ func (m *Monitor) feedLedger(p *plan, results []Result, end time.Time, inMaint [
 	}
 	l.Sync(end, ws, deleted)
 	st := m.state
-	for i, r := range results {
-		l.Check(i, st.apps[i].lastCheckTime(), timelineState(r.Status), hold, inMaint != nil && inMaint[i])
+	for i := range p.apps {
+		l.Check(i, st.apps[i].lastCheckTime(), timelineState(out.result(p, i).Status), hold, inMaint != nil && inMaint[i])
 	}
 	svc := make([]timeline.State, len(p.ctl.services))
 	for i := range p.ctl.services {

@@ -24,6 +24,9 @@ type plan struct {
 	backendOf []int   // backendOf[i] is the index of apps[i]'s backend
 	batches   [][]int // app indexes per Source.Check call, same backend each
 	appBatch  []int
+	// batchRuns reports whether every batch is a run of apps (isRun), as
+	// the cycles then keep each batch's results as its Check returned them.
+	batchRuns bool
 	// nListed is how many apps come from Options.Apps; the ones after them
 	// were found by discovery rules and are never part of a batch.
 	nListed int
@@ -52,6 +55,7 @@ func buildPlan(opts *Options) (*plan, []error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	p.batchRuns = !slices.ContainsFunc(p.batches, func(b []int) bool { return !isRun(b) })
 	if p.ctl, errs = newControls(p, opts); len(errs) > 0 {
 		return nil, errs
 	}

@@ -106,11 +106,16 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 
 	p := m.plan
 	out := &cycleResult{
-		results:  make([]Result, len(p.apps)),
+		batchRes: make([][]Result, len(p.batches)),
+		batchErr: make([]error, len(p.batches)),
+		found:    make([]Result, len(p.apps)-p.nListed),
 		batchAt:  make([]time.Time, len(p.batches)),
 		answered: make([]bool, len(p.backends)),
 		tried:    make([]bool, len(p.backends)),
 		failures: make([]backendFailure, len(p.backends)),
+	}
+	if !p.batchRuns {
+		out.scattered = make([]Result, p.nListed)
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -147,8 +152,16 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 // cycleResult collects what one cycle's workers found. Each worker writes
 // only the entries of its own batch; answered and tried are written under mu
 // because batches of one backend share them.
+//
+// The results of a batch that is a run of the plan are the slice its
+// Check returned, or its error: a copy of every result into a slice of
+// the plan's apps was 400 kB of a 10,000-app cycle's garbage. Only the
+// batches that are not runs (scattered) are copied there.
 type cycleResult struct {
-	results []Result
+	batchRes  [][]Result // per batch that is a run and answered
+	batchErr  []error    // per batch that is a run and failed
+	scattered []Result   // per listed app; nil when every batch is a run
+	found     []Result   // per discovered app
 	// When the results came (at): one time per batch, as every app of a
 	// batch gets the time of the batch's answer, and one per discovered app,
 	// the time of its rule's answer. A time per app cost 24 bytes an app
@@ -186,6 +199,21 @@ func isRun(idx []int) bool {
 	return true
 }
 
+// result is app i's result.
+func (out *cycleResult) result(p *plan, i int) Result {
+	if i >= p.nListed {
+		return out.found[i-p.nListed]
+	}
+	b := p.appBatch[i]
+	if res := out.batchRes[b]; res != nil {
+		return res[i-p.batches[b][0]]
+	}
+	if err := out.batchErr[b]; err != nil {
+		return Result{Status: StatusUnavailable, Err: err}
+	}
+	return out.scattered[i]
+}
+
 // at is when app i's result came.
 func (out *cycleResult) at(p *plan, i int) time.Time {
 	if i < p.nListed {
@@ -213,23 +241,7 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, bi int, out *cycleRes
 		err = fmt.Errorf("source returned a result count (%d) unlike the app count (%d)", len(res), len(apps))
 	}
 	out.batchAt[bi] = m.clock.Now()
-	for i, ai := range batch {
-		r := Result{Status: StatusUnavailable, Err: err}
-		if err == nil {
-			r = res[i]
-			if !r.Status.Valid() {
-				r = Result{Status: StatusUnavailable, Err: fmt.Errorf("source returned invalid status %q", r.Status)}
-			}
-			if r.ResponseTime < 0 {
-				r.ResponseTime = 0
-			}
-		}
-		if r.Status == StatusUnavailable && r.Err == nil {
-			r.Err = errNoAnswer
-		}
-		r.Err = boundError(r.Err)
-		out.results[ai] = r
-	}
+	m.keepResults(p, bi, res, err, out)
 	out.mu.Lock()
 	out.tried[b] = true
 	if err == nil {
@@ -238,6 +250,59 @@ func (m *Monitor) checkBatch(ctx context.Context, p *plan, bi int, out *cycleRes
 		out.failures[b].add(len(apps), err)
 	}
 	out.mu.Unlock()
+}
+
+// keepResults keeps batch bi's results in out, as its Check returned them
+// (res, err), made what the monitor records: an invalid status or no
+// answer an unavailable app with its reason, a negative response time
+// none, an error text bounded. A batch that is a run keeps res itself,
+// changed in place only where it needs to be, so that a Source that
+// returns well-formed results sees no writes to them.
+func (m *Monitor) keepResults(p *plan, bi int, res []Result, err error, out *cycleResult) {
+	batch := p.batches[bi]
+	run := out.scattered == nil || isRun(batch)
+	if err != nil {
+		err = boundError(err)
+		if run {
+			out.batchErr[bi] = err
+			return
+		}
+		for _, ai := range batch {
+			out.scattered[ai] = Result{Status: StatusUnavailable, Err: err}
+		}
+		return
+	}
+	for i := range res {
+		r := &res[i]
+		if fixed, ok := wellFormed(*r); !ok {
+			*r = fixed
+		}
+		if !run {
+			out.scattered[batch[i]] = *r
+		}
+	}
+	if run {
+		out.batchRes[bi] = res
+	}
+}
+
+// wellFormed returns r as the monitor records it, and whether that is r
+// as it is.
+func wellFormed(r Result) (Result, bool) {
+	ok := true
+	if !r.Status.Valid() {
+		r, ok = Result{Status: StatusUnavailable, Err: fmt.Errorf("source returned invalid status %q", r.Status)}, false
+	}
+	if r.ResponseTime < 0 {
+		r.ResponseTime, ok = 0, false
+	}
+	if r.Status == StatusUnavailable && r.Err == nil {
+		r.Err, ok = errNoAnswer, false
+	}
+	if r.Err != nil && len(r.Err.Error()) > maxErrorText {
+		r.Err, ok = boundError(r.Err), false
+	}
+	return r, ok
 }
 
 var errNoAnswer = errors.New("no answer")
@@ -273,13 +338,13 @@ func (m *Monitor) callSource(ctx context.Context, be Backend, apps []App) (res [
 // commit folds one cycle into the monitor's state and publishes a new
 // snapshot. It runs under cycleMu, with the plan the cycle checked.
 func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
-	st := m.state
-	step := m.followClock(end)
+	st, step := m.state, m.followClock(end)
 	var evs []Event
 	var up, down, unavail int
 	inMaint := m.maint.activeApps(p, end) // nil: no window is open
 	var texts textInterner
-	for i, r := range out.results {
+	for i := range p.apps {
+		r := out.result(p, i)
 		prev := &st.apps[i]
 		at := m.checkTime(prev, out.at(p, i), end, step)
 		cur := appState{rt: r.ResponseTime}
@@ -306,8 +371,8 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 		// The history and the per-check counters take the raw result;
 		// only the shown state is damped.
 		e := history.Check{At: cur.lastCheck, Status: histStatus(r.Status), RT: cur.rt, Err: errText}
-		if history.SharesNeighbours(len(out.results), i, func(j int) (time.Time, time.Duration) {
-			return out.at(p, j), out.results[j].ResponseTime
+		if history.SharesNeighbours(len(p.apps), i, func(j int) (time.Time, time.Duration) {
+			return out.at(p, j), out.result(p, j).ResponseTime
 		}) {
 			st.history[i].AddShared(e, m.cfg.historySize, st.rts)
 		} else {
@@ -335,7 +400,7 @@ func (m *Monitor) commit(p *plan, start, end time.Time, out *cycleResult) {
 			unavail++
 		}
 	}
-	evs = m.feedLedger(p, out.results, end, inMaint, evs)
+	evs = m.feedLedger(p, out, end, inMaint, evs)
 	evs = m.noteBackends(p, out, end, evs)
 	st.cycles++
 	st.lastCycle = end

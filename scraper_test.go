@@ -506,3 +506,69 @@ func TestBatchApps(t *testing.T) {
 		t.Errorf("one app: %+v", one)
 	}
 }
+
+// What a cycle records of a batch's answer is the same whether the batch
+// is a run of the plan's apps (kept as the Source returned it) or not
+// (copied per app): a malformed result corrected, a failed batch's apps
+// unavailable with its error.
+func TestBatchResultsRunOrScattered(t *testing.T) {
+	answer := func(ctx context.Context, apps []App) ([]Result, error) {
+		out := make([]Result, len(apps))
+		for i, a := range apps {
+			switch a.Name {
+			case "checkout":
+				out[i] = Result{Status: "UP"}
+			case "billing":
+				out[i] = Result{Status: StatusDown, ResponseTime: -time.Second}
+			default:
+				out[i] = Result{Status: StatusUnavailable}
+			}
+		}
+		return out, nil
+	}
+	tests := []struct {
+		name     string
+		backends [3]string // of checkout, search, billing
+	}{
+		{"runs", [3]string{"a", "a", "b"}},
+		{"scattered", [3]string{"a", "b", "a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := newFakeSource(), newFakeSource()
+			a.check = answer
+			b.SetErr(errors.New("connection refused"))
+			tm := newTestMonitor(t, func(o *Options) {
+				o.Backends = []Backend{
+					{Name: "a", Source: a, BatchSize: 10},
+					{Name: "b", Source: b, BatchSize: 10},
+				}
+				for i := range o.Apps {
+					o.Apps[i].Backend = tt.backends[i]
+				}
+			})
+			if got := tm.plan.batchRuns; got != (tt.name == "runs") {
+				t.Fatalf("batchRuns %v for %s", got, tt.name)
+			}
+			tm.scrape(t)
+			want := map[string][2]string{
+				"checkout": {"unavailable", `source returned invalid status "UP"`},
+				"billing":  {"down", ""},
+				"search":   {"unavailable", "no answer"},
+			}
+			for i, be := range tt.backends {
+				if be == "b" {
+					want[tm.plan.apps[i].Name] = [2]string{"unavailable", "connection refused"}
+				}
+			}
+			for name, w := range want {
+				_, app := get(t, tm.h, "/api/apps/"+name)
+				d := app["data"].(obj)
+				errText, _ := d["error"].(string)
+				if d["status"] != w[0] || errText != w[1] || d["response_time"] != 0.0 {
+					t.Errorf("%s: %v %q rt %v, want %s %q rt 0", name, d["status"], errText, d["response_time"], w[0], w[1])
+				}
+			}
+		})
+	}
+}

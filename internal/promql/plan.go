@@ -42,7 +42,7 @@ type term struct {
 
 	// fused only (label != ""):
 	label   string
-	values  []string         // sorted, distinct
+	values  []string         // distinct; sorted once cut into parts (chunks)
 	byValue map[string][]int // value -> items
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
@@ -108,7 +108,6 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 			split = append(split, t)
 			continue
 		}
-		slices.Sort(t.values)
 		split = append(split, t.chunks(maxLen)...)
 	}
 	// A group whose values all were one value became a plain term that may
@@ -127,20 +126,30 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 }
 
 // chunks splits a fused group so that each part stays within maxLen; a
-// part of one value is a plain term.
+// part of one value is a plain term. The group's values are cut in the
+// order of their first items, and only each part's sorted: apps listed
+// together then make parts whose items are runs, which the monitor hands
+// to Check as they are rather than copied every cycle (app names sorted
+// as text, "app-10" before "app-2", would scatter every part over the
+// list).
 func (t *term) chunks(maxLen int) []*term {
 	base := t.fused("").lenTagged()
 	var out []*term
 	start, size := 0, base
+	cut := func(values []string) {
+		slices.Sort(values)
+		out = append(out, t.part(values))
+	}
 	for i, v := range t.values {
 		c := valueCost(v, t.f.matchers)
 		if i > start && size+c > maxLen {
-			out = append(out, t.part(t.values[start:i]))
+			cut(t.values[start:i])
 			start, size = i, base
 		}
 		size += c
 	}
-	return append(out, t.part(t.values[start:]))
+	cut(t.values[start:])
+	return out
 }
 
 // valueCost is what one more value adds to the printed regular expression:

@@ -3,6 +3,7 @@ package promql
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,6 +212,36 @@ func TestPlanSplitsByLength(t *testing.T) {
 	t.Logf("%d queries", len(qs))
 	if len(qs) > 40 {
 		t.Errorf("%d queries, want the 1000 fused apps in few", len(qs))
+	}
+}
+
+// A fused group split by length is cut in the order its items are listed,
+// whatever the order of its values as text ("app-10" before "app-2"): the
+// apps of each query are then a run of the list, which the monitor hands
+// to Check without copying them. Each part's regular expression is still
+// sorted.
+func TestPlanPartsAreRunsOfItems(t *testing.T) {
+	var exprs []string
+	for i := range 1000 {
+		exprs = append(exprs, fmt.Sprintf(`app_up{app="app-%d"}`, i))
+	}
+	qs := Plan(parseAll(t, exprs...), 2000, 50)
+	if len(qs) < 2 {
+		t.Fatalf("%d queries, want the group split", len(qs))
+	}
+	next := 0
+	for k, q := range qs {
+		items := q.Items()
+		for j, it := range items {
+			if it != next+j {
+				t.Fatalf("query %d asks items %v..., want a run from %d", k, items[:min(len(items), 5)], next)
+			}
+		}
+		next += len(items)
+		values := q.terms[0].values
+		if !slices.IsSorted(values) {
+			t.Errorf("query %d: values not sorted: %v...", k, values[:min(len(values), 5)])
+		}
 	}
 }
 
