@@ -76,16 +76,9 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 // heap for as long as the process runs. Dropping one costs a parse, and a
 // plan, if it is ever asked for again. Refused expressions are kept apart:
 // they are rare, and the common entry is then only a pointer and its age.
-//
-// An expression a new plan holds is dropped at once (forget): a cycle that
-// finds its plan asks the cache for nothing, and the map's entries, about
-// 130 bytes an app all holding pointers, would otherwise stay for two ages
-// after every start and every reconfiguration, scanned by every collection
-// and paid for again in the headroom the collector sizes from that.
 type exprCache struct {
 	mu     sync.Mutex
 	m      map[string]cachedExpr
-	peak   int // the most entries m held since it was last made afresh
 	bad    map[string]cachedErr
 	shared map[string]string // the expressions' fusion keys, one copy each
 	age    ages
@@ -158,30 +151,7 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 	}
 	e.Share(c.shared)
 	c.m[text] = cachedExpr{e, gen}
-	c.peak = max(c.peak, len(c.m))
 	return e, nil
-}
-
-// forget drops the entries of the expressions items, which a plan now
-// holds. When most are gone, the rest move to a new map: a map keeps the
-// room it once grew to.
-func (c *exprCache) forget(items []*promql.Expr) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.init()
-	for _, e := range items {
-		if e == nil {
-			continue
-		}
-		if ce, ok := c.m[e.String()]; ok && ce.e == e {
-			delete(c.m, e.String())
-		}
-	}
-	if len(c.m) < c.peak/2 {
-		m := make(map[string]cachedExpr, len(c.m))
-		maps.Copy(m, c.m)
-		c.m, c.peak = m, len(m)
-	}
 }
 
 // refused reports whether text is an expression the parser refuses.
@@ -207,7 +177,6 @@ func (c *exprCache) sweep() {
 	if c.age.next() {
 		c.m = sweepMap(c.m, func(ce cachedExpr) bool { return c.age.stale(ce.gen) })
 		c.bad = sweepMap(c.bad, func(ce cachedErr) bool { return c.age.stale(ce.gen) })
-		c.peak = len(c.m)
 	}
 }
 
@@ -361,7 +330,6 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	if qs == nil {
 		items = c.items(idx)
 		qs = c.s.plans.plan(key, items, c.s.maxQueryLen)
-		c.s.exprs.forget(items)
 	}
 	for _, i := range idx {
 		if items[2*i] == nil {
