@@ -122,10 +122,11 @@ func (r *Record) UnmarshalBinary(data []byte) error {
 	n.projTo = n.projFrom + int64(rd.uvarint("projection length", uint64(inf-n.projFrom)))
 	n.projState = State(rd.byte("projection state", byte(Partial)))
 	if flags&2 != 0 {
-		n.removed = int64(rd.uvarint("removed", maxSec))
-		if n.removed < minSec {
+		removed := int64(rd.uvarint("removed", maxSec))
+		if removed < minSec {
 			rd.fail("removed")
 		}
+		n.setRemoved(removed)
 	}
 	ln := rd.uvarint("stream length", uint64(len(data)))
 	if ln > uint64(len(data)-rd.off) {
@@ -137,9 +138,9 @@ func (r *Record) UnmarshalBinary(data []byte) error {
 	n.st.data = data[rd.off : rd.off+int(ln) : rd.off+int(ln)]
 	rd.off += int(ln)
 	if flags&1 != 0 {
-		n.st.live = rd.live()
+		n.st.setLive(rd.live())
 	}
-	n.maint = rd.maint(n.st.end)
+	n.setMaint(rd.maint(n.st.end))
 	if rd.err == nil && rd.off != len(data) {
 		rd.fail("trailing bytes")
 	}
@@ -253,20 +254,21 @@ func (s *stream) check(runs bool) error {
 		}
 	}
 	limit := dayOf(m.start)
-	if s.live != nil {
-		limit = s.live.day
+	live := s.live()
+	if live != nil {
+		limit = live.day
 	}
 	switch {
 	case runDay >= limit:
 		return errors.New("a run holds the last day")
-	case s.live != nil && s.end != s.live.upto:
+	case live != nil && s.end != live.upto:
 		return errors.New("the live day does not end at the end")
-	case s.live != nil && lastFlap && m.start+daySec != s.live.day,
-		s.live != nil && !lastFlap && m.off > 0 && m.start >= s.live.day:
+	case live != nil && lastFlap && m.start+daySec != live.day,
+		live != nil && !lastFlap && m.off > 0 && m.start >= live.day:
 		return errors.New("the stream does not end at the live day")
-	case s.live == nil && lastFlap:
+	case live == nil && lastFlap:
 		return errors.New("the stream ends with a flapping day")
-	case s.live == nil && m.off > 0 && m.start >= s.end:
+	case live == nil && m.off > 0 && m.start >= s.end:
 		return errors.New("the stream ends after its end")
 	}
 	return nil

@@ -12,15 +12,53 @@ import (
 // cycle) writes it. Readers take a View, which costs no allocation and does
 // not change as the record goes on, so they never wait for the writer.
 type Record struct {
-	st    stream
-	maint []span // maintenance marked after st.end, sorted, apart; replaced, never written in place
+	st stream
+	x  *recordExtra // nil while the record has none of it, as most have not
 
 	last      int64 // the last check's time, 0 before the first
 	projFrom  int64 // the last check's state holds over [projFrom, projTo)
 	projTo    int64
-	removed   int64
 	projState State
 }
+
+// recordExtra is what few records have, apart behind one pointer for the
+// reason streamExtra is. A record's extra part is its own, never shared.
+type recordExtra struct {
+	maint   []span // maintenance marked after st.end, sorted, apart; replaced, never written in place
+	removed int64
+}
+
+// maint is the maintenance marked after the stream's end.
+func (r *Record) maint() []span {
+	if r.x == nil {
+		return nil
+	}
+	return r.x.maint
+}
+
+// removed is when the entity was marked removed, 0 when it is not.
+func (r *Record) removed() int64 {
+	if r.x == nil {
+		return 0
+	}
+	return r.x.removed
+}
+
+// setExtra sets the maintenance ahead and the removal, dropping the extra
+// part when the record has neither.
+func (r *Record) setExtra(maint []span, removed int64) {
+	if maint == nil && removed == 0 {
+		r.x = nil
+		return
+	}
+	if r.x == nil {
+		r.x = new(recordExtra)
+	}
+	r.x.maint, r.x.removed = maint, removed
+}
+
+func (r *Record) setMaint(maint []span)    { r.setExtra(maint, r.removed()) }
+func (r *Record) setRemoved(removed int64) { r.setExtra(r.maint(), removed) }
 
 type span struct{ a, b int64 }
 
@@ -95,7 +133,7 @@ func (r *Record) SetMaintenance(from, to time.Time, on bool) {
 		return
 	}
 	if end := r.st.end; b > end {
-		r.maint = editSpans(r.maint, max(a, end), b, on)
+		r.setMaint(editSpans(r.maint(), max(a, end), b, on))
 	}
 	if a < r.st.end {
 		r.rebuild(0, r.st.end, []edit{{a: a, b: min(b, r.st.end), kind: editMaint, on: on}})
@@ -108,7 +146,7 @@ func (r *Record) SetMaintenance(from, to time.Time, on bool) {
 // one rewrite.
 func (r *Record) MarkMaintenance(spans ...Span) {
 	es := make([]edit, 0, len(spans))
-	ahead := slices.Clone(r.maint)
+	ahead := slices.Clone(r.maint())
 	for _, sp := range spans {
 		a, b := sec(sp.From), clampEnd(sp.To.Unix())
 		if a >= b {
@@ -130,8 +168,8 @@ func (r *Record) MarkMaintenance(spans ...Span) {
 		}
 		out = append(out, e)
 	}
-	if len(ahead) > len(r.maint) {
-		r.maint = unionSpans(ahead)
+	if len(ahead) > len(r.maint()) {
+		r.setMaint(unionSpans(ahead))
 	}
 	if len(out) > 0 {
 		r.rebuild(0, r.st.end, out)
@@ -157,12 +195,13 @@ func unionSpans(l []span) []span {
 // pruned. The zero t clears the mark, as when the entity comes back.
 func (r *Record) SetRemoved(t time.Time) {
 	if t.IsZero() {
-		r.removed = 0
+		r.setRemoved(0)
 		return
 	}
-	r.removed = sec(t)
-	if r.projTo > r.removed {
-		r.projTo = max(r.projFrom, r.removed)
+	removed := sec(t)
+	r.setRemoved(removed)
+	if r.projTo > removed {
+		r.projTo = max(r.projFrom, removed)
 	}
 }
 
@@ -201,10 +240,11 @@ func (r *Record) view() View {
 	s := &r.st
 	v := View{data: s.data[:len(s.data):len(s.data)], end: s.end,
 		last: r.last, projFrom: r.projFrom, projTo: r.projTo, projState: r.projState}
-	if len(s.idx) > 0 || s.live != nil || len(r.maint) > 0 || r.removed != 0 {
-		v.x = &viewExtra{idx: s.idx[:len(s.idx):len(s.idx)], live: s.live, maint: r.maint, removed: r.removed}
-		if s.acc != nil {
-			v.x.tail = point{s.tok, *s.acc}
+	idx, live := s.idx(), s.live()
+	if len(idx) > 0 || live != nil || len(r.maint()) > 0 || r.removed() != 0 {
+		v.x = &viewExtra{idx: idx[:len(idx):len(idx)], live: live, maint: r.maint(), removed: r.removed()}
+		if acc := s.acc(); acc != nil {
+			v.x.tail = point{s.tok, *acc}
 		}
 	}
 	return v
@@ -213,10 +253,10 @@ func (r *Record) view() View {
 // Removed returns when the record's entity was marked removed, or the
 // zero time.
 func (r *Record) Removed() time.Time {
-	if r.removed == 0 {
+	if r.removed() == 0 {
 		return time.Time{}
 	}
-	return instant(r.removed)
+	return instant(r.removed())
 }
 
 // View is a record as it was when taken: immutable, safe for concurrent
@@ -288,19 +328,20 @@ func (s *stream) first() int64 {
 			return m.start
 		}
 	}
-	if s.live != nil {
-		return s.live.day
+	if live := s.live(); live != nil {
+		return live.day
 	}
 	return inf
 }
 
 // extend writes state s over [end, b), in maintenance where it was marked.
 func (r *Record) extend(b int64, s State) {
-	i := 0 // r.maint before i ends before r.st.end, which only grows
+	maint := r.maint()
+	i := 0 // maint before i ends before r.st.end, which only grows
 	for r.st.end < b {
 		m, next := false, int64(inf)
-		for ; i < len(r.maint); i++ {
-			x := r.maint[i]
+		for ; i < len(maint); i++ {
+			x := maint[i]
 			if x.b <= r.st.end {
 				continue
 			}
@@ -319,20 +360,21 @@ func (r *Record) extend(b int64, s State) {
 // trimMaint drops the maintenance marked before end: the stream holds it.
 func (r *Record) trimMaint() {
 	e := r.st.end
+	maint := r.maint()
 	i := 0
-	for i < len(r.maint) && r.maint[i].b <= e {
+	for i < len(maint) && maint[i].b <= e {
 		i++
 	}
-	if i == len(r.maint) && i > 0 {
-		r.maint = nil
+	if i == len(maint) && i > 0 {
+		r.setMaint(nil)
 		return
 	}
-	if i == 0 && (len(r.maint) == 0 || r.maint[0].a >= e) {
+	if i == 0 && (len(maint) == 0 || maint[0].a >= e) {
 		return
 	}
-	n := slices.Clone(r.maint[i:])
+	n := slices.Clone(maint[i:])
 	n[0].a = max(n[0].a, e)
-	r.maint = n
+	r.setMaint(n)
 }
 
 // editSpans returns a new list of the spans l with [a, b) added or removed.
@@ -409,7 +451,7 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 		ns.data = make([]byte, 0, len(v.data)+rebuildSlack)
 	}
 	if n := len(v.data) / idxEvery; n > 0 { // a point every idxEvery bytes at most
-		ns.idx = make([]point, 0, n+1)
+		ns.setIdx(make([]point, 0, n+1))
 	}
 	it := pieces{v: &v, pend: true}
 	ei := 0
@@ -476,11 +518,11 @@ func (s *stream) fit() {
 	if cap(s.data)-len(s.data) > rebuildSlack+len(s.data)/64 {
 		s.data = append([]byte(nil), s.data...)
 	}
-	if cap(s.idx) > len(s.idx)+1 {
-		if len(s.idx) == 0 {
-			s.idx = nil
+	if idx := s.idx(); cap(idx) > len(idx)+1 {
+		if len(idx) == 0 {
+			s.setIdx(nil)
 		} else {
-			s.idx = slices.Clip(slices.Clone(s.idx))
+			s.setIdx(slices.Clip(slices.Clone(idx)))
 		}
 	}
 }

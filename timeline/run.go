@@ -330,8 +330,8 @@ func (s *stream) pack(to mark, all bool) {
 // stream been written so: a packing drops the points in what it packed.
 func (s *stream) remark(from mark) {
 	last := uint32(0)
-	if n := len(s.idx); n > 0 {
-		last = s.idx[n-1].off
+	if idx := s.idx(); len(idx) > 0 {
+		last = idx[len(idx)-1].off
 	}
 	c := cursor{mark: from} // a boundary at or after the last point: points are idxEvery bytes apart
 	if s.tok.off-last < idxEvery {
@@ -353,14 +353,15 @@ func (s *stream) remark(from mark) {
 		if c.run.left > 0 || c.off-last < idxEvery || c.off >= s.tok.off {
 			continue
 		}
+		idx := s.idx()
 		var p point
-		if n := len(s.idx); n > 0 {
-			p = s.idx[n-1]
+		if n := len(idx); n > 0 {
+			p = idx[n-1]
 		}
 		if s.idxShared {
-			s.idx, s.idxShared = s.idx[:len(s.idx):len(s.idx)], false
+			idx, s.idxShared = idx[:len(idx):len(idx)], false
 		}
-		s.idx = append(s.idx, point{c.mark, s.tallyAt(&p, c.mark)})
+		s.setIdx(append(idx, point{c.mark, s.tallyAt(&p, c.mark)}))
 		last = c.off
 	}
 	s.maybeMark()

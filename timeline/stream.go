@@ -23,11 +23,9 @@ import (
 // end.
 type stream struct {
 	data []byte
-	idx  []point // the decoder's state and the tally every ~idxEvery bytes, to start reading near an instant
-	live *dayBuckets
+	x    *streamExtra // nil while the stream has none of it, as most have not
 	end  int64
-	tok  mark   // the decoder's state after the last token
-	acc  *tally // the tally at tok, kept while there is an index: most records have none
+	tok  mark // the decoder's state after the last token
 
 	day      int64 // the UTC day of the last token
 	dayMark  mark  // the decoder's state before the day's first token
@@ -40,6 +38,55 @@ type stream struct {
 	// then they are never written in place, only appended to.
 	dataShared, idxShared, liveShared bool
 }
+
+// streamExtra is what few streams have: an index (a stream of more than
+// idxEvery bytes) and a flapping day being written. It is apart, behind
+// one pointer, because there is a stream in the record of every app: the
+// stream itself is then smaller, and holds fewer of the bytes that a
+// collection scans, by the object, for their pointers.
+type streamExtra struct {
+	idx  []point // the decoder's state and the tally every ~idxEvery bytes, to start reading near an instant
+	live *dayBuckets
+	acc  *tally // the tally at tok, kept while there is an index
+}
+
+func (s *stream) idx() []point {
+	if s.x == nil {
+		return nil
+	}
+	return s.x.idx
+}
+
+func (s *stream) live() *dayBuckets {
+	if s.x == nil {
+		return nil
+	}
+	return s.x.live
+}
+
+func (s *stream) acc() *tally {
+	if s.x == nil {
+		return nil
+	}
+	return s.x.acc
+}
+
+// setExtra sets the stream's index, live day and tally, dropping the
+// extra part when it holds none of them.
+func (s *stream) setExtra(idx []point, live *dayBuckets, acc *tally) {
+	if idx == nil && live == nil && acc == nil {
+		s.x = nil
+		return
+	}
+	if s.x == nil {
+		s.x = new(streamExtra)
+	}
+	s.x.idx, s.x.live, s.x.acc = idx, live, acc
+}
+
+func (s *stream) setIdx(idx []point)       { s.setExtra(idx, s.live(), s.acc()) }
+func (s *stream) setLive(live *dayBuckets) { s.setExtra(s.idx(), live, s.acc()) }
+func (s *stream) setAcc(acc *tally)        { s.setExtra(s.idx(), s.live(), acc) }
 
 // mark is a decoder's state between tokens: the offset of the next token,
 // the start and value of the last token, and the value before that. The
@@ -112,8 +159,8 @@ func (s *stream) appendToken(start int64, v value) {
 	} else {
 		s.write(binary.AppendUvarint(b[:1], d<<4|uint64(v))...)
 	}
-	if s.acc != nil && s.tok.v1 != flap { // a flapping day was tallied when written
-		s.acc.addExact(s.tok.start, start, s.tok.v1)
+	if acc := s.acc(); acc != nil && s.tok.v1 != flap { // a flapping day was tallied when written
+		acc.addExact(s.tok.start, start, s.tok.v1)
 	}
 	s.tok.start, s.tok.v2, s.tok.v1 = start, s.tok.v1, v
 	s.tok.off = uint32(len(s.data))
@@ -155,24 +202,27 @@ func (s *stream) emit(start int64, v value) (flapped bool) {
 // maybeMark keeps the decoder's state after the last token when the last
 // mark is idxEvery bytes behind.
 func (s *stream) maybeMark() {
+	idx := s.idx()
 	last := uint32(0)
-	if len(s.idx) > 0 {
-		last = s.idx[len(s.idx)-1].off
+	if len(idx) > 0 {
+		last = idx[len(idx)-1].off
 	}
 	if s.tok.off-last < idxEvery {
 		return
 	}
-	if s.acc == nil {
-		s.acc = new(tally)
-		*s.acc = s.tallyAt(&point{}, s.tok)
+	acc := s.acc()
+	if acc == nil {
+		acc = new(tally)
+		*acc = s.tallyAt(&point{}, s.tok)
+		s.setAcc(acc)
 	}
-	p := point{s.tok, *s.acc}
+	p := point{s.tok, *acc}
 	if s.idxShared {
-		s.idx = append(s.idx[:len(s.idx):len(s.idx)], p)
+		s.setIdx(append(idx[:len(idx):len(idx)], p))
 		s.idxShared = false
 		return
 	}
-	s.idx = append(s.idx, p)
+	s.setIdx(append(idx, p))
 }
 
 // tallyAt reads the stream from p on to the tally at m, a mark after p.
@@ -204,7 +254,8 @@ func (s *stream) flapDay() {
 		d.add(pos, s.end, v, prev)
 	}
 	d.upto, d.last = s.end, s.cur
-	s.live, s.liveShared = d, false
+	s.setLive(d)
+	s.liveShared = false
 	s.truncate(s.dayMark)
 	s.tailN = max(s.tailN-s.dayN, 0)
 	s.dayN = 0
@@ -220,19 +271,19 @@ func (s *stream) truncate(m mark) {
 		s.data = s.data[:m.off]
 	}
 	s.dropIndexAfter(m.off)
-	switch i := len(s.idx); {
-	case i == 0:
-		s.acc = nil
-	case s.acc != nil:
-		*s.acc = s.tallyAt(&s.idx[i-1], m)
+	switch idx, acc := s.idx(), s.acc(); {
+	case len(idx) == 0:
+		s.setAcc(nil)
+	case acc != nil:
+		*acc = s.tallyAt(&idx[len(idx)-1], m)
 	}
 	s.tok = m
 }
 
 // finishLive writes the live day, complete, as a flap token.
 func (s *stream) finishLive() {
-	d := s.live
-	s.live = nil
+	d := s.live()
+	s.setLive(nil)
 	s.emitFlap(d)
 }
 
@@ -241,8 +292,8 @@ func (s *stream) emitFlap(d *dayBuckets) {
 	var buf [nBuckets * 18]byte
 	s.write(appendBuckets(buf[:0], d)...)
 	s.tok.off = uint32(len(s.data))
-	if s.acc != nil {
-		s.acc.addDay(d)
+	if acc := s.acc(); acc != nil {
+		acc.addDay(d)
 	}
 	s.day, s.dayN = d.day, 0
 	s.cur = flap
@@ -252,18 +303,20 @@ func (s *stream) emitFlap(d *dayBuckets) {
 // put writes value v over [end, b).
 func (s *stream) put(b int64, v value) {
 	for s.end < b {
-		if s.live != nil {
-			de := s.live.day + daySec
+		if live := s.live(); live != nil {
+			de := live.day + daySec
 			if s.end >= de {
 				s.finishLive()
 				continue
 			}
 			if s.liveShared {
-				c := *s.live
-				s.live, s.liveShared = &c, false
+				c := *live
+				live = &c
+				s.setLive(live)
+				s.liveShared = false
 			}
 			e := min(b, de)
-			s.live.add(s.end, e, v, s.cur)
+			live.add(s.end, e, v, s.cur)
 			s.cur, s.end = v, e
 			continue
 		}
@@ -276,7 +329,7 @@ func (s *stream) put(b int64, v value) {
 
 // putFlap writes a flapping day whose time starts at end.
 func (s *stream) putFlap(d *dayBuckets) {
-	if s.live != nil {
+	if s.live() != nil {
 		s.finishLive()
 	}
 	if d.upto == d.day+daySec {
@@ -285,7 +338,8 @@ func (s *stream) putFlap(d *dayBuckets) {
 		return
 	}
 	c := *d
-	s.live, s.liveShared = &c, false
+	s.setLive(&c)
+	s.liveShared = false
 	s.cur, s.end = d.last, d.upto
 }
 
@@ -293,12 +347,13 @@ func (s *stream) putFlap(d *dayBuckets) {
 // bytes are about to be rewritten. The index keeps no room past its end, so
 // that a view sharing it never sees the writer's next points.
 func (s *stream) dropIndexAfter(off uint32) {
-	i := len(s.idx)
-	for i > 0 && s.idx[i-1].off > off {
+	idx := s.idx()
+	i := len(idx)
+	for i > 0 && idx[i-1].off > off {
 		i--
 	}
-	if i < len(s.idx) {
-		s.idx = s.idx[:i:i]
+	if i < len(idx) {
+		s.setIdx(idx[:i:i])
 		s.idxShared = false
 	}
 }
