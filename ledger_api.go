@@ -67,7 +67,7 @@ func (a availAnswer) Size() int {
 	if a.body == nil {
 		return 0
 	}
-	return len(a.body.Head())
+	return a.body.Len()
 }
 
 func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {

@@ -53,8 +53,9 @@ func (b *Body) Serve(w http.ResponseWriter, r *http.Request, tail []byte, ctype 
 	h["Content-Length"] = s.length
 	w.WriteHeader(http.StatusOK)
 	// Errors are ignored: the client went away.
-	w.Write(b.Head()) //nolint:errcheck
-	w.Write(s.tail)   //nolint:errcheck
+	if b.WriteBytes(w) == nil {
+		w.Write(s.tail) //nolint:errcheck
+	}
 }
 
 // Trimmed returns b, or a copy of it when b's array is much larger: a

@@ -33,7 +33,7 @@ type fixedHeaders struct {
 func (b *Body) newServed(key any, tail []byte, ctype string) *served {
 	s := &served{key: key, tail: tail,
 		etag:   full(b.ETag(tail, false)),
-		length: full(strconv.Itoa(len(b.head) + len(tail))),
+		length: full(strconv.Itoa(b.n + len(tail))),
 		ctype:  full(ctype),
 		fixed: fixedHeaders{
 			// The answer depends on Accept-Encoding; caches must key on it.
@@ -44,7 +44,7 @@ func (b *Body) newServed(key any, tail []byte, ctype string) *served {
 			nosniff:      full("nosniff"),
 		},
 	}
-	if len(b.head) >= minGzipBytes {
+	if b.n >= minGzipBytes {
 		s.gzEtag = full(b.ETag(tail, true))
 	}
 	return s

@@ -16,9 +16,10 @@ import (
 // Stream writes values as encoding/json would (HTML not escaped), but its
 // large lists an element at a time. The first error sticks.
 type Stream struct {
-	buf *bytes.Buffer
-	enc *json.Encoder
-	err error
+	buf  *bytes.Buffer
+	enc  *json.Encoder
+	err  error
+	sink *Segments // where buf's bytes go between a list's elements; nil: buf is the output
 }
 
 // NewStream returns a Stream that writes to buf.
@@ -26,6 +27,38 @@ func NewStream(buf *bytes.Buffer) *Stream {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	return &Stream{buf: buf, enc: enc}
+}
+
+// NewSegmentedStream returns a Stream that writes to sink, through a
+// buffer of its own that it empties into sink between a list's elements
+// once it holds spillBytes: the answer is then made in its segments with
+// no copy of it whole. Flush empties the buffer at the end.
+func NewSegmentedStream(sink *Segments) *Stream {
+	s := NewStream(bytes.NewBuffer(make([]byte, 0, spillBytes+spillBytes/4)))
+	s.sink = sink
+	return s
+}
+
+// spillBytes is what a segmented Stream's buffer holds before it is
+// emptied: a few elements' worth, kept from one list element to the next.
+const spillBytes = 16 << 10
+
+// spill empties the buffer into the sink when it holds spillBytes. It runs
+// between elements only, so that what Buf's user just wrote is still in
+// the buffer to be trimmed.
+func (s *Stream) spill() {
+	if s.sink != nil && s.buf.Len() >= spillBytes {
+		s.Flush()
+	}
+}
+
+// Flush empties a segmented Stream's buffer into its sink; the buffer of a
+// Stream made by NewStream is its output and stays as it is.
+func (s *Stream) Flush() {
+	if s.sink != nil {
+		s.sink.Write(s.buf.Bytes()) //nolint:errcheck // Segments do not fail
+		s.buf.Reset()
+	}
 }
 
 // Buf is the buffer written to, for the punctuation between values.
@@ -71,6 +104,7 @@ func (l LazyList[T]) Write(s *Stream) {
 		}
 		v = l.Elem(i)
 		s.Value(&v)
+		s.spill()
 	}
 	s.buf.WriteByte(']')
 }
