@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/jsontime"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -92,9 +93,10 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cached
 }
 
 // The largest answers (/api/apps, /api/metrics/summary) are encoded an
-// element at a time (cachedbody.Stream) into a segmented body
-// (cachedbody.Segments), which the requests still reading an older
-// snapshot's answer release as they go.
+// element at a time (cachedbody.Stream), for each form only when a client
+// asks for it: plain into segments (cachedbody.Segments), which the
+// requests still reading an older snapshot's answer release as they go,
+// gzip through the compressor.
 
 // bodyHints are the sizes of the last large answers made in one piece, to
 // size the next.
@@ -132,11 +134,16 @@ func (v *lazySummary) write(s *cachedbody.Stream) {
 	buf.WriteByte('}')
 }
 
-// largeEnvelope is envelopeHead for the large answers, as a segmented
-// body.
+// largeEnvelope is envelopeHead for the large answers: a body encoded
+// anew for each form a client asks for (cachedbody.NewEncoded), its plain
+// bytes in segments.
 func largeEnvelope(v any) *cachedbody.Body {
-	var segs cachedbody.Segments
-	s := cachedbody.NewSegmentedStream(&segs)
+	return cachedbody.NewEncoded(func(w io.Writer) { writeLarge(w, v) })
+}
+
+// writeLarge writes the envelope's start around v to w.
+func writeLarge(w io.Writer, v any) {
+	s := cachedbody.NewStreamTo(w)
 	s.Buf().WriteString(`{"data":`)
 	switch v := v.(type) {
 	case []appJSON:
@@ -148,13 +155,12 @@ func largeEnvelope(v any) *cachedbody.Body {
 	default:
 		s.Value(v)
 	}
+	s.Flush()
 	if err := s.Err(); err != nil {
-		// Only our own types are encoded here; failing to encode them is a
-		// bug, not a request error.
+		// Only our own types are encoded here, to a writer that does not
+		// fail; failing to encode them is a bug, not a request error.
 		panic("availmon: encoding snapshot: " + err.Error())
 	}
-	s.Flush()
-	return cachedbody.NewSegmented(&segs)
 }
 
 // trimmed is cachedbody.Trimmed, under the name ledger_api.go calls.

@@ -27,6 +27,7 @@ type Body struct {
 	first *segment // else the first of its segments (segments.go)
 	n     int      // its length
 	sum   uint64   // CRC-64 of it, continued over the tail for the ETag
+	enc   *encoded // how to make it, for a Body made by NewEncoded (encoded.go)
 
 	gzOnce sync.Once
 	gz     Gzip
@@ -42,6 +43,7 @@ func New(head []byte) *Body {
 // Head returns the body's bytes, which the caller must not change: for a
 // segmented body, a copy of them in one piece.
 func (b *Body) Head() []byte {
+	b.plain()
 	if b.first == nil {
 		return b.head
 	}
@@ -53,11 +55,15 @@ func (b *Body) Head() []byte {
 }
 
 // Len is the length of the body's bytes.
-func (b *Body) Len() int { return b.n }
+func (b *Body) Len() int {
+	b.sized()
+	return b.n
+}
 
 // WriteBytes writes the body's bytes to w. Of a segmented body it holds
 // only the segment being written: the caller need not hold b meanwhile.
 func (b *Body) WriteBytes(w io.Writer) error {
+	b.plain()
 	if b.first == nil {
 		_, err := w.Write(b.head)
 		return err
@@ -81,6 +87,7 @@ func (b *Body) each(f func([]byte)) {
 // then mean equal bytes (RFC 9110, 8.8.3). The gzip answer is another
 // representation and gets its own tag.
 func (b *Body) ETag(tail []byte, gzipped bool) string {
+	b.sized()
 	var buf [48]byte
 	out := append(buf[:0], '"')
 	out = strconv.AppendUint(out, crc64.Update(b.sum, crc64Table, tail), 36)
@@ -101,10 +108,13 @@ const minGzipBytes = 1024
 // Gzipped returns the gzip start of the body, compressed on first use; ok is
 // false when the body is too small to be worth compressing.
 func (b *Body) Gzipped() (g *Gzip, ok bool) {
-	if b.n < minGzipBytes {
+	if b.enc == nil && b.n < minGzipBytes {
 		return nil, false
 	}
 	b.gzOnce.Do(func() { b.gz = newGzip(b) })
+	if b.n < minGzipBytes { // an encoded body found small
+		return nil, false
+	}
 	return &b.gz, true
 }
 
@@ -112,7 +122,7 @@ func (b *Body) Gzipped() (g *Gzip, ok bool) {
 // ok is false, and nothing is compressed, when the client does not take
 // gzip.
 func (b *Body) GzippedFor(acceptEncoding []string) (g *Gzip, ok bool) {
-	if b.n < minGzipBytes || !AcceptsGzip(acceptEncoding) {
+	if !AcceptsGzip(acceptEncoding) || b.enc == nil && b.n < minGzipBytes {
 		return nil, false
 	}
 	return b.Gzipped()
@@ -140,20 +150,24 @@ const gzipLevel = 2
 
 func newGzip(b *Body) Gzip {
 	var buf bytes.Buffer
-	buf.Grow(b.n/8 + 64)
+	if b.enc == nil {
+		buf.Grow(b.n/8 + 64)
+	}
 	buf.Write(Gziper)
 	fw, err := flate.NewWriter(&buf, gzipLevel)
 	if err != nil {
 		panic("cachedbody: flate: " + err.Error()) // only for a bad level
 	}
-	var crc uint32
-	b.each(func(p []byte) {
-		fw.Write(p) //nolint:errcheck // a bytes.Buffer does not fail
-		crc = crc32.Update(crc, crc32.IEEETable, p)
-	})
+	gw := &gzipWriter{fw: fw}
+	if b.enc != nil {
+		b.enc.write(gw)
+		b.setSize(gw.n, gw.crc64)
+	} else {
+		b.each(func(p []byte) { gw.Write(p) }) //nolint:errcheck // it does not fail
+	}
 	// A sync flush ends the data on a byte boundary without a final block.
 	fw.Flush() //nolint:errcheck
-	return Gzip{start: Trimmed(buf.Bytes()), crc: crc, n: b.n}
+	return Gzip{start: Trimmed(buf.Bytes()), crc: gw.crc32, n: gw.n}
 }
 
 // Size is the length of the member WriteTo writes for a tail of n bytes.

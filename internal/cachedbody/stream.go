@@ -3,6 +3,7 @@ package cachedbody
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 )
 
 // The largest answers are megabytes at 10,000 apps. encoding/json encodes
@@ -19,7 +20,7 @@ type Stream struct {
 	buf  *bytes.Buffer
 	enc  *json.Encoder
 	err  error
-	sink *Segments // where buf's bytes go between a list's elements; nil: buf is the output
+	sink io.Writer // where buf's bytes go between a list's elements; nil: buf is the output
 }
 
 // NewStream returns a Stream that writes to buf.
@@ -29,11 +30,11 @@ func NewStream(buf *bytes.Buffer) *Stream {
 	return &Stream{buf: buf, enc: enc}
 }
 
-// NewSegmentedStream returns a Stream that writes to sink, through a
-// buffer of its own that it empties into sink between a list's elements
-// once it holds spillBytes: the answer is then made in its segments with
-// no copy of it whole. Flush empties the buffer at the end.
-func NewSegmentedStream(sink *Segments) *Stream {
+// NewStreamTo returns a Stream that writes to sink (Segments, or a
+// compressor), through a buffer of its own that it empties into sink
+// between a list's elements once it holds spillBytes: the answer is then
+// never whole in one buffer. Flush empties the buffer at the end.
+func NewStreamTo(sink io.Writer) *Stream {
 	s := NewStream(bytes.NewBuffer(make([]byte, 0, spillBytes+spillBytes/4)))
 	s.sink = sink
 	return s
@@ -52,11 +53,14 @@ func (s *Stream) spill() {
 	}
 }
 
-// Flush empties a segmented Stream's buffer into its sink; the buffer of a
-// Stream made by NewStream is its output and stays as it is.
+// Flush empties the buffer of a Stream made by NewStreamTo into its sink;
+// the buffer of a Stream made by NewStream is its output and stays as it
+// is. An error of the sink sticks as the Stream's.
 func (s *Stream) Flush() {
-	if s.sink != nil {
-		s.sink.Write(s.buf.Bytes()) //nolint:errcheck // Segments do not fail
+	if s.sink != nil && s.buf.Len() > 0 {
+		if _, err := s.sink.Write(s.buf.Bytes()); err != nil && s.err == nil {
+			s.err = err
+		}
 		s.buf.Reset()
 	}
 }
