@@ -145,8 +145,8 @@ func BenchmarkEncodeApps(b *testing.B) {
 	cur := m.snap.Load()
 	b.ReportAllocs()
 	for b.Loop() {
-		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, hints: cur.hints}
-		if len(fresh.appsData().Head()) == 0 {
+		fresh := &snapshot{p: cur.p, at: cur.at, apps: cur.apps, errs: cur.errs}
+		if fresh.appsData().Len() == 0 {
 			b.Fatal("no JSON")
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"github.com/availmon/availmon/internal/cachedbody"
 	"github.com/availmon/availmon/internal/jsontime"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -27,9 +28,9 @@ func (l *lazyBody) get(v func() any) *cachedbody.Body {
 	return l.b
 }
 
-// getLarge is get for the large answers, encoded by largeEnvelopeHead.
-func (l *lazyBody) getLarge(hint *atomic.Int64, v func() any) *cachedbody.Body {
-	l.once.Do(func() { l.b = cachedbody.New(largeEnvelopeHead(v(), hint)) })
+// getLarge is get for the large answers, encoded by largeEnvelope.
+func (l *lazyBody) getLarge(v func() any) *cachedbody.Body {
+	l.once.Do(func() { l.b = largeEnvelope(v()) })
 	return l.b
 }
 
@@ -92,13 +93,15 @@ func (m *Monitor) writeEncoded(w http.ResponseWriter, r *http.Request, b *cached
 }
 
 // The largest answers (/api/apps, /api/metrics/summary) are encoded an
-// element at a time (cachedbody.Stream), into a buffer sized from the last
-// answer of the same kind.
+// element at a time (cachedbody.Stream), for each form only when a client
+// asks for it: plain into segments (cachedbody.Segments), which the
+// requests still reading an older snapshot's answer release as they go,
+// gzip through the compressor.
 
-// bodyHints are the sizes of the last large answers, to size the next.
+// bodyHints are the sizes of the last large answers made in one piece, to
+// size the next.
 type bodyHints struct {
-	apps, summary atomic.Int64
-	metrics       atomic.Int64 // the snapshot part of /metrics (metrics.go)
+	metrics atomic.Int64 // the snapshot part of /metrics (metrics.go)
 }
 
 // summaryHeadJSON is summaryJSON without its lists, which must be its last
@@ -131,12 +134,17 @@ func (v *lazySummary) write(s *cachedbody.Stream) {
 	buf.WriteByte('}')
 }
 
-// largeEnvelopeHead is envelopeHead for the large answers, in a buffer of
-// the hint's size, which it then updates.
-func largeEnvelopeHead(v any, hint *atomic.Int64) []byte {
-	buf := bytes.NewBuffer(make([]byte, 0, hint.Load()+hint.Load()/64))
-	buf.WriteString(`{"data":`)
-	s := cachedbody.NewStream(buf)
+// largeEnvelope is envelopeHead for the large answers: a body encoded
+// anew for each form a client asks for (cachedbody.NewEncoded), its plain
+// bytes in segments.
+func largeEnvelope(v any) *cachedbody.Body {
+	return cachedbody.NewEncoded(func(w io.Writer) { writeLarge(w, v) })
+}
+
+// writeLarge writes the envelope's start around v to w.
+func writeLarge(w io.Writer, v any) {
+	s := cachedbody.NewStreamTo(w)
+	s.Buf().WriteString(`{"data":`)
 	switch v := v.(type) {
 	case []appJSON:
 		cachedbody.List(s, v)
@@ -147,13 +155,12 @@ func largeEnvelopeHead(v any, hint *atomic.Int64) []byte {
 	default:
 		s.Value(v)
 	}
+	s.Flush()
 	if err := s.Err(); err != nil {
-		// Only our own types are encoded here; failing to encode them is a
-		// bug, not a request error.
+		// Only our own types are encoded here, to a writer that does not
+		// fail; failing to encode them is a bug, not a request error.
 		panic("availmon: encoding snapshot: " + err.Error())
 	}
-	hint.Store(int64(buf.Len()))
-	return cachedbody.Trimmed(buf.Bytes())
 }
 
 // trimmed is cachedbody.Trimmed, under the name ledger_api.go calls.

@@ -67,7 +67,7 @@ func (a availAnswer) Size() int {
 	if a.body == nil {
 		return 0
 	}
-	return len(a.body.Head())
+	return a.body.Len()
 }
 
 func (m *Monitor) getAvailability(w http.ResponseWriter, r *http.Request) {
@@ -671,10 +671,14 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	kept, spill := m.reportAnswers(s, q)
 	a := kept.GetOr("report\x00"+q.Key(), spill, func() availAnswer {
 		rep := report.Make(s.book, q)
+		// Sized ahead: written into a slice grown as it goes, a report of
+		// 30 MB would leave garbage of several times that behind.
+		buf := make([]byte, 0, len(`{"data":`)+rep.Estimate(q.Format))
 		if q.Format == report.CSV {
-			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(nil))), count: len(rep.Rows), made: s.made}
+			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(buf))), count: len(rep.Rows), made: s.made}
 		}
-		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON([]byte(`{"data":`)))), count: len(rep.Rows), made: s.made}
+		buf = append(buf, `{"data":`...)
+		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON(buf))), count: len(rep.Rows), made: s.made}
 	})
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {

@@ -450,7 +450,6 @@ func (m *Monitor) publish(now time.Time, eventSeq uint64) {
 	m.snapGen++
 	s.eventSeq = eventSeq
 	s.discovery = discoveryHealthOf(m.disc.rules)
-	s.hints = &m.bodyHints
 	s.pastGen = m.pastGen // before the book: a change after it is a newer generation
 	s.book = m.ledger.Book(now)
 	evs := m.evaluateObjectives(s, now)

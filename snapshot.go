@@ -50,7 +50,6 @@ type snapshot struct {
 	historyAns  historyCache
 	metrics     metricsCache
 	ctl         ctlCache // the operators' controls' views, bodies.go
-	hints       *bodyHints
 }
 
 // appView is an app as a snapshot shows it, packed into 64 bytes (its
@@ -180,7 +179,7 @@ func (s *snapshot) appJSON(i int) appJSON {
 }
 
 func (s *snapshot) appsData() *cachedbody.Body {
-	return s.appsJSON.getLarge(&s.hints.apps, func() any {
+	return s.appsJSON.getLarge(func() any {
 		return cachedbody.LazyList[appJSON]{N: len(s.apps), Elem: s.appJSON}
 	})
 }
@@ -229,7 +228,7 @@ func (s *snapshot) locationData(li int) *cachedbody.Body {
 }
 
 func (s *snapshot) summaryData() *cachedbody.Body {
-	return s.summaryJSON.getLarge(&s.hints.summary, func() any { return s.summary() })
+	return s.summaryJSON.getLarge(func() any { return s.summary() })
 }
 
 // summary is the data of /api/metrics/summary, its lists made as they

@@ -23,8 +23,11 @@ import (
 // appended at write time, so a request costs a copy of ready bytes,
 // whichever encoding the client asked for. Safe for concurrent use.
 type Body struct {
-	head []byte // the answer up to where the tail goes
-	sum  uint64 // CRC-64 of head, continued over the tail for the ETag
+	head  []byte   // the answer up to where the tail goes, when in one piece
+	first *segment // else the first of its segments (segments.go)
+	n     int      // its length
+	sum   uint64   // CRC-64 of it, continued over the tail for the ETag
+	enc   *encoded // how to make it, for a Body made by NewEncoded (encoded.go)
 
 	gzOnce sync.Once
 	gz     Gzip
@@ -34,22 +37,62 @@ type Body struct {
 
 // New holds head, which must not change afterwards.
 func New(head []byte) *Body {
-	return &Body{head: head, sum: crc64.Checksum(head, crc64Table)}
+	return &Body{head: head, n: len(head), sum: crc64.Checksum(head, crc64Table)}
 }
 
-// Head returns the body's bytes, which the caller must not change.
-func (b *Body) Head() []byte { return b.head }
+// Head returns the body's bytes, which the caller must not change: for a
+// segmented body, a copy of them in one piece.
+func (b *Body) Head() []byte {
+	b.plain()
+	if b.first == nil {
+		return b.head
+	}
+	out := make([]byte, 0, b.n)
+	for seg := b.first; seg != nil; seg = seg.next {
+		out = append(out, seg.b...)
+	}
+	return out
+}
+
+// Len is the length of the body's bytes.
+func (b *Body) Len() int {
+	b.sized()
+	return b.n
+}
+
+// WriteBytes writes the body's bytes to w. Of a segmented body it holds
+// only the segment being written: the caller need not hold b meanwhile.
+func (b *Body) WriteBytes(w io.Writer) error {
+	b.plain()
+	if b.first == nil {
+		_, err := w.Write(b.head)
+		return err
+	}
+	return writeSegments(w, b.first)
+}
+
+// each calls f with the body's bytes in order, in one or more pieces.
+func (b *Body) each(f func([]byte)) {
+	if b.first == nil {
+		f(b.head)
+		return
+	}
+	for seg := b.first; seg != nil; seg = seg.next {
+		f(seg.b)
+	}
+}
 
 // ETag is the strong validator of the answer made of the body and tail,
 // which the caller keeps the same for every request of a body: equal tags
 // then mean equal bytes (RFC 9110, 8.8.3). The gzip answer is another
 // representation and gets its own tag.
 func (b *Body) ETag(tail []byte, gzipped bool) string {
+	b.sized()
 	var buf [48]byte
 	out := append(buf[:0], '"')
 	out = strconv.AppendUint(out, crc64.Update(b.sum, crc64Table, tail), 36)
 	out = append(out, '-')
-	out = strconv.AppendUint(out, uint64(len(b.head)+len(tail)), 36)
+	out = strconv.AppendUint(out, uint64(b.n+len(tail)), 36)
 	if gzipped {
 		out = append(out, "-gzip"...)
 	}
@@ -65,10 +108,13 @@ const minGzipBytes = 1024
 // Gzipped returns the gzip start of the body, compressed on first use; ok is
 // false when the body is too small to be worth compressing.
 func (b *Body) Gzipped() (g *Gzip, ok bool) {
-	if len(b.head) < minGzipBytes {
+	if b.enc == nil && b.n < minGzipBytes {
 		return nil, false
 	}
-	b.gzOnce.Do(func() { b.gz = newGzip(b.head) })
+	b.gzOnce.Do(func() { b.gz = newGzip(b) })
+	if b.n < minGzipBytes { // an encoded body found small
+		return nil, false
+	}
 	return &b.gz, true
 }
 
@@ -76,7 +122,7 @@ func (b *Body) Gzipped() (g *Gzip, ok bool) {
 // ok is false, and nothing is compressed, when the client does not take
 // gzip.
 func (b *Body) GzippedFor(acceptEncoding []string) (g *Gzip, ok bool) {
-	if len(b.head) < minGzipBytes || !AcceptsGzip(acceptEncoding) {
+	if !AcceptsGzip(acceptEncoding) || b.enc == nil && b.n < minGzipBytes {
 		return nil, false
 	}
 	return b.Gzipped()
@@ -102,18 +148,26 @@ var Gziper = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 // 100,000 apps the default level took a large part of a cycle's interval.
 const gzipLevel = 2
 
-func newGzip(head []byte) Gzip {
+func newGzip(b *Body) Gzip {
 	var buf bytes.Buffer
-	buf.Grow(len(head)/8 + 64)
+	if b.enc == nil {
+		buf.Grow(b.n/8 + 64)
+	}
 	buf.Write(Gziper)
 	fw, err := flate.NewWriter(&buf, gzipLevel)
 	if err != nil {
 		panic("cachedbody: flate: " + err.Error()) // only for a bad level
 	}
-	fw.Write(head) //nolint:errcheck // a bytes.Buffer does not fail
+	gw := &gzipWriter{fw: fw}
+	if b.enc != nil {
+		b.enc.write(gw)
+		b.setSize(gw.n, gw.crc64)
+	} else {
+		b.each(func(p []byte) { gw.Write(p) }) //nolint:errcheck // it does not fail
+	}
 	// A sync flush ends the data on a byte boundary without a final block.
 	fw.Flush() //nolint:errcheck
-	return Gzip{start: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(head), n: len(head)}
+	return Gzip{start: Trimmed(buf.Bytes()), crc: gw.crc32, n: gw.n}
 }
 
 // Size is the length of the member WriteTo writes for a tail of n bytes.

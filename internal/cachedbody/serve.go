@@ -19,11 +19,15 @@ const JSONType = "application/json; charset=utf-8"
 // Serve answers r with b's bytes and tail, of content type ctype, as
 // ServeJSON does. A caller whose answer varies on more than
 // Accept-Encoding adds its own Vary: Serve adds to the header, never sets it.
-// The tag is compared before anything is compressed, and the body is
-// compressed only for a client that takes gzip.
+// The tag of a body held whole is compared before anything is compressed;
+// an encoded body (NewEncoded) first makes the form the client takes,
+// which its tag is measured from. The body is compressed only for a
+// client that takes gzip.
 func (b *Body) Serve(w http.ResponseWriter, r *http.Request, tail []byte, ctype string) {
+	accepts := AcceptsGzip(r.Header.Values("Accept-Encoding"))
+	b.prepare(accepts)
 	s := b.servedFor(tail, ctype)
-	gz := s.gzEtag != nil && AcceptsGzip(r.Header.Values("Accept-Encoding"))
+	gz := s.gzEtag != nil && accepts
 	etag := s.etag
 	if gz {
 		etag = s.gzEtag
@@ -53,8 +57,9 @@ func (b *Body) Serve(w http.ResponseWriter, r *http.Request, tail []byte, ctype 
 	h["Content-Length"] = s.length
 	w.WriteHeader(http.StatusOK)
 	// Errors are ignored: the client went away.
-	w.Write(b.Head()) //nolint:errcheck
-	w.Write(s.tail)   //nolint:errcheck
+	if b.WriteBytes(w) == nil {
+		w.Write(s.tail) //nolint:errcheck
+	}
 }
 
 // Trimmed returns b, or a copy of it when b's array is much larger: a

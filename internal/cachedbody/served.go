@@ -18,7 +18,7 @@ import (
 type served struct {
 	key    any // what TailFor made the tail from; nil for a tail given to Serve
 	tail   []byte
-	etag   []string
+	etag   []string // nil until made, for a tail kept before its encoded body was measured
 	gzEtag []string // nil when the body is too small to be gzipped
 	length []string // of the plain answer
 	ctype  []string
@@ -33,7 +33,7 @@ type fixedHeaders struct {
 func (b *Body) newServed(key any, tail []byte, ctype string) *served {
 	s := &served{key: key, tail: tail,
 		etag:   full(b.ETag(tail, false)),
-		length: full(strconv.Itoa(len(b.head) + len(tail))),
+		length: full(strconv.Itoa(b.n + len(tail))),
 		ctype:  full(ctype),
 		fixed: fixedHeaders{
 			// The answer depends on Accept-Encoding; caches must key on it.
@@ -44,7 +44,7 @@ func (b *Body) newServed(key any, tail []byte, ctype string) *served {
 			nosniff:      full("nosniff"),
 		},
 	}
-	if len(b.head) >= minGzipBytes {
+	if b.n >= minGzipBytes {
 		s.gzEtag = full(b.ETag(tail, true))
 	}
 	return s
@@ -58,7 +58,7 @@ func full(v string) []string { return []string{v}[:1:1] }
 func (b *Body) servedFor(tail []byte, ctype string) *served {
 	var key any
 	if s := b.last.Load(); s != nil && bytes.Equal(s.tail, tail) {
-		if s.ctype[0] == ctype {
+		if s.ctype[0] == ctype && s.etag != nil {
 			return s
 		}
 		key = s.key
@@ -79,6 +79,13 @@ func (b *Body) TailFor(key any, ctype string, mk func() ([]byte, error)) ([]byte
 	tail, err := mk()
 	if err != nil {
 		return nil, err
+	}
+	if b.enc != nil && !b.enc.sized.Load() {
+		// The tags need the body's length and checksum, which only the
+		// form the request asks for measures: the request that serves the
+		// tail first (servedFor) makes them.
+		b.last.Store(&served{key: key, tail: tail, ctype: full(ctype)})
+		return tail, nil
 	}
 	b.last.Store(b.newServed(key, tail, ctype))
 	return tail, nil

@@ -3,6 +3,7 @@ package cachedbody
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 )
 
 // The largest answers are megabytes at 10,000 apps. encoding/json encodes
@@ -16,9 +17,10 @@ import (
 // Stream writes values as encoding/json would (HTML not escaped), but its
 // large lists an element at a time. The first error sticks.
 type Stream struct {
-	buf *bytes.Buffer
-	enc *json.Encoder
-	err error
+	buf  *bytes.Buffer
+	enc  *json.Encoder
+	err  error
+	sink io.Writer // where buf's bytes go between a list's elements; nil: buf is the output
 }
 
 // NewStream returns a Stream that writes to buf.
@@ -26,6 +28,41 @@ func NewStream(buf *bytes.Buffer) *Stream {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	return &Stream{buf: buf, enc: enc}
+}
+
+// NewStreamTo returns a Stream that writes to sink (Segments, or a
+// compressor), through a buffer of its own that it empties into sink
+// between a list's elements once it holds spillBytes: the answer is then
+// never whole in one buffer. Flush empties the buffer at the end.
+func NewStreamTo(sink io.Writer) *Stream {
+	s := NewStream(bytes.NewBuffer(make([]byte, 0, spillBytes+spillBytes/4)))
+	s.sink = sink
+	return s
+}
+
+// spillBytes is what a segmented Stream's buffer holds before it is
+// emptied: a few elements' worth, kept from one list element to the next.
+const spillBytes = 16 << 10
+
+// spill empties the buffer into the sink when it holds spillBytes. It runs
+// between elements only, so that what Buf's user just wrote is still in
+// the buffer to be trimmed.
+func (s *Stream) spill() {
+	if s.sink != nil && s.buf.Len() >= spillBytes {
+		s.Flush()
+	}
+}
+
+// Flush empties the buffer of a Stream made by NewStreamTo into its sink;
+// the buffer of a Stream made by NewStream is its output and stays as it
+// is. An error of the sink sticks as the Stream's.
+func (s *Stream) Flush() {
+	if s.sink != nil && s.buf.Len() > 0 {
+		if _, err := s.sink.Write(s.buf.Bytes()); err != nil && s.err == nil {
+			s.err = err
+		}
+		s.buf.Reset()
+	}
 }
 
 // Buf is the buffer written to, for the punctuation between values.
@@ -71,6 +108,7 @@ func (l LazyList[T]) Write(s *Stream) {
 		}
 		v = l.Elem(i)
 		s.Value(&v)
+		s.spill()
 	}
 	s.buf.WriteByte(']')
 }

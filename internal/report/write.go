@@ -35,6 +35,18 @@ func (r *Report) Write(w io.Writer, f Format) error {
 // AppendJSON appends r as a JSON object: the period, its range and zone,
 // and the rows under "items".
 func (r *Report) AppendJSON(b []byte) []byte {
+	b = r.appendJSONHead(b)
+	for n := range r.Rows {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = r.Rows[n].appendJSON(b)
+	}
+	return append(b, "]}"...)
+}
+
+// appendJSONHead appends the JSON up to the first row.
+func (r *Report) appendJSONHead(b []byte) []byte {
 	b = append(b, `{"period":`...)
 	b = appendString(b, r.Period)
 	b = append(b, `,"from":`...)
@@ -45,14 +57,7 @@ func (r *Report) AppendJSON(b []byte) []byte {
 	b = appendString(b, r.Zone.String())
 	b = append(b, `,"complete":`...)
 	b = strconv.AppendBool(b, r.Complete)
-	b = append(b, `,"items":[`...)
-	for n := range r.Rows {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = r.Rows[n].appendJSON(b)
-	}
-	return append(b, "]}"...)
+	return append(b, `,"items":[`...)
 }
 
 func (w *Row) appendJSON(b []byte) []byte {
@@ -130,15 +135,33 @@ func (r *Report) AppendCSV(b []byte) []byte {
 	buf := bytes.NewBuffer(b)
 	cw := csv.NewWriter(buf)
 	cw.Write(csvHeader) //nolint:errcheck // a bytes.Buffer does not fail
-	rec := make([]string, len(csvHeader))
-	tail := []string{r.Period, r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339), r.Zone.String()}
+	rec, tail := make([]string, len(csvHeader)), r.csvTail()
 	for n := range r.Rows {
-		r.Rows[n].csvRecord(rec)
-		copy(rec[len(rec)-len(tail):], tail)
-		cw.Write(rec) //nolint:errcheck
+		r.csvRow(cw, rec, tail, n)
 	}
 	cw.Flush()
 	return buf.Bytes()
+}
+
+// appendCSVHead appends the CSV's header record.
+func (r *Report) appendCSVHead(b []byte) []byte {
+	buf := bytes.NewBuffer(b)
+	cw := csv.NewWriter(buf)
+	cw.Write(csvHeader) //nolint:errcheck // a bytes.Buffer does not fail
+	cw.Flush()
+	return buf.Bytes()
+}
+
+// csvTail is the cells every record ends with.
+func (r *Report) csvTail() []string {
+	return []string{r.Period, r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339), r.Zone.String()}
+}
+
+// csvRow writes row n's record, using rec as scratch.
+func (r *Report) csvRow(cw *csv.Writer, rec, tail []string, n int) {
+	r.Rows[n].csvRecord(rec)
+	copy(rec[len(rec)-len(tail):], tail)
+	cw.Write(rec) //nolint:errcheck // the writers here do not fail
 }
 
 func (w *Row) csvRecord(rec []string) {
@@ -231,8 +254,25 @@ func appendTime(b []byte, t time.Time) []byte {
 // configuration and label values; encoding/json escapes them correctly,
 // and a report calls it once per row.
 func appendString(b []byte, s string) []byte {
+	if plainASCII(s) { // names mostly: what encoding/json writes as it is
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	q, _ := json.Marshal(s) // a string always encodes
 	return append(b, q...)
+}
+
+// plainASCII reports whether encoding/json writes s between quotes as it
+// is: printable ASCII with no quote, backslash or HTML character.
+func plainASCII(s string) bool {
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // timeFormat is the API's: RFC 3339 with milliseconds, in UTC.
