@@ -24,6 +24,7 @@ func Decode(b []byte) (*State, error) {
 		return nil, d.Err()
 	}
 	d.v = v
+	d.checksLeft = checksPerByte*uint64(len(b)) + freeChecks
 	s := &State{SavedAt: time.Unix(0, d.Varint())}
 	if iv := time.Duration(d.Varint()); iv != 0 {
 		s.Interval = &Interval{D: iv, Text: d.Str()}
@@ -63,6 +64,10 @@ type decoder struct {
 	bytecodec.Decoder
 	v    uint64   // the encoding's version
 	refs []uint64 // encoding 4: an app's checks' error references, reused
+	// checksLeft is how many more checks the file may hold, and ref the
+	// checks the next app's are relative to, next its buffer (encoding 6).
+	checksLeft uint64
+	ref, next  []fileCheck
 	// texts holds one copy of each error text read: every app that failed
 	// the same way (a backend down) saved the same text, and each would
 	// otherwise hold its own copy for as long as its history keeps it.
@@ -153,11 +158,14 @@ func (d *decoder) putHour(w *Day, hour int64, c Counts) {
 
 // app reads an app of the decoder's encoding.
 func (d *decoder) app(a *App) {
-	if d.v < 4 {
+	switch {
+	case d.v < 4:
 		d.appV3(a)
-		return
+	case d.v < 6:
+		d.appV4(a)
+	default:
+		d.appV6(a)
 	}
-	d.appV4(a)
 }
 
 // dayV4 reads a day window of encoding 4.
@@ -203,6 +211,13 @@ func (d *decoder) appV4(a *App) {
 		a.Checks[i] = Check{At: ms * int64(time.Millisecond), RT: time.Duration(us) * time.Microsecond, Status: d.statusOf(sr & 3)}
 		d.refs[i] = sr >> 2
 	}
+	d.appTail(a)
+}
+
+// appTail reads what follows an app's checks in encodings 4 to 6: its last
+// state, its error texts, which it gives the checks (by their refs in
+// d.refs) and the state, and its day window.
+func (d *decoder) appTail(a *App) {
 	stateRef := d.lastV4(a)
 	texts := d.errTexts(len(a.Checks) + 1)
 	if d.Err() != nil {
@@ -213,6 +228,19 @@ func (d *decoder) appV4(a *App) {
 	}
 	a.Last.Err = d.text(texts, stateRef)
 	d.day(&a.Day)
+}
+
+// appV6 reads an app of encoding 6.
+func (d *decoder) appV6(a *App) {
+	a.Name, a.Location = d.Str(), d.Str()
+	d.checksV6(a)
+	if d.Err() != nil {
+		return
+	}
+	for i := range d.refs[:len(a.Checks)] {
+		d.refs[i] >>= 4
+	}
+	d.appTail(a)
 }
 
 // lastV4 reads an app's last state and returns the ref of its error text.

@@ -28,6 +28,7 @@ type Encoder struct {
 	b []byte
 
 	w       io.Writer // nil: the whole encoding stays in b
+	base    int       // the length of NewEncoder's buf, before the encoding
 	written int64     // bytes given to w
 	err     error     // w's first error: later writes are dropped
 
@@ -35,10 +36,17 @@ type Encoder struct {
 	prevMillis, prevDelta int64
 	texts                 []string // the app's error texts, in the order of first use
 	slotRef               []uint64 // error number - 1 -> 1 + index in texts
+
+	// checks are the app's checks, held until its Last writes them;
+	// prevChecks the app's before, whose times and response times they
+	// may share (checks.go). checksWritten counts the checks of the apps
+	// written, against the bound on sharing.
+	checks, prevChecks []fileCheck
+	checksWritten      int64
 }
 
 // NewEncoder returns an Encoder that appends to buf.
-func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf} }
+func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf, base: len(buf)} }
 
 // NewStreamEncoder returns an Encoder that writes the encoding to w as it
 // goes, holding parts of it in buf (reused from the last encoding, whose
@@ -196,7 +204,10 @@ func (e *Encoder) Location(name string) {
 }
 
 // Apps starts n apps.
-func (e *Encoder) Apps(n int) { e.uvarint(uint64(n)) }
+func (e *Encoder) Apps(n int) {
+	e.uvarint(uint64(n))
+	e.prevChecks = e.prevChecks[:0]
+}
 
 // App starts an app, whose checks, Last, ErrTexts and Day follow.
 func (e *Encoder) App(name, location string) {
