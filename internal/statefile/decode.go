@@ -68,6 +68,7 @@ type decoder struct {
 	// checks the next app's are relative to, next its buffer (encoding 6).
 	checksLeft uint64
 	ref, next  []fileCheck
+	refDay     *Day // the day window read last
 	// texts holds one copy of each error text read: every app that failed
 	// the same way (a backend down) saved the same text, and each would
 	// otherwise hold its own copy for as long as its history keeps it.
@@ -139,11 +140,14 @@ func (d *decoder) statusOf(code uint64) Status {
 
 // day reads a day window of the decoder's encoding.
 func (d *decoder) day(w *Day) {
-	if d.v < 4 {
+	switch {
+	case d.v < 4:
 		d.dayV3(w)
-		return
+	case d.v < 6:
+		d.dayV4(w)
+	default:
+		d.dayV6(w)
 	}
-	d.dayV4(w)
 }
 
 // putHour puts an hour's counts in its slot of w, once.

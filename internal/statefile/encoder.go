@@ -32,7 +32,7 @@ type Encoder struct {
 	written int64     // bytes given to w
 	err     error     // w's first error: later writes are dropped
 
-	prevMinute, prevHour  int64
+	prevMinute            int64
 	prevMillis, prevDelta int64
 	texts                 []string // the app's error texts, in the order of first use
 	slotRef               []uint64 // error number - 1 -> 1 + index in texts
@@ -43,6 +43,12 @@ type Encoder struct {
 	// written, against the bound on sharing.
 	checks, prevChecks []fileCheck
 	checksWritten      int64
+
+	// dayHours are the hours of the day window being given, dayWant how
+	// many it has; refDay the window written before, by slot (sharedday.go).
+	dayHours []fileHour
+	dayWant  int
+	refDay   [24]fileHour
 }
 
 // NewEncoder returns an Encoder that appends to buf.
@@ -150,10 +156,14 @@ func (e *Encoder) Day(d *Day) {
 	}
 }
 
-// BeginDay starts a day window of n hours, each then written by Hour.
+// BeginDay starts a day window of n hours, each then written by Hour or
+// HourCounts; the window is written once all n are given.
 func (e *Encoder) BeginDay(n int) {
-	e.uvarint(uint64(n))
-	e.prevHour = 0
+	e.dayWant = n
+	e.dayHours = e.dayHours[:0]
+	if n == 0 {
+		e.writeDay()
+	}
 }
 
 // Hour is one hour of a day window that counted some check: the hour
@@ -173,13 +183,10 @@ type HourCounts struct{ Up, Down, Unavailable, RTN, RTMicros uint64 }
 // that keeps them so (every app's) writes them without converting its sum
 // to seconds and back.
 func (e *Encoder) HourCounts(hour int64, c HourCounts) {
-	e.varint(hour - e.prevHour)
-	e.prevHour = hour
-	e.uvarint(c.Up)
-	e.uvarint(c.Down)
-	e.uvarint(c.Unavailable)
-	e.uvarint(c.RTN)
-	e.uvarint(c.RTMicros)
+	e.dayHours = append(e.dayHours, fileHour{hour: hour, c: c, set: true})
+	if len(e.dayHours) == e.dayWant {
+		e.writeDay()
+	}
 }
 
 // SumMicros is a sum of response times in seconds as whole microseconds.

@@ -237,7 +237,7 @@ func v4App(body func(e *Encoder)) []byte {
 	e.Header(t0, nil)
 	e.b[0] = 4 // no ledger section
 	e.Minutes(0)
-	e.BeginDay(0) // system day window
+	e.uvarint(0) // system day window, of no hours
 	e.Locations(0)
 	e.Apps(1)
 	e.App("a", "l")
@@ -465,6 +465,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(ledgerState())
 	f.Add(Encode(withQuery()))
 	f.Add(goodV6.encode())
+	shared := &State{SavedAt: t0, System: fullDay(), Locations: []Location{{Name: "l", Day: fullDay(3)}}}
+	shared.Apps = []App{{Name: "a", Day: fullDay(3)}, {Name: "b", Day: fullDay()}}
+	f.Add(Encode(shared))
 	for _, file := range []string{"state-encoding-2.bin", "state-encoding-3.bin", "state-encoding-4.bin", "state-encoding-5.bin"} {
 		f.Add(readFile(f, file))
 	}
