@@ -113,15 +113,23 @@ func (e *Encoder) Last(st *Last) {
 func (e *Encoder) ErrTexts() {
 	e.uvarint(uint64(len(e.texts)))
 	prev := ""
-	for _, t := range e.texts {
+	for i, t := range e.texts {
+		if i < len(e.refTexts) && e.refTexts[i] == t {
+			e.uvarint(1) // the reference table's text at i (sharedchecks.go)
+			prev = t
+			continue
+		}
 		p, s := 0, 0
 		if len(t) <= maxErrorText {
 			p, s = shared(prev, t)
 		}
-		e.uvarint(uint64(p))
+		e.uvarint(uint64(p) << 1)
 		e.uvarint(uint64(s))
 		e.str(t[p : len(t)-s])
 		prev = t
+	}
+	if len(e.texts) > 0 {
+		e.refTexts = append(e.refTexts[:0], e.texts...)
 	}
 }
 

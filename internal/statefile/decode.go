@@ -69,6 +69,8 @@ type decoder struct {
 	checksLeft uint64
 	ref, next  []fileCheck
 	refDay     *Day // the day window read last
+	// refTexts is the last table of error texts that had one (encoding 6).
+	refTexts []string
 	// texts holds one copy of each error text read: every app that failed
 	// the same way (a backend down) saved the same text, and each would
 	// otherwise hold its own copy for as long as its history keeps it.
@@ -264,7 +266,11 @@ func (d *decoder) lastV4(a *App) uint64 {
 
 // errTexts reads an app's table of error texts, of at most most texts.
 func (d *decoder) errTexts(most int) []string {
-	n := d.Count(3)
+	minBytes := 3
+	if d.v >= 6 {
+		minBytes = 1 // a text of the reference table
+	}
+	n := d.Count(minBytes)
 	if n > most {
 		d.Fail("%d error texts for %d checks", n, most-1)
 		return nil
@@ -272,7 +278,19 @@ func (d *decoder) errTexts(most int) []string {
 	texts := make([]string, n)
 	prev := ""
 	for i := range texts {
-		p, s := d.Uvarint(), d.Uvarint()
+		p := d.Uvarint()
+		if d.v >= 6 {
+			if p&1 != 0 {
+				if p != 1 || i >= len(d.refTexts) {
+					d.Fail("error text %d: the reference's of %d texts, tag %d", i, len(d.refTexts), p)
+					return nil
+				}
+				texts[i], prev = d.refTexts[i], d.refTexts[i]
+				continue
+			}
+			p >>= 1
+		}
+		s := d.Uvarint()
 		mid := d.Bytes(d.Count(1))
 		switch {
 		case d.Err() != nil:
@@ -287,6 +305,9 @@ func (d *decoder) errTexts(most int) []string {
 		d.buf = append(append(append(d.buf[:0], prev[:p]...), mid...), prev[uint64(len(prev))-s:]...)
 		texts[i] = d.intern(d.buf)
 		prev = texts[i]
+	}
+	if n > 0 {
+		d.refTexts = texts
 	}
 	return texts
 }

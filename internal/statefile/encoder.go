@@ -43,6 +43,7 @@ type Encoder struct {
 	// written, against the bound on sharing.
 	checks, prevChecks []fileCheck
 	checksWritten      int64
+	refTexts           []string // the last app's table of error texts that had one
 
 	// dayHours are the hours of the day window being given, dayWant how
 	// many it has; refDay the window written before, by slot (sharedday.go).
@@ -213,7 +214,7 @@ func (e *Encoder) Location(name string) {
 // Apps starts n apps.
 func (e *Encoder) Apps(n int) {
 	e.uvarint(uint64(n))
-	e.prevChecks = e.prevChecks[:0]
+	e.prevChecks, e.refTexts = e.prevChecks[:0], e.refTexts[:0]
 }
 
 // App starts an app, whose checks, Last, ErrTexts and Day follow.

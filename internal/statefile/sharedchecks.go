@@ -32,7 +32,15 @@ import (
 //	         before that one; the first check's gap is 0)
 //	uvarint  its response time in microseconds
 //
-// Its last state, error texts and day window follow as in encoding 4.
+// Its last state follows as in encoding 4, then its table of error texts:
+// the apps one query answered failed alike, and encoding 5 wrote the same
+// texts again in every app's table. In encoding 6 a text of the table is
+//
+//	uvarint  1: the text at the same index of the reference table, the
+//	         last table written that had a text; else p<<1, then as in
+//	         encoding 4 the suffix shared and the bytes between
+//
+// and its day window follows (sharedday.go).
 //
 // Sharing lets a few bytes stand for many checks; so that a file still
 // decodes to a bounded multiple of its size, a file holds at most

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -313,4 +314,76 @@ func FuzzSharedChecks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Encoding 6 writes an app's error texts that the last table of texts has
+// at the same index as a byte each, past apps without texts, and reads
+// them back as one copy.
+func TestSharedErrTexts(t *testing.T) {
+	const text = `prometheus main: Post "http://127.0.0.1:43667/api/v1/query": context deadline exceeded`
+	failing := func(name string, texts ...string) App {
+		a := App{Name: name, Location: "l"}
+		for i, x := range texts {
+			a.Checks = append(a.Checks, Check{At: t0.Add(time.Duration(i) * time.Second).UnixNano(), Status: Unavailable, Err: x})
+		}
+		return a
+	}
+	s := &State{SavedAt: t0, Apps: []App{failing("a", text, "no sample"), failing("b", text, "no sample"), {Name: "up"},
+		failing("c", text, "no sample", "other"), failing("d", "no sample", text)}}
+	b := Encode(s)
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	one := len(Encode(&State{SavedAt: t0, Apps: s.Apps[:1]}))
+	// Name and location 4, two checks of the times before in two runs 6,
+	// state 1, two texts of the table before 3, window 1.
+	if two := len(Encode(&State{SavedAt: t0, Apps: s.Apps[:2]})); two-one > 15 {
+		t.Errorf("an app failing with the texts of the app before takes %d bytes", two-one)
+	}
+	if unsafe.StringData(got.Apps[3].Checks[0].Err) != unsafe.StringData(got.Apps[0].Checks[0].Err) {
+		t.Errorf("a text of the reference table reads as a copy of its own")
+	}
+}
+
+// textState is an encoding-6 state of one app without checks whose one
+// error text is written with tag (and, for an even tag, as a text "x").
+func textState(tag uint64) []byte {
+	e := NewEncoder(nil)
+	e.Header(t0, nil)
+	e.Minutes(0)
+	e.BeginDay(0)
+	e.Locations(0)
+	e.Apps(1)
+	e.App("a", "l")
+	e.uvarint(0) // no checks
+	e.uvarint(0) // in no runs
+	e.b = append(e.b, 0)
+	e.uvarint(1)
+	e.uvarint(tag)
+	if tag&1 == 0 {
+		e.uvarint(0)
+		e.str("x")
+	}
+	e.uvarint(0) // no hours
+	e.LedgerPieces(func(emit func([]byte) error) error { return emit(emptyLedger) })
+	e.Replay(nil)
+	e.Maintenance(&Maintenance{})
+	return e.b
+}
+
+// Encoding 6 refuses a text of the reference table when there is none,
+// and a tag no encoder writes.
+func TestSharedErrTextsBad(t *testing.T) {
+	if _, err := Decode(textState(0)); err != nil {
+		t.Fatalf("the good state: %v", err)
+	}
+	for name, tag := range map[string]uint64{"the reference has no text": 1, "odd tag 3": 3} {
+		if _, err := Decode(textState(tag)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
 }

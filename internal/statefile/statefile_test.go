@@ -468,6 +468,7 @@ func FuzzDecode(f *testing.F) {
 	shared := &State{SavedAt: t0, System: fullDay(), Locations: []Location{{Name: "l", Day: fullDay(3)}}}
 	shared.Apps = []App{{Name: "a", Day: fullDay(3)}, {Name: "b", Day: fullDay()}}
 	f.Add(Encode(shared))
+	f.Add(textState(0))
 	for _, file := range []string{"state-encoding-2.bin", "state-encoding-3.bin", "state-encoding-4.bin", "state-encoding-5.bin"} {
 		f.Add(readFile(f, file))
 	}
