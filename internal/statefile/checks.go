@@ -60,21 +60,16 @@ func CheckMicros(rt time.Duration) uint32 {
 // BeginChecks starts an app's n checks, and an empty table of error texts
 // for a history that numbers errNumbers texts (see Ref).
 func (e *Encoder) BeginChecks(n, errNumbers int) {
-	e.uvarint(uint64(n))
-	e.prevMillis, e.prevDelta = 0, 0
+	e.checks = slices.Grow(e.checks[:0], n)
 	e.texts = e.texts[:0]
 	e.slotRef = slices.Grow(e.slotRef[:0], errNumbers)[:errNumbers]
 	clear(e.slotRef)
 }
 
 // Check is one check: ms in [MinCheckMillis, MaxCheckMillis], ref 0 or a
-// ref Ref returned.
+// ref Ref returned. The app's checks are written by its Last, all known.
 func (e *Encoder) Check(ms int64, rtMicros uint32, s Status, ref uint64) {
-	delta := ms - e.prevMillis
-	e.varint(delta - e.prevDelta)
-	e.prevMillis, e.prevDelta = ms, delta
-	e.uvarint(uint64(rtMicros))
-	e.uvarint(ref<<2 | uint64(s))
+	e.checks = append(e.checks, fileCheck{ms: ms, us: rtMicros, word: ref<<4 | uint64(s)})
 }
 
 // Ref is the ref of a history's error number n in [1, errNumbers], whose
@@ -91,6 +86,7 @@ func (e *Encoder) Ref(n int, text string) uint64 {
 // Last is an app's last state, after its checks: its error text is a ref
 // into the same table, most often to the text of its last check.
 func (e *Encoder) Last(st *Last) {
+	e.writeChecks()
 	if !st.Checked {
 		e.b = append(e.b, 0)
 		return
@@ -117,15 +113,23 @@ func (e *Encoder) Last(st *Last) {
 func (e *Encoder) ErrTexts() {
 	e.uvarint(uint64(len(e.texts)))
 	prev := ""
-	for _, t := range e.texts {
+	for i, t := range e.texts {
+		if i < len(e.refTexts) && e.refTexts[i] == t {
+			e.uvarint(1) // the reference table's text at i (sharedchecks.go)
+			prev = t
+			continue
+		}
 		p, s := 0, 0
 		if len(t) <= maxErrorText {
 			p, s = shared(prev, t)
 		}
-		e.uvarint(uint64(p))
+		e.uvarint(uint64(p) << 1)
 		e.uvarint(uint64(s))
 		e.str(t[p : len(t)-s])
 		prev = t
+	}
+	if len(e.texts) > 0 {
+		e.refTexts = append(e.refTexts[:0], e.texts...)
 	}
 }
 

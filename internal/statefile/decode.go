@@ -24,6 +24,7 @@ func Decode(b []byte) (*State, error) {
 		return nil, d.Err()
 	}
 	d.v = v
+	d.checksLeft = checksPerByte*uint64(len(b)) + freeChecks
 	s := &State{SavedAt: time.Unix(0, d.Varint())}
 	if iv := time.Duration(d.Varint()); iv != 0 {
 		s.Interval = &Interval{D: iv, Text: d.Str()}
@@ -63,6 +64,13 @@ type decoder struct {
 	bytecodec.Decoder
 	v    uint64   // the encoding's version
 	refs []uint64 // encoding 4: an app's checks' error references, reused
+	// checksLeft is how many more checks the file may hold, and ref the
+	// checks the next app's are relative to, next its buffer (encoding 6).
+	checksLeft uint64
+	ref, next  []fileCheck
+	refDay     *Day // the day window read last
+	// refTexts is the last table of error texts that had one (encoding 6).
+	refTexts []string
 	// texts holds one copy of each error text read: every app that failed
 	// the same way (a backend down) saved the same text, and each would
 	// otherwise hold its own copy for as long as its history keeps it.
@@ -134,11 +142,14 @@ func (d *decoder) statusOf(code uint64) Status {
 
 // day reads a day window of the decoder's encoding.
 func (d *decoder) day(w *Day) {
-	if d.v < 4 {
+	switch {
+	case d.v < 4:
 		d.dayV3(w)
-		return
+	case d.v < 6:
+		d.dayV4(w)
+	default:
+		d.dayV6(w)
 	}
-	d.dayV4(w)
 }
 
 // putHour puts an hour's counts in its slot of w, once.
@@ -153,11 +164,14 @@ func (d *decoder) putHour(w *Day, hour int64, c Counts) {
 
 // app reads an app of the decoder's encoding.
 func (d *decoder) app(a *App) {
-	if d.v < 4 {
+	switch {
+	case d.v < 4:
 		d.appV3(a)
-		return
+	case d.v < 6:
+		d.appV4(a)
+	default:
+		d.appV6(a)
 	}
-	d.appV4(a)
 }
 
 // dayV4 reads a day window of encoding 4.
@@ -203,6 +217,13 @@ func (d *decoder) appV4(a *App) {
 		a.Checks[i] = Check{At: ms * int64(time.Millisecond), RT: time.Duration(us) * time.Microsecond, Status: d.statusOf(sr & 3)}
 		d.refs[i] = sr >> 2
 	}
+	d.appTail(a)
+}
+
+// appTail reads what follows an app's checks in encodings 4 to 6: its last
+// state, its error texts, which it gives the checks (by their refs in
+// d.refs) and the state, and its day window.
+func (d *decoder) appTail(a *App) {
 	stateRef := d.lastV4(a)
 	texts := d.errTexts(len(a.Checks) + 1)
 	if d.Err() != nil {
@@ -213,6 +234,19 @@ func (d *decoder) appV4(a *App) {
 	}
 	a.Last.Err = d.text(texts, stateRef)
 	d.day(&a.Day)
+}
+
+// appV6 reads an app of encoding 6.
+func (d *decoder) appV6(a *App) {
+	a.Name, a.Location = d.Str(), d.Str()
+	d.checksV6(a)
+	if d.Err() != nil {
+		return
+	}
+	for i := range d.refs[:len(a.Checks)] {
+		d.refs[i] >>= 4
+	}
+	d.appTail(a)
 }
 
 // lastV4 reads an app's last state and returns the ref of its error text.
@@ -232,7 +266,11 @@ func (d *decoder) lastV4(a *App) uint64 {
 
 // errTexts reads an app's table of error texts, of at most most texts.
 func (d *decoder) errTexts(most int) []string {
-	n := d.Count(3)
+	minBytes := 3
+	if d.v >= 6 {
+		minBytes = 1 // a text of the reference table
+	}
+	n := d.Count(minBytes)
 	if n > most {
 		d.Fail("%d error texts for %d checks", n, most-1)
 		return nil
@@ -240,7 +278,19 @@ func (d *decoder) errTexts(most int) []string {
 	texts := make([]string, n)
 	prev := ""
 	for i := range texts {
-		p, s := d.Uvarint(), d.Uvarint()
+		p := d.Uvarint()
+		if d.v >= 6 {
+			if p&1 != 0 {
+				if p != 1 || i >= len(d.refTexts) {
+					d.Fail("error text %d: the reference's of %d texts, tag %d", i, len(d.refTexts), p)
+					return nil
+				}
+				texts[i], prev = d.refTexts[i], d.refTexts[i]
+				continue
+			}
+			p >>= 1
+		}
+		s := d.Uvarint()
 		mid := d.Bytes(d.Count(1))
 		switch {
 		case d.Err() != nil:
@@ -255,6 +305,9 @@ func (d *decoder) errTexts(most int) []string {
 		d.buf = append(append(append(d.buf[:0], prev[:p]...), mid...), prev[uint64(len(prev))-s:]...)
 		texts[i] = d.intern(d.buf)
 		prev = texts[i]
+	}
+	if n > 0 {
+		d.refTexts = texts
 	}
 	return texts
 }

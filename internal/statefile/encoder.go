@@ -28,17 +28,32 @@ type Encoder struct {
 	b []byte
 
 	w       io.Writer // nil: the whole encoding stays in b
+	base    int       // the length of NewEncoder's buf, before the encoding
 	written int64     // bytes given to w
 	err     error     // w's first error: later writes are dropped
 
-	prevMinute, prevHour  int64
+	prevMinute            int64
 	prevMillis, prevDelta int64
 	texts                 []string // the app's error texts, in the order of first use
 	slotRef               []uint64 // error number - 1 -> 1 + index in texts
+
+	// checks are the app's checks, held until its Last writes them;
+	// prevChecks the app's before, whose times and response times they
+	// may share (checks.go). checksWritten counts the checks of the apps
+	// written, against the bound on sharing.
+	checks, prevChecks []fileCheck
+	checksWritten      int64
+	refTexts           []string // the last app's table of error texts that had one
+
+	// dayHours are the hours of the day window being given, dayWant how
+	// many it has; refDay the window written before, by slot (sharedday.go).
+	dayHours []fileHour
+	dayWant  int
+	refDay   [24]fileHour
 }
 
 // NewEncoder returns an Encoder that appends to buf.
-func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf} }
+func NewEncoder(buf []byte) *Encoder { return &Encoder{b: buf, base: len(buf)} }
 
 // NewStreamEncoder returns an Encoder that writes the encoding to w as it
 // goes, holding parts of it in buf (reused from the last encoding, whose
@@ -142,10 +157,14 @@ func (e *Encoder) Day(d *Day) {
 	}
 }
 
-// BeginDay starts a day window of n hours, each then written by Hour.
+// BeginDay starts a day window of n hours, each then written by Hour or
+// HourCounts; the window is written once all n are given.
 func (e *Encoder) BeginDay(n int) {
-	e.uvarint(uint64(n))
-	e.prevHour = 0
+	e.dayWant = n
+	e.dayHours = e.dayHours[:0]
+	if n == 0 {
+		e.writeDay()
+	}
 }
 
 // Hour is one hour of a day window that counted some check: the hour
@@ -165,13 +184,10 @@ type HourCounts struct{ Up, Down, Unavailable, RTN, RTMicros uint64 }
 // that keeps them so (every app's) writes them without converting its sum
 // to seconds and back.
 func (e *Encoder) HourCounts(hour int64, c HourCounts) {
-	e.varint(hour - e.prevHour)
-	e.prevHour = hour
-	e.uvarint(c.Up)
-	e.uvarint(c.Down)
-	e.uvarint(c.Unavailable)
-	e.uvarint(c.RTN)
-	e.uvarint(c.RTMicros)
+	e.dayHours = append(e.dayHours, fileHour{hour: hour, c: c, set: true})
+	if len(e.dayHours) == e.dayWant {
+		e.writeDay()
+	}
 }
 
 // SumMicros is a sum of response times in seconds as whole microseconds.
@@ -196,7 +212,10 @@ func (e *Encoder) Location(name string) {
 }
 
 // Apps starts n apps.
-func (e *Encoder) Apps(n int) { e.uvarint(uint64(n)) }
+func (e *Encoder) Apps(n int) {
+	e.uvarint(uint64(n))
+	e.prevChecks, e.refTexts = e.prevChecks[:0], e.refTexts[:0]
+}
 
 // App starts an app, whose checks, Last, ErrTexts and Day follow.
 func (e *Encoder) App(name, location string) {

@@ -11,8 +11,9 @@ import (
 // Version is the encoding an Encoder writes. Encoding 3 added the
 // maintenance windows of the API at the end; encoding 4 writes checks as
 // compactly as a history holds them, each app's error texts once; encoding
-// 5 the ledger of availability over time after the apps.
-const Version = 5
+// 5 the ledger of availability over time after the apps; encoding 6 writes
+// an app's checks relative to the app's before it (checks.go).
+const Version = 6
 
 // oldest is the oldest encoding Decode reads.
 const oldest = 2
