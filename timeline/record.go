@@ -447,8 +447,11 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	// The new stream is about the old one's size: sized so at the start,
 	// a rebuild allocates it once rather than growing it step by step.
 	var ns stream
+	asked, first := 0, 0
 	if len(v.data) > 0 {
-		ns.data = make([]byte, 0, len(v.data)+rebuildSlack)
+		asked = len(v.data) + rebuildSlack
+		ns.data = make([]byte, 0, asked)
+		first = cap(ns.data)
 	}
 	if n := len(v.data) / idxEvery; n > 0 { // a point every idxEvery bytes at most
 		ns.setIdx(make([]point, 0, n+1))
@@ -501,21 +504,27 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 		ns.put(limit, value(Unknown))
 	}
 	ns.flush()
-	ns.fit()
+	ns.fit(asked, first)
 	r.st = ns
 	r.trimMaint()
 }
 
 // rebuildSlack is the bytes a rebuilt stream may take beyond the old one's
-// without growing (a cut makes its first token longer) and keep unused.
-const rebuildSlack = 32
+// without growing: a cut makes its first token longer, and the tokens
+// written since the last packing (up to packEvery and a day's) take more
+// bytes than the runs they become, about a hundred or two.
+const rebuildSlack = 256
 
-// fit gives a stream just written its own arrays of its size, if they
-// would keep unused more than rebuildSlack bytes and what a prune drops
-// (a day of 400): records are many and long-lived. The data's capacity is
-// then that of the allocator's size class, the bytes it takes anyway.
-func (s *stream) fit() {
-	if cap(s.data)-len(s.data) > rebuildSlack+len(s.data)/64 {
+// fit gives a stream just written its own array of its size if the one it
+// was written into, asked for asked bytes and given first, keeps unused
+// more than the allocator's rounding of what was asked: when the array grew
+// as the stream was written, or the stream came out shorter than asked by
+// more than rebuildSlack and what a prune drops (a day of 400). Records are
+// many and long-lived; but an array of the size class the copy would take
+// anyway is not copied (that was as much garbage as the stream a cycle).
+func (s *stream) fit(asked, first int) {
+	n := len(s.data)
+	if cap(s.data) != first && cap(s.data)-n > rebuildSlack+n/64 || asked-n > rebuildSlack+n/64 {
 		s.data = append([]byte(nil), s.data...)
 	}
 	if idx := s.idx(); cap(idx) > len(idx)+1 {
