@@ -449,7 +449,7 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	var ns stream
 	asked, first := 0, 0
 	if len(v.data) > 0 {
-		asked = len(v.data) + rebuildSlack
+		asked = len(v.data) + rebuildSlack + min(len(v.data)/64, maxGrow/2)
 		ns.data = make([]byte, 0, asked)
 		first = cap(ns.data)
 	}
@@ -509,22 +509,24 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	r.trimMaint()
 }
 
-// rebuildSlack is the bytes a rebuilt stream may take beyond the old one's
-// without growing: a cut makes its first token longer, and the tokens
-// written since the last packing (up to packEvery and a day's) take more
-// bytes than the runs they become, about a hundred or two.
-const rebuildSlack = 256
+// rebuildSlack and a 64th of the old stream's bytes (at most maxGrow/2)
+// are the room a rebuilt stream has beyond the old one's, so that it is
+// written into one array: a cut makes its first token longer, and the
+// tokens written since the last packing (up to packEvery and a day's) take
+// more bytes than the runs they become, a hundred or two in a long record.
+// The room is kept with the stream, which grows into it.
+const rebuildSlack = 32
 
 // fit gives a stream just written its own array of its size if the one it
-// was written into, asked for asked bytes and given first, keeps unused
-// more than the allocator's rounding of what was asked: when the array grew
-// as the stream was written, or the stream came out shorter than asked by
-// more than rebuildSlack and what a prune drops (a day of 400). Records are
-// many and long-lived; but an array of the size class the copy would take
-// anyway is not copied (that was as much garbage as the stream a cycle).
+// was written into (asked for asked bytes, of capacity first) keeps unused
+// more than rebuildSlack bytes and what a prune drops (a day of 400): when
+// the array grew as the stream was written, or the stream came out shorter
+// than the room asked for. Records are many and long-lived. An array the
+// stream did not outgrow is otherwise kept: copied, it would take the same
+// size class, and the copy was as much garbage as the stream.
 func (s *stream) fit(asked, first int) {
 	n := len(s.data)
-	if cap(s.data) != first && cap(s.data)-n > rebuildSlack+n/64 || asked-n > rebuildSlack+n/64 {
+	if cap(s.data) != first && cap(s.data)-n > rebuildSlack+n/64 || asked-n > rebuildSlack+2*min(n/64, maxGrow/2) {
 		s.data = append([]byte(nil), s.data...)
 	}
 	if idx := s.idx(); cap(idx) > len(idx)+1 {
