@@ -519,11 +519,12 @@ const rebuildSlack = 32
 
 // fit gives a stream just written its own array of its size if the one it
 // was written into (asked for asked bytes, of capacity first) keeps unused
-// more than rebuildSlack bytes and what a prune drops (a day of 400): when
-// the array grew as the stream was written, or the stream came out shorter
-// than the room asked for. Records are many and long-lived. An array the
-// stream did not outgrow is otherwise kept: copied, it would take the same
-// size class, and the copy was as much garbage as the stream.
+// more than its room and what a prune drops (a day of 400): when the array
+// grew as the stream was written, or the stream came out shorter than the
+// old one by more than about its room. Records are many and long-lived. An
+// array the stream did not outgrow is otherwise kept: copied, it would
+// mostly take the same size class, and the copy would be as much garbage
+// as the stream.
 func (s *stream) fit(asked, first int) {
 	n := len(s.data)
 	if cap(s.data) != first && cap(s.data)-n > rebuildSlack+n/64 || asked-n > rebuildSlack+2*min(n/64, maxGrow/2) {
