@@ -447,8 +447,11 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 	// The new stream is about the old one's size: sized so at the start,
 	// a rebuild allocates it once rather than growing it step by step.
 	var ns stream
+	asked, first := 0, 0
 	if len(v.data) > 0 {
-		ns.data = make([]byte, 0, len(v.data)+rebuildSlack)
+		asked = len(v.data) + rebuildSlack + min(len(v.data)/64, maxGrow/2)
+		ns.data = make([]byte, 0, asked)
+		first = cap(ns.data)
 	}
 	if n := len(v.data) / idxEvery; n > 0 { // a point every idxEvery bytes at most
 		ns.setIdx(make([]point, 0, n+1))
@@ -501,21 +504,30 @@ func (r *Record) rebuild(cut, limit int64, edits []edit) {
 		ns.put(limit, value(Unknown))
 	}
 	ns.flush()
-	ns.fit()
+	ns.fit(asked, first)
 	r.st = ns
 	r.trimMaint()
 }
 
-// rebuildSlack is the bytes a rebuilt stream may take beyond the old one's
-// without growing (a cut makes its first token longer) and keep unused.
+// rebuildSlack and a 64th of the old stream's bytes (at most maxGrow/2)
+// are the room a rebuilt stream has beyond the old one's, so that it is
+// written into one array: a cut makes its first token longer, and the
+// tokens written since the last packing (up to packEvery and a day's) take
+// more bytes than the runs they become, a hundred or two in a long record.
+// The room is kept with the stream, which grows into it.
 const rebuildSlack = 32
 
-// fit gives a stream just written its own arrays of its size, if they
-// would keep unused more than rebuildSlack bytes and what a prune drops
-// (a day of 400): records are many and long-lived. The data's capacity is
-// then that of the allocator's size class, the bytes it takes anyway.
-func (s *stream) fit() {
-	if cap(s.data)-len(s.data) > rebuildSlack+len(s.data)/64 {
+// fit gives a stream just written its own array of its size if the one it
+// was written into (asked for asked bytes, of capacity first) keeps unused
+// more than its room and what a prune drops (a day of 400): when the array
+// grew as the stream was written, or the stream came out shorter than the
+// old one by more than about its room. Records are many and long-lived. An
+// array the stream did not outgrow is otherwise kept: copied, it would
+// mostly take the same size class, and the copy would be as much garbage
+// as the stream.
+func (s *stream) fit(asked, first int) {
+	n := len(s.data)
+	if cap(s.data) != first && cap(s.data)-n > rebuildSlack+n/64 || asked-n > rebuildSlack+2*min(n/64, maxGrow/2) {
 		s.data = append([]byte(nil), s.data...)
 	}
 	if idx := s.idx(); cap(idx) > len(idx)+1 {

@@ -196,16 +196,32 @@ func riceParams(gaps []int64) (least int64, k uint) {
 }
 
 // appendRun appends a run of the changes with gaps (the first its head,
-// the others at most maxRunGap, 2 to maxRun+1 of them).
-func appendRun(b []byte, gaps []int64) []byte {
-	b = append(b, 0)
-	b = binary.AppendUvarint(b, uint64(gaps[0])<<4|uint64(runTok))
+// the others at most maxRunGap, 2 to maxRun+1 of them) if it takes fewer
+// than limit bytes, and reports whether it did. It writes nothing
+// otherwise, so that a packing in place may write the run over the very
+// tokens it replaces: the run ends before them.
+func appendRun(b []byte, gaps []int64, limit int) ([]byte, bool) {
+	head := uint64(gaps[0])<<4 | uint64(runTok)
 	rest := gaps[1:]
 	la, ka := riceParams(rest)
 	lb, kb := riceParams(rest[min(1, len(rest)):])
 	if len(rest) < 2 {
 		lb, kb = 1, 0
 	}
+	bitsN := 0
+	for i, g := range rest {
+		least, k := la, ka
+		if i%2 == 1 {
+			least, k = lb, kb
+		}
+		bitsN += int(uint64(g-least)>>k) + 1 + int(k)
+	}
+	size := 3 + uvarintLen(head) + uvarintLen(uint64(la)) + uvarintLen(uint64(lb)) + (bitsN+7)/8
+	if size >= limit {
+		return b, false
+	}
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, head)
 	b = append(b, byte(len(rest)), byte(ka|kb<<4))
 	b = binary.AppendUvarint(b, uint64(la))
 	b = binary.AppendUvarint(b, uint64(lb))
@@ -224,7 +240,12 @@ func appendRun(b []byte, gaps []int64) []byte {
 		w.put(0, 1)
 		w.put(y&(1<<k-1), k)
 	}
-	return w.close()
+	return w.close(), true
+}
+
+// uvarintLen is the bytes binary.AppendUvarint writes for x.
+func uvarintLen(x uint64) int {
+	return (bits.Len64(x|1) + 6) / 7
 }
 
 // packTokens returns data's tokens between marks from and to (boundaries
@@ -232,19 +253,28 @@ func appendRun(b []byte, gaps []int64) []byte {
 // bytes, the mark it stopped at and how many tokens it read. Unless all, it
 // stops before a last sequence of changes that could go on in a run after
 // to, so that runs are mostly of maxRun changes. It cannot fail on tokens
-// the stream wrote; on anything else it returns the bytes as they were.
-func packTokens(data []byte, from, to mark, all bool) (out []byte, stop mark, n int) {
-	out = make([]byte, 0, to.off-from.off)
+// the stream wrote; on anything else it returns the bytes as they were
+// (unless inPlace).
+//
+// inPlace, it writes them over data from from on, allocating nothing: what
+// it writes never takes more bytes than what it has read, so it never
+// overwrites a token before reading it.
+func packTokens(data []byte, from, to mark, all, inPlace bool) (out []byte, stop mark, n int) {
+	if inPlace {
+		out = data[from.off:from.off]
+	} else {
+		out = make([]byte, 0, to.off-from.off)
+	}
 	var gaps [maxRun + 1]int64
 	var seqMark mark // before the sequence's first token
 	seqN, seqEnd := 0, uint32(0)
 	finish := func() { // writes the sequence, as a run if it is worth it
 		raw := data[seqMark.off:seqEnd]
-		if seqN < minRun {
-			out = append(out, raw...)
-		} else if r := appendRun(out, gaps[:seqN]); len(r)-len(out) < len(raw) {
-			out = r
-		} else {
+		ok := false
+		if seqN >= minRun {
+			out, ok = appendRun(out, gaps[:seqN], len(raw))
+		}
+		if !ok {
 			out = append(out, raw...)
 		}
 		seqN = 0
@@ -298,7 +328,7 @@ func (s *stream) pack(to mark, all bool) {
 	if to.off <= from.off {
 		return
 	}
-	p, stop, n := packTokens(s.data, from, to, all)
+	p, stop, n := packTokens(s.data, from, to, all, !s.dataShared)
 	s.packMark = stop
 	s.tailN = max(s.tailN-int32(n), 0)
 	if len(p) >= int(stop.off-from.off) {
@@ -311,8 +341,7 @@ func (s *stream) pack(to mark, all bool) {
 		d := make([]byte, 0, size+min(size/64, maxGrow)+16)
 		s.data = append(append(append(d, s.data[:from.off]...), p...), s.data[to.off:]...)
 		s.dataShared = false
-	} else { // in place: the tokens after to move down
-		copy(s.data[from.off:], p)
+	} else { // packed in place: the tokens after to move down
 		copy(s.data[int(from.off)+len(p):], s.data[to.off:])
 		s.data = s.data[:size]
 	}

@@ -76,6 +76,32 @@ func FuzzDecodeRuns(f *testing.F) {
 	})
 }
 
+// appendRun writes a run only if it takes fewer bytes than its limit, so
+// that a packing in place writes it over the tokens it replaces: the size
+// it reckons before writing is the size it writes.
+func TestAppendRunLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 500 {
+		gaps := make([]int64, 2+rng.IntN(maxRun))
+		scale := int64(1) << rng.IntN(18)
+		for j := range gaps {
+			gaps[j] = 1 + rng.Int64N(scale)
+		}
+		b := []byte{7}
+		full, ok := appendRun(b, gaps, 1<<30)
+		if !ok {
+			t.Fatalf("case %d: a run with no limit was not written", i)
+		}
+		size := len(full) - len(b)
+		if got, ok := appendRun(b, gaps, size); ok || len(got) != len(b) {
+			t.Fatalf("case %d: a run of %d bytes written under a limit of as many (%d bytes)", i, size, len(got)-len(b))
+		}
+		if got, ok := appendRun(b[:1:1], gaps, size+1); !ok || !bytes.Equal(got, full) {
+			t.Fatalf("case %d: a run of %d bytes not written as it was under a limit of one more", i, size)
+		}
+	}
+}
+
 // Streams with runs that must be refused, each for its own reason.
 func TestDecodeRefusesRuns(t *testing.T) {
 	r := runRecord()

@@ -344,16 +344,22 @@ func (s *stream) putFlap(d *dayBuckets) {
 }
 
 // dropIndexAfter drops the index points past byte off of the data, whose
-// bytes are about to be rewritten. The index keeps no room past its end, so
-// that a view sharing it never sees the writer's next points.
+// bytes are about to be rewritten. An index a view shares keeps no room
+// past its end, so that the view never sees the writer's next points; one
+// of its own keeps its room, so that the points a packing marks again
+// (remark) go where they were rather than into a new array each time.
 func (s *stream) dropIndexAfter(off uint32) {
 	idx := s.idx()
 	i := len(idx)
 	for i > 0 && idx[i-1].off > off {
 		i--
 	}
-	if i < len(idx) {
+	switch {
+	case i == len(idx):
+	case s.idxShared:
 		s.setIdx(idx[:i:i])
 		s.idxShared = false
+	default:
+		s.setIdx(idx[:i])
 	}
 }
