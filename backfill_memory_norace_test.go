@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,25 +33,23 @@ type emptyPrometheus struct {
 }
 
 func (p *emptyPrometheus) RoundTrip(r *http.Request) (*http.Response, error) {
+	form := r.URL.Query()
 	if r.Body != nil {
 		body, _ := io.ReadAll(r.Body)
 		r.Body.Close()
-		if r.Form == nil {
-			r.Form = map[string][]string{}
-		}
-		if v, err := parseForm(string(body)); err == nil {
+		if v, err := url.ParseQuery(string(body)); err == nil {
 			for k, vs := range v {
-				r.Form[k] = vs
+				form[k] = vs
 			}
 		}
 	}
 	kind := "vector"
 	if strings.HasSuffix(r.URL.Path, "/query_range") {
 		kind = "matrix"
-		step, _ := strconv.ParseFloat(r.Form.Get("step"), 64)
+		step, _ := strconv.ParseFloat(form.Get("step"), 64)
 		if p.held != nil && step > time.Hour.Seconds() {
 			held := p.held
-			p.held = nil // one probe at a time: the backfill asks in order
+			p.held = nil // the backfill asks one range query at a time
 			close(p.entered)
 			<-held
 		}
@@ -58,15 +57,6 @@ func (p *emptyPrometheus) RoundTrip(r *http.Request) (*http.Response, error) {
 	body := fmt.Sprintf(`{"status":"success","data":{"resultType":%q,"result":[]}}`, kind)
 	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
-}
-
-func parseForm(s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, kv := range strings.Split(s, "&") {
-		k, v, _ := strings.Cut(kv, "=")
-		out[k] = append(out[k], v)
-	}
-	return out, nil
 }
 
 // liveHeap is the heap in use after a full collection.
@@ -159,9 +149,10 @@ func appsOf(n int, backend string) []availmon.App {
 	return apps
 }
 
-// Once the backfill is done, the monitor keeps nothing of its plans: at
-// 100,000 apps a backend's plan of the past holds some 18 MB of pointers,
-// which the GC's pacing doubles in the process's memory.
+// Once the backfill is done, the monitor keeps nothing of its plans (nor
+// of the history backfill's): at 100,000 apps a backend's plan of the
+// past holds some 18 MB of pointers, which the GC's pacing doubles in the
+// process's memory.
 func TestBackfillDoneKeepsNoPlan(t *testing.T) {
 	const n = 4000
 	p := &emptyPrometheus{}
