@@ -71,7 +71,8 @@ func (b *backfillRun) status() *backfillStatusJSON {
 }
 
 // set records the progress of jobs over [from, to) in state, and sets
-// the metrics.
+// the metrics. A job not planned yet has answered nothing; a job done
+// counts its apps only (its plan is dropped).
 func (b *backfillRun) set(state string, from, to time.Time, jobs []*stateJob) {
 	p := &b.progress
 	p.mu.Lock()
@@ -81,14 +82,17 @@ func (b *backfillRun) set(state string, from, to time.Time, jobs []*stateJob) {
 	span := to.Sub(from).Seconds()
 	total := 0.0
 	for _, j := range jobs {
-		n := len(j.names)
+		n := j.apps
 		p.appsTotal += n
 		total += float64(n) * span
-		if j.next >= len(j.queries) {
+		if j.finished {
 			p.appsDone += n
 			continue
 		}
-		f := (float64(j.next) + j.done) / float64(len(j.queries))
+		f := 0.0
+		if len(j.queries) > 0 {
+			f = (float64(j.next) + j.done) / float64(len(j.queries))
+		}
 		p.secondsLeft += float64(n) * span * (1 - f)
 	}
 	p.ratio = 1
@@ -99,39 +103,80 @@ func (b *backfillRun) set(state string, from, to time.Time, jobs []*stateJob) {
 	b.metrics.appsPending.Set(float64(p.appsTotal - p.appsDone))
 }
 
-// planStates plans the record's backfill: [from, to) is the ledger's
+// planStates sets out the record's backfill: [from, to) is the ledger's
 // retention up to the current minute, need the UTC days of it in which
 // some app's time is unknown (nobody observed it, a restart's gap), and
-// one job per backend whose past queries are PastStaters.
+// one job per backend that can tell the past, none when no day is
+// unknown. A job's queries are planned when its turn comes (planJob):
+// at 100,000 apps a backend's plan holds some 18 MB of pointers, which
+// the GC's pacing doubles in the process's memory, and only the backend
+// being asked needs its own.
 func (m *Monitor) planStates() (jobs []*stateJob, from, to time.Time, need map[int64]bool) {
 	m.cycleMu.Lock()
 	defer m.cycleMu.Unlock()
 	now := m.clock.Now()
 	to = now.Truncate(time.Minute)
 	from = to.Add(-m.ledger.Retention()).Truncate(24 * time.Hour)
+	need = m.unknownDays(from, to)
+	if len(need) == 0 {
+		return nil, from, to, need
+	}
 	p := m.plan
 	for bi, be := range p.backends {
-		src, ok := be.Source.(PastSource)
-		if !ok {
+		if _, ok := be.Source.(PastSource); !ok {
 			continue
 		}
-		apps := p.appsOf(bi)
-		j := &stateJob{pastJob: pastJob{src: be.Source, reports: reportsRequests(be.Source), backend: be.Name},
-			count: &pastResult{}}
-		for _, a := range apps {
-			j.names = append(j.names, a.Name)
-		}
-		for _, q := range src.PlanPast(apps) {
-			if st, ok := q.(PastStater); ok {
-				j.queries = append(j.queries, st)
+		n := 0
+		for _, b := range p.backendOf {
+			if b == bi {
+				n++
 			}
 		}
-		if len(j.queries) > 0 {
-			jobs = append(jobs, j)
+		if n > 0 {
+			jobs = append(jobs, &stateJob{pastJob: pastJob{backend: be.Name}, apps: n, count: &pastResult{}})
 		}
 	}
-	need = m.unknownDays(from, to)
 	return jobs, from, to, need
+}
+
+// planJob plans job j's queries, those of its backend's apps now that are
+// PastStaters; a backend gone or that no longer tells the past leaves it
+// done with none, as does one whose queries tell no states (its apps then
+// count for nothing in the progress).
+func (m *Monitor) planJob(j *stateJob) {
+	m.cycleMu.Lock()
+	defer m.cycleMu.Unlock()
+	j.planned = true
+	p := m.plan
+	bi, ok := p.backendIndex(j.backend)
+	var src PastSource
+	if ok {
+		src, ok = p.backends[bi].Source.(PastSource)
+	}
+	if !ok {
+		j.finished = true
+		return
+	}
+	apps := p.appsOf(bi)
+	j.src, j.reports = p.backends[bi].Source, reportsRequests(p.backends[bi].Source)
+	j.names = make([]string, len(apps))
+	for i, a := range apps {
+		j.names[i] = a.Name
+	}
+	for _, q := range src.PlanPast(apps) {
+		if st, ok := q.(PastStater); ok {
+			j.queries = append(j.queries, st)
+		}
+	}
+	if len(j.queries) == 0 {
+		j.apps, j.names, j.finished = 0, nil, true
+	}
+}
+
+// release drops what job j planned once it is done: its progress is its
+// count of apps.
+func (j *stateJob) release() {
+	j.finished, j.queries, j.names, j.src = true, nil, nil, nil
 }
 
 // unknownDays are the UTC days of [from, to) in which some app's time is
@@ -194,12 +239,33 @@ func (m *Monitor) backfillRecord(ctx context.Context) {
 	}
 }
 
-// advanceStates asks what is left of job j's queries, in order.
+// advanceStates asks what is left of job j's queries, in order, planning
+// them first when its turn comes; once they have all answered, it drops
+// them.
 func (m *Monitor) advanceStates(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
 	need map[int64]bool, all []*stateJob) error {
-	if joined(j.queries) {
-		return m.advanceJoined(ctx, j, from, to, res, need, all)
+	if !j.planned {
+		m.planJob(j)
 	}
+	if j.finished {
+		return nil
+	}
+	var err error
+	if joined(j.queries) {
+		err = m.advanceJoined(ctx, j, from, to, res, need, all)
+	} else {
+		err = m.advanceEach(ctx, j, from, to, res, need, all)
+	}
+	if err == nil {
+		j.release()
+		m.bf.set("running", from, to, all)
+	}
+	return err
+}
+
+// advanceEach asks what is left of job j's queries one after the other.
+func (m *Monitor) advanceEach(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
+	need map[int64]bool, all []*stateJob) error {
 	for j.next < len(j.queries) {
 		q := j.queries[j.next]
 		start, found, err := m.dataStart(ctx, j, q, from, to)
@@ -246,9 +312,6 @@ func joined(qs []PastStater) bool {
 // once it is whole. Progress counts the queries whose days are answered.
 func (m *Monitor) advanceJoined(ctx context.Context, j *stateJob, from, to time.Time, res time.Duration,
 	need map[int64]bool, all []*stateJob) error {
-	if j.next >= len(j.queries) {
-		return nil // answered in an earlier round
-	}
 	var qs []PastStater
 	start := to
 	for _, q := range j.queries {
@@ -323,14 +386,19 @@ func recordProbe(from, to time.Time) PastRange {
 }
 
 // stateJob is the record's backfill of one backend: its planned queries
-// that are PastStaters, asked one after the other.
+// that are PastStaters, asked one after the other. They are planned when
+// the job's turn comes and dropped once they have all answered; a job
+// that failed keeps them until it is asked again.
 type stateJob struct {
 	pastJob
-	queries []PastStater
-	names   []string    // the backend's apps, by their index in PlanPast's apps
-	count   *pastResult // counts the requests sent
-	next    int         // the first query not answered yet
-	done    float64     // the part of the current query answered (its first level)
+	apps     int          // the backend's apps: its share of the progress
+	queries  []PastStater // nil until planned, and once done
+	names    []string     // the backend's apps, by their index in PlanPast's apps
+	count    *pastResult  // counts the requests sent
+	next     int          // the first query not answered yet
+	done     float64      // the part of the current query answered (its first level)
+	planned  bool         // planJob has run
+	finished bool         // every query answered, or none to ask
 }
 
 // applyStates fills the ledger with what a backend's job learnt, by the current

@@ -510,3 +510,22 @@ func TestBackfillStatesMaintenance(t *testing.T) {
 		}
 	}
 }
+
+// A record with no unknown day asks nothing: no plan, no probe.
+func TestBackfillStatesNothingUnknownAsksNothing(t *testing.T) {
+	start := t0.Add(-backfillDays * 24 * time.Hour)
+	truth := map[string]pastTruth{"checkout": upSince(start, t0), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Retention = 2 * 24 * time.Hour })
+	tm.backfillRecord(waitCtx(t))
+	if got := recordOf(tm, "search", t0.Add(-72*time.Hour).Truncate(24*time.Hour), t0); len(got) != 1 || got[0].State != timeline.Up {
+		t.Fatalf("search's record after the first backfill: %+v", got)
+	}
+	asked := len(src.requests())
+	tm.backfillRecord(waitCtx(t))
+	if n := len(src.requests()); n != asked {
+		t.Errorf("a backfill of a record with no unknown day sent %d requests: %+v", n-asked, src.requests()[asked:])
+	}
+	if st := tm.bf.status(); st.State != "done" || st.Progress != 1 {
+		t.Errorf("status %+v, want done", st)
+	}
+}
