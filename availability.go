@@ -510,6 +510,7 @@ func New(opts Options) (*Monitor, error) {
 	m.run.started = m.clock.Now()
 	m.hist = newMinuteHistory()
 	m.events = newEventLog(cmp.Or(opts.EventBuffer, defaultEventBuffer(p, rules)))
+	m.events.useNames(p.apps, p.appIndex)
 	m.state = newCycleState(p)
 	m.initLedger(&opts, p)
 	if m.persist.store != nil {

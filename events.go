@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/availmon/availmon/internal/ledger"
 )
 
 // EventType names the kind of an Event, as sent in the `type` member of an
@@ -110,62 +112,211 @@ type eventLog struct {
 	shown   uint64
 	notify  chan struct{} // closed and replaced whenever more are shown
 	encoded atomic.Int64  // followers that want messages (/api/ws clients)
+	// names are the plan's apps that entries name by index.
+	names nameTable
+	// rare holds, by sequence number, what an entry has besides a status
+	// update: an event of another kind or form, an encoded message.
+	rare map[uint64]rareEntry
 }
 
-// logEntry is an event as the log keeps it: a status update in its own
-// fields, any other kind (rare) behind other.
+// nameTable is a plan's apps, which the log shares (never copies): an
+// entry names its app by index, so that the ring holds no pointer and a
+// collection does not scan it (the pacer sizes the heap's headroom from
+// what collections scan).
+type nameTable struct {
+	apps  []App
+	index map[string]int
+}
+
+// logEntry is an event as the log keeps it: a status update of an app of
+// a name table in its own fields, anything else (rare) in the log's rare.
 type logEntry struct {
-	at            int64 // unix nanoseconds, in UTC or time.Local (utc says which)
+	at           int64  // unix nanoseconds, in UTC or time.Local (utc says which)
+	start        int64  // an app's outage_end: the outage's start, as at
+	app          uint32 // index in the log's names
+	kind         entryKind
+	full         bool       // an outage's Full
+	status, prev statusCode // codeNone for no previous status (an app's first check)
+	utc          bool
+	rare         bool // the log's rare holds the event or its message
+}
+
+// entryKind is the kind of event an entry that is not rare holds.
+type entryKind uint8
+
+const (
+	kindStatus      entryKind = iota // a status update
+	kindOutageStart                  // an app's outage_start
+	kindOutageEnd                    // an app's outage_end
+)
+
+// rareEntry is what an entry holds besides a status update's fields.
+type rareEntry struct {
+	other *Event  // an event other than a status update of a known app
+	msg   *[]byte // its /api/ws message, or nil: see eventLog
+}
+
+// loggedEvent is an entry as a reader gets it, with its names.
+type loggedEvent struct {
+	le            logEntry
 	app, location string
-	other         *Event     // an event other than a status update
-	msg           *[]byte    // its /api/ws message, or nil: see eventLog
-	status, prev  statusCode // codeNone for no previous status (an app's first check)
-	utc           bool
+	rareEntry
 }
 
 func newEventLog(size int) *eventLog {
 	return &eventLog{size: uint64(max(size, 1)), notify: make(chan struct{})}
 }
 
-func newLogEntry(e *Event, encode bool) logEntry {
+// useNames makes apps (a plan's, with its index) the table entries name
+// their apps in. The entries held are renamed into it: an app the plan
+// no longer has (or has elsewhere) keeps its event whole, so that the
+// log never holds on to an earlier plan.
+func (l *eventLog) useNames(apps []App, index map[string]int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.names
+	if len(old.apps) == len(apps) && (len(apps) == 0 || &old.apps[0] == &apps[0]) {
+		return
+	}
+	l.names = nameTable{apps: apps, index: index}
+	for k := range l.ring {
+		le := &l.ring[k]
+		if le.rare && l.rare[l.seqOf(uint64(k))].other != nil {
+			continue
+		}
+		a := &old.apps[le.app]
+		if j, ok := index[a.Name]; ok && apps[j].Location == a.Location {
+			le.app = uint32(j)
+			continue
+		}
+		seq := l.seqOf(uint64(k))
+		re := l.rare[seq]
+		v := loggedEvent{le: *le, app: a.Name, location: a.Location}
+		ev := v.event()
+		re.other = &ev
+		l.setRare(seq, re)
+		le.rare = true
+	}
+}
+
+// seqOf returns the sequence number of the entry at index k of the ring;
+// under mu.
+func (l *eventLog) seqOf(k uint64) uint64 {
+	if l.next <= l.size {
+		return k
+	}
+	// The ring is full: it holds next-size .. next-1.
+	base := l.next - l.size
+	return base + (k+l.size-base%l.size)%l.size
+}
+
+// setRare keeps re for the entry of sequence number seq; under mu.
+func (l *eventLog) setRare(seq uint64, re rareEntry) {
+	if l.rare == nil {
+		l.rare = make(map[uint64]rareEntry)
+	}
+	l.rare[seq] = re
+}
+
+// entry makes e's entry, and what it has besides one.
+func (l *eventLog) entry(e *Event, encode bool) (logEntry, rareEntry) {
 	var le logEntry
-	st, ok1 := exactCode(e.Status)
-	prev, ok2 := exactCode(e.PreviousStatus)
-	// The time is kept as a number, and its location as a flag: 64-byte
-	// entries rather than 80, the log having room for twice the apps. An
-	// event in another location (a test clock's, say), or out of the
-	// range of UnixNano, keeps its own.
-	loc := e.Time.Location()
-	if e.Type == EventStatusUpdate && ok1 && ok2 && (loc == time.UTC || loc == time.Local) && time.Unix(0, e.Time.UnixNano()).Equal(e.Time) &&
-		e.Interval == "" && e.PreviousInterval == "" && e.Change == nil && e.Name == "" && e.Backend == "" {
-		le = logEntry{at: e.Time.UnixNano(), utc: loc == time.UTC, app: e.App, location: e.Location, status: st, prev: prev}
-	} else {
+	var re rareEntry
+	le, known := l.compact(e)
+	if !known {
+		le = logEntry{}
 		c := *e
-		le = logEntry{other: &c}
+		re.other = &c
 	}
 	if encode {
 		msg := eventMessage(*e)
-		le.msg = &msg
+		re.msg = &msg
 	}
-	return le
+	le.rare = re.other != nil || re.msg != nil
+	return le, re
+}
+
+// compact returns e as an entry that holds no pointer, and whether it is
+// one: a status update or an app's outage (by far the most events) of an
+// app of the log's names, at times that fit UnixNano, in UTC or
+// time.Local. Anything else is kept whole.
+func (l *eventLog) compact(e *Event) (logEntry, bool) {
+	i, ok := l.names.index[e.App]
+	if !ok || i < 0 || i >= len(l.names.apps) || l.names.apps[i].Location != e.Location || !nanoTime(e.Time) ||
+		e.Interval != "" || e.PreviousInterval != "" || e.Change != nil || e.Name != "" || e.Backend != "" || e.Objective != nil {
+		return logEntry{}, false
+	}
+	utc := e.Time.Location() == time.UTC
+	le := logEntry{at: e.Time.UnixNano(), utc: utc, app: uint32(i)}
+	switch o := e.Outage; e.Type {
+	case EventStatusUpdate:
+		st, ok1 := exactCode(e.Status)
+		prev, ok2 := exactCode(e.PreviousStatus)
+		le.status, le.prev = st, prev
+		return le, ok1 && ok2 && o == nil
+	case EventOutageStart, EventOutageEnd:
+		if o == nil || o.Kind != ledger.App.String() || o.Name != e.App || e.Status != "" || e.PreviousStatus != "" ||
+			!nanoTime(o.Start) || (o.Start.Location() == time.UTC) != utc {
+			return logEntry{}, false
+		}
+		le.full, le.start = o.Full, o.Start.UnixNano()
+		le.kind = kindOutageStart
+		if e.Type == EventOutageStart {
+			return le, o.End.IsZero() && le.start == le.at
+		}
+		le.kind = kindOutageEnd
+		return le, o.End.Equal(e.Time) && o.End.Location() == e.Time.Location()
+	}
+	return logEntry{}, false
+}
+
+// nanoTime reports whether t comes back from unixTime as it is: in UTC or
+// time.Local, within the range of UnixNano.
+func nanoTime(t time.Time) bool {
+	loc := t.Location()
+	return (loc == time.UTC || loc == time.Local) && time.Unix(0, t.UnixNano()).Equal(t)
+}
+
+// logged returns the entry of sequence number seq with its names; under mu.
+func (l *eventLog) logged(seq uint64) loggedEvent {
+	le := l.ring[seq%l.size]
+	v := loggedEvent{le: le}
+	if le.rare {
+		v.rareEntry = l.rare[seq]
+	}
+	if v.other == nil {
+		a := &l.names.apps[le.app]
+		v.app, v.location = a.Name, a.Location
+	}
+	return v
+}
+
+// event returns the entry as an Event.
+func (v *loggedEvent) event() Event {
+	if v.other != nil {
+		return *v.other
+	}
+	at := unixTime(v.le.at, v.le.utc)
+	switch v.le.kind {
+	case kindOutageStart, kindOutageEnd:
+		o := &OutageEvent{Kind: ledger.App.String(), Name: v.app, Start: unixTime(v.le.start, v.le.utc), Full: v.le.full}
+		ev := Event{Type: EventOutageStart, Time: at, App: v.app, Location: v.location, Outage: o}
+		if v.le.kind == kindOutageEnd {
+			ev.Type, o.End = EventOutageEnd, at
+		}
+		return ev
+	}
+	return Event{Type: EventStatusUpdate, Time: at, App: v.app, Location: v.location,
+		Status: v.le.status.status(), PreviousStatus: v.le.prev.status()}
 }
 
 // message returns the entry's /api/ws message, or nil when it was not
 // encoded.
-func (le *logEntry) message() []byte {
-	if le.msg == nil {
+func (v *loggedEvent) message() []byte {
+	if v.msg == nil {
 		return nil
 	}
-	return *le.msg
-}
-
-// event returns the entry as an Event.
-func (le *logEntry) event() Event {
-	if le.other != nil {
-		return *le.other
-	}
-	return Event{Type: EventStatusUpdate, Time: unixTime(le.at, le.utc), App: le.app, Location: le.location,
-		Status: le.status.status(), PreviousStatus: le.prev.status()}
+	return *v.msg
 }
 
 // wantMessages registers a follower that sends /api/ws messages until
@@ -206,7 +357,7 @@ func (l *eventLog) add(evs ...Event) (next uint64) {
 		return l.next
 	}
 	for i := range evs {
-		le := newLogEntry(&evs[i], encode)
+		le, re := l.entry(&evs[i], encode)
 		if n := uint64(len(l.ring)); n < l.size {
 			if n == uint64(cap(l.ring)) {
 				// Grown by append, the last growth could pass the size
@@ -215,7 +366,13 @@ func (l *eventLog) add(evs ...Event) (next uint64) {
 			}
 			l.ring = append(l.ring, le) // not wrapped yet: index l.next
 		} else {
+			if l.ring[l.next%l.size].rare {
+				delete(l.rare, l.next-l.size)
+			}
 			l.ring[l.next%l.size] = le
+		}
+		if le.rare {
+			l.setRare(l.next, re)
 		}
 		l.next++
 	}
@@ -226,14 +383,14 @@ func (l *eventLog) add(evs ...Event) (next uint64) {
 // returns the sequence number to read from next, whether events between from
 // and the oldest one still held were lost, and a channel that is closed when
 // more events arrive.
-func (l *eventLog) readEntries(from uint64, dst []logEntry) (entries []logEntry, next uint64, lost bool, wait <-chan struct{}) {
+func (l *eventLog) readEntries(from uint64, dst []loggedEvent) (entries []loggedEvent, next uint64, lost bool, wait <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.next > l.size && from < l.next-l.size {
 		from, lost = l.next-l.size, true
 	}
 	for s := from; s < l.shown; s++ {
-		dst = append(dst, l.ring[s%l.size])
+		dst = append(dst, l.logged(s))
 	}
 	return dst, max(from, l.shown), lost, l.notify
 }
@@ -360,7 +517,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 	}
 
 	next := s.eventSeq
-	var buf []logEntry
+	var buf []loggedEvent
 	var ev Event // one for every entry: yield takes its address
 	for {
 		var lost bool
@@ -398,7 +555,7 @@ func (m *Monitor) follow(ctx context.Context, filter eventFilter, yield func(e *
 // releaseEntries lets go of what a read copied out of the log. A burst grows
 // the copy; an idle subscriber should not keep a burst's worth of entries
 // (1,000 /api/ws clients after a 1,000-app burst kept about 200 MiB).
-func releaseEntries(buf []logEntry) []logEntry {
+func releaseEntries(buf []loggedEvent) []loggedEvent {
 	if cap(buf) > 256 {
 		return nil
 	}

@@ -92,11 +92,11 @@ func TestEventLogRoundTrip(t *testing.T) {
 	}
 }
 
-// A status update is kept in 64 bytes whatever its time, and comes back
+// A status update is kept in 32 bytes whatever its time, and comes back
 // as it went in: the same instant, in the same location.
 func TestLogEntryKeepsTime(t *testing.T) {
-	if n := unsafe.Sizeof(logEntry{}); n > 64 {
-		t.Errorf("a log entry takes %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(logEntry{}); n > 32 {
+		t.Errorf("a log entry takes %d bytes, want at most 32", n)
 	}
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
@@ -112,8 +112,11 @@ func TestLogEntryKeepsTime(t *testing.T) {
 		time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC),
 	} {
 		e := Event{Type: EventStatusUpdate, Time: at, App: "a", Location: "l", Status: StatusDown, PreviousStatus: StatusUp}
-		le := newLogEntry(&e, false)
-		got := le.event()
+		l := newEventLog(1)
+		l.useNames([]App{{Name: "a", Location: "l"}}, map[string]int{"a": 0})
+		l.append(e)
+		v := l.logged(0)
+		got := v.event()
 		if !got.Time.Equal(at) || got.Time.Location() != at.Location() {
 			t.Errorf("%v came back as %v", at, got.Time)
 		}
@@ -156,5 +159,39 @@ func TestEventsAddedAreReadOnceShown(t *testing.T) {
 	l.add(Event{Type: EventConfigUpdate, Interval: "1m"})
 	if got, from, _, _ := l.readEntries(2, nil); len(got) != 0 || from != 2 {
 		t.Fatalf("from 2 before show: %d entries, next %d", len(got), from)
+	}
+}
+
+// Entries name their apps by index in the plan's apps: a new plan renames
+// the entries held, and an app it no longer has where it was keeps its
+// event whole, so that every event reads back as it went in.
+func TestEventLogRenamesIntoNewPlan(t *testing.T) {
+	at := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
+	ev := func(app, loc string, k int) Event {
+		return Event{Type: EventStatusUpdate, Time: at.Add(time.Duration(k) * time.Second), App: app, Location: loc, Status: StatusDown, PreviousStatus: StatusUp}
+	}
+	names := func(apps ...App) ([]App, map[string]int) {
+		idx := make(map[string]int)
+		for i, a := range apps {
+			idx[a.Name] = i
+		}
+		return apps, idx
+	}
+	l := newEventLog(6)
+	l.useNames(names(App{Name: "a", Location: "l1"}, App{Name: "b", Location: "l2"}, App{Name: "c", Location: "l3"}))
+	start := Event{Type: EventOutageStart, Time: at, App: "c", Location: "l3", Outage: &OutageEvent{Kind: "app", Name: "c", Start: at, Full: true}}
+	end := Event{Type: EventOutageEnd, Time: at.Add(time.Minute), App: "a", Location: "l1", Outage: &OutageEvent{Kind: "app", Name: "a", Start: at, End: at.Add(time.Minute), Full: true}}
+	in := []Event{ev("a", "l1", 0), ev("b", "l2", 1), ev("x", "l9", 2), start, end, {Type: EventConfigUpdate, Time: at, Interval: "1s"}}
+	l.append(in...)
+	l.useNames(names(App{Name: "c", Location: "l3"}, App{Name: "a", Location: "l1"}, App{Name: "b", Location: "l5"}))
+	l.append(ev("b", "l5", 6))
+	in = append(in, ev("b", "l5", 6))
+	got, _, _, _ := l.read(1, nil) // the first was overwritten
+	if diff := cmp.Diff(in[1:], got); diff != "" {
+		t.Errorf("events (-in +out):\n%s", diff)
+	}
+	// b in l2 (moved since), x (never in a plan) and the config update.
+	if len(l.rare) != 3 {
+		t.Errorf("the log keeps %d events whole, want 3", len(l.rare))
 	}
 }

@@ -114,6 +114,7 @@ func (m *Monitor) applyPlan(p *plan, publish bool) ConfigChange {
 	ch := diffPlans(old, p)
 	m.state = carryState(m.state, old, p)
 	m.plan = p
+	m.events.useNames(p.apps, p.appIndex)
 	m.ledger.SetLayout(m.clock.Now(), layoutOf(p), m.ledgerWindows(p))
 	m.pastChanged()
 	m.resumeDiscovered(p, ch.AppsAdded)

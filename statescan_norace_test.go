@@ -59,3 +59,21 @@ func TestCycleStateScannedPerApp(t *testing.T) {
 	}
 	runtime.KeepAlive(m)
 }
+
+// The event log's status updates name their apps by index in the plan's
+// apps and hold no pointer: a log of every app's first check is not
+// scanned (124 bytes an app when an entry held its names, 64 bytes each
+// in a ring grown past them).
+func TestEventLogScannedPerApp(t *testing.T) {
+	const apps = 20000
+	m, _ := largeMonitor(t, apps, 20, 1)
+	before := scannedHeap()
+	m.events = newEventLog(1)
+	after := scannedHeap()
+	perApp := float64(int64(before)-int64(after)) / apps
+	t.Logf("event log: %.0f bytes an app scanned", perApp)
+	if perApp > 8 {
+		t.Errorf("the event log scans %.0f bytes an app, want at most 8", perApp)
+	}
+	runtime.KeepAlive(m)
+}
