@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"maps"
@@ -60,7 +61,7 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 		items[i] = e
 	}
 	var out [][]int
-	for _, q := range promql.Plan(items, s.maxQueryLen, maxTerms) {
+	for _, q := range promql.PlanWide(items, s.maxQueryLen, maxTerms) {
 		out = append(out, q.Items())
 	}
 	if len(bad) > 0 {
@@ -301,7 +302,7 @@ func (cp *cachedPlan) matches(apps []availmon.App, idx []int, refused func(strin
 
 // plan makes the plan of items and keeps it under key.
 func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen int) []*promql.Query {
-	qs := promql.Plan(items, maxLen, BatchSize)
+	qs := promql.PlanWide(items, maxLen, BatchSize)
 	parsed := 0
 	for _, e := range items {
 		if e != nil {
@@ -474,8 +475,20 @@ type plannedRun struct {
 // queries, not n.
 func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	c := r.c
+	if q.Wide() && q.Narrowed() {
+		return r.askEach(ctx, q.Split())
+	}
 	ans, err := c.s.askRouted(ctx, q, r.buf, r.body)
 	r.buf, r.body = ans.series[:0], ans.body[:0]
+	if err != nil && q.Wide() && errors.Is(err, ErrResponseTooLarge) {
+		q.Narrow()
+		return r.askEach(ctx, q.Split())
+	}
+	if err == nil && q.Wide() && ans.total > wideWaste*len(ans.series) {
+		// Right, but dearer than the parts: the label has many values
+		// not asked for.
+		q.Narrow()
+	}
 	if err != nil {
 		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
 			return newQueryError(c.s.name, describe(q), q.String(), err)
@@ -514,6 +527,21 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	}
 	for _, it := range q.Items() {
 		r.rt[it] = ans.rt
+	}
+	return nil
+}
+
+// wideWaste is how many series a wide query's answer may hold per series
+// asked for before its parts are asked instead: Prometheus spends about
+// half the CPU on the wide query of a group that its parts cost, when the
+// label has no other values.
+const wideWaste = 2
+
+func (r *plannedRun) askEach(ctx context.Context, qs []*promql.Query) error {
+	for _, q := range qs {
+		if err := r.ask(ctx, q); err != nil {
+			return err
+		}
 	}
 	return nil
 }
