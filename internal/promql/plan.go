@@ -30,7 +30,9 @@ type Query struct {
 	text string
 
 	// narrow: a wide query whose parts are to be asked instead (Narrow).
-	narrow atomic.Bool
+	narrow    atomic.Bool
+	partsOnce sync.Once
+	parts     []*Query
 
 	routeOnce sync.Once
 	route     *routing
@@ -51,10 +53,10 @@ type term struct {
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
 
-	// wide: asked with label=~".*" (PlanWide); parts are the group as Plan
-	// cuts it, for Split.
-	wide  bool
-	parts []*term
+	// wide: asked with label=~".*" (PlanWide); its parts, cut by maxLen
+	// as Plan cuts the group, are made only if Split asks for them.
+	wide   bool
+	maxLen int
 }
 
 // anyValue is the regular expression a wide term's matchers take.
@@ -148,14 +150,12 @@ func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 			split = append(split, t)
 			continue
 		}
-		parts := t.chunks(maxLen)
-		if wide && len(parts) > 1 && t.widens() {
-			t.wide = true
-			t.parts = parts
+		if wide && t.length() > maxLen && t.widens() {
+			t.wide, t.maxLen = true, maxLen
 			split = append(split, t)
 			continue
 		}
-		split = append(split, parts...)
+		split = append(split, t.chunks(maxLen)...)
 	}
 	// A group whose values all were one value became a plain term that may
 	// equal another: merge them, keeping the order of first items.
@@ -379,12 +379,17 @@ func (t *term) allItems() []int {
 // parts of its group as Plan cuts them.
 func (q *Query) Split() []*Query {
 	switch {
-	case len(q.terms) == 1 && q.terms[0].wide:
-		out := make([]*Query, len(q.terms[0].parts))
-		for i, p := range q.terms[0].parts {
-			out[i] = &Query{terms: []*term{p}}
-		}
-		return out
+	case q.Wide():
+		q.partsOnce.Do(func() {
+			// chunks sorts each part's values in place: on a copy, as
+			// the wide term's are read by other calls meanwhile.
+			t := *q.terms[0]
+			t.values = slices.Clone(t.values)
+			for _, p := range t.chunks(t.maxLen) {
+				q.parts = append(q.parts, &Query{terms: []*term{p}})
+			}
+		})
+		return q.parts
 	case len(q.terms) > 1:
 		half := len(q.terms) / 2
 		return []*Query{{terms: q.terms[:half]}, {terms: q.terms[half:]}}
