@@ -53,20 +53,22 @@ type term struct {
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
 
-	// wide: asked with label=~".*" (PlanWide); its parts, cut by maxLen
+	// wide: asked without matchers on label (PlanWide); its parts, cut by maxLen
 	// as Plan cuts the group, are made only if Split asks for them.
 	wide   bool
 	maxLen int
 }
 
-// anyValue is the regular expression a wide term's matchers take.
-const anyValue = ".*"
+// widened is the group's expression without its matchers on the fused
+// label: what label=~".*" selects, without a matcher for Prometheus to
+// test every value of the label against.
+func (t *term) widened() parser.Expr { return substitute(t.expr.text, t.label, nil) }
 
 // widens reports whether the group asked wide is still a query a server
-// takes: a selector whose only matcher is the fused label's would match
-// nothing in particular, and Prometheus refuses it.
+// takes: a selector whose only matcher was the fused label's would have
+// none, and Prometheus refuses it.
 func (t *term) widens() bool {
-	e := t.fused(anyValue).Expr
+	e := t.widened()
 	if e == nil {
 		return false
 	}
@@ -85,7 +87,7 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 
 // PlanWide is Plan, but a fused group too long for one query of maxLen
 // is asked as one query whose selectors keep every value of the label
-// (label=~".*"), and Route drops the series of values not asked for:
+// (its matchers on the label dropped: label=~".*"), and Route drops the series of values not asked for:
 // Prometheus then neither parses nor compiles a regular expression of
 // thousands of values, which was about half its CPU for such a group. A
 // wide query's Split gives the group's parts as Plan cuts them, for a
@@ -261,7 +263,7 @@ func (t *term) length() int {
 	}
 	n := t.fused("").lenTagged()
 	if t.wide {
-		return n + len(anyValue)*t.f.matchers
+		return n // more than its own: it is alone in its query
 	}
 	for _, v := range t.values {
 		n += valueCost(v, t.f.matchers)
@@ -290,7 +292,7 @@ func pack(terms []*term, maxLen, maxTerms int) []*Query {
 // node is the term as a syntax tree; tagged terms must be instant vectors.
 func (t *term) node(tagged bool) parser.Expr {
 	if t.wide {
-		return t.fused(anyValue).Expr
+		return t.widened()
 	}
 	if t.label != "" {
 		return t.fused(regex(t.values)).Expr
