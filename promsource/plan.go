@@ -19,7 +19,8 @@ import (
 
 // DefaultMaxQueryLength is the longest query a Source sends
 // unless Options.MaxQueryLength says otherwise: 32 KiB holds a
-// fused selector of about 3,000 app names. Queries are POSTed, so the URL
+// fused selector of about 3,000 app names (a longer group is asked wide:
+// promql.PlanWide). Queries are POSTed, so the URL
 // limits of servers and proxies do not apply; VictoriaMetrics refuses
 // queries over its -search.maxQueryLen (16 KiB by default), so give such a
 // backend 16384 or raise its limit.
