@@ -1,5 +1,16 @@
 //go:build promcost
 
+// TestPromCost measures a real Prometheus's CPU-seconds per cycle (from
+// /proc/<pid>/stat, its idle CPU subtracted) answering 100,000
+// bench_app_up{app="app-N"} series in several query forms, as the bench's
+// backendFloor does. It is a measuring tool, not a test: run it alone,
+//
+//	go test -tags promcost -run TestPromCost -v ./internal/promql/
+//
+// ONLY=plan32k,wide,... picks forms (in that order, repeats allowed),
+// ROUNDS=n sets the cycles per form, and HOLD=40s then loops the first
+// form so that Prometheus's /debug/pprof/profile can be taken (its URL is
+// written to /tmp/promcost/url).
 package promql
 
 import (
