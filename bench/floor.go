@@ -28,7 +28,7 @@ func cycleQueries(n int) ([]string, error) {
 		items[i] = e
 	}
 	var out []string
-	for _, q := range promql.Plan(items, promsource.DefaultMaxQueryLength, promsource.BatchSize) {
+	for _, q := range promql.PlanWide(items, promsource.DefaultMaxQueryLength, promsource.BatchSize) {
 		out = append(out, q.String())
 	}
 	return out, nil

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/availmon/availmon"
@@ -17,7 +19,8 @@ import (
 
 // DefaultMaxQueryLength is the longest query a Source sends
 // unless Options.MaxQueryLength says otherwise: 32 KiB holds a
-// fused selector of about 3,000 app names. Queries are POSTed, so the URL
+// fused selector of about 3,000 app names (a longer group is asked wide:
+// promql.PlanWide). Queries are POSTed, so the URL
 // limits of servers and proxies do not apply; VictoriaMetrics refuses
 // queries over its -search.maxQueryLen (16 KiB by default), so give such a
 // backend 16384 or raise its limit.
@@ -60,7 +63,7 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 		items[i] = e
 	}
 	var out [][]int
-	for _, q := range promql.Plan(items, s.maxQueryLen, maxTerms) {
+	for _, q := range promql.PlanWide(items, s.maxQueryLen, maxTerms) {
 		out = append(out, q.Items())
 	}
 	if len(bad) > 0 {
@@ -301,7 +304,7 @@ func (cp *cachedPlan) matches(apps []availmon.App, idx []int, refused func(strin
 
 // plan makes the plan of items and keeps it under key.
 func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen int) []*promql.Query {
-	qs := promql.Plan(items, maxLen, BatchSize)
+	qs := promql.PlanWide(items, maxLen, BatchSize)
 	parsed := 0
 	for _, e := range items {
 		if e != nil {
@@ -474,8 +477,20 @@ type plannedRun struct {
 // queries, not n.
 func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	c := r.c
+	if q.Wide() && q.Narrowed() {
+		return r.askEach(ctx, q.Split())
+	}
 	ans, err := c.s.askRouted(ctx, q, r.buf, r.body)
 	r.buf, r.body = ans.series[:0], ans.body[:0]
+	if err != nil && q.Wide() && errors.Is(err, ErrResponseTooLarge) {
+		q.Narrow()
+		return r.askEach(ctx, q.Split())
+	}
+	if err == nil && q.Wide() && ans.total > wideWaste*len(ans.series) {
+		// Right, but dearer than the parts: the label has many values
+		// not asked for.
+		q.Narrow()
+	}
 	if err != nil {
 		if classify(err) == classBackend || c.serverAnswers(ctx) != nil {
 			return newQueryError(c.s.name, describe(q), q.String(), err)
@@ -514,6 +529,51 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	}
 	for _, it := range q.Items() {
 		r.rt[it] = ans.rt
+	}
+	return nil
+}
+
+// wideWaste is how many series a wide query's answer may hold per series
+// asked for before its parts are asked instead: Prometheus spends about
+// half the CPU on the wide query of a group that its parts cost, when the
+// label has no other values.
+const wideWaste = 2
+
+// partsParallel is how many parts of a narrowed wide query are asked at
+// once: the monitor planned the group as one batch, and its parts asked
+// one after another would take far longer than the batches of a plan
+// without wide queries, which the monitor runs in parallel.
+const partsParallel = 4
+
+// askEach asks the parts of a narrowed wide query, a few at once. Each
+// asks with buffers of its own; the parts' items are distinct, so the
+// per-item results are written by one of them each.
+func (r *plannedRun) askEach(ctx context.Context, qs []*promql.Query) error {
+	n := min(partsParallel, len(qs))
+	runs := make([]plannedRun, n)
+	checks := make([]checkRun, n) // each its own answered
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := range runs {
+		checks[k] = *r.c
+		runs[k] = plannedRun{c: &checks[k], sums: r.sums, rt: r.rt, refused: r.refused}
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(qs); i = int(next.Add(1) - 1) {
+				if errs[k] = runs[k].ask(ctx, qs[i]); errs[k] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for k := range checks {
+		r.c.answered = r.c.answered || checks[k].answered
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err // as asked one after another: the first error ends the call
+		}
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ type routedAnswer struct {
 	series []promanswer.Series
 	rt     time.Duration // the round trip
 	body   []byte        // the answer's bytes, for the next answer to be read into
+	total  int           // of a wide query: the series of the answer, routed or not
 }
 
 // askRouted runs q and routes its answer's series; buf is reused for
@@ -48,11 +49,18 @@ func (s *Source) askRouted(ctx context.Context, q *promql.Query, buf []promanswe
 	start := time.Now()
 	res, body, err := s.post(ctx, queryForm(ctx, q.String(), start), body)
 	out := routedAnswer{rt: time.Since(start), body: body}
+	route := q.Route
+	if q.Wide() {
+		route = func(values [][]byte) int {
+			out.total++
+			return q.Route(values)
+		}
+	}
 	if err != nil {
 		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}
 	if res.StatusCode/100 == 2 {
-		ans, err := promanswer.Decode(body, q.Labels(), q.Route, buf)
+		ans, err := promanswer.Decode(body, q.Labels(), route, buf)
 		if err == nil {
 			s.warn(ans.Warnings)
 			if ans.Status == "error" {
@@ -63,12 +71,13 @@ func (s *Source) askRouted(ctx context.Context, q *promql.Query, buf []promanswe
 			return out, nil
 		}
 	}
+	out.total = 0 // of a partial Decode
 	v, warnings, err := promanswer.Full(ctx, res.StatusCode, body)
 	s.warn(warnings)
 	if err != nil {
 		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}
-	out.series, out.typ, err = promanswer.FromValue(v, q.Labels(), q.Route, buf)
+	out.series, out.typ, err = promanswer.FromValue(v, q.Labels(), route, buf)
 	if err != nil {
 		return out, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}

@@ -102,7 +102,8 @@ func soleValue(node parser.Node, label string) (value string, n int, ok bool) {
 }
 
 // substitute parses text afresh and puts m in place of every matcher on
-// m.Name: the parsed Expr is shared and never changed.
+// label, or drops them when m is nil: the parsed Expr is shared and never
+// changed.
 func substitute(text, label string, m *labels.Matcher) parser.Expr {
 	node, err := parser.NewParser(parser.Options{}).ParseExpr(text)
 	if err != nil {
@@ -110,11 +111,16 @@ func substitute(text, label string, m *labels.Matcher) parser.Expr {
 	}
 	parser.Inspect(node, func(nd parser.Node, _ []parser.Node) error {
 		if vs, ok := nd.(*parser.VectorSelector); ok {
-			for i, old := range vs.LabelMatchers {
-				if old.Name == label {
-					vs.LabelMatchers[i] = m
+			kept := vs.LabelMatchers[:0]
+			for _, old := range vs.LabelMatchers {
+				switch {
+				case old.Name != label:
+					kept = append(kept, old)
+				case m != nil:
+					kept = append(kept, m)
 				}
 			}
+			vs.LabelMatchers = kept
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -28,6 +29,11 @@ type Query struct {
 	once sync.Once
 	text string
 
+	// narrow: a wide query whose parts are to be asked instead (Narrow).
+	narrow    atomic.Bool
+	partsOnce sync.Once
+	parts     []*Query
+
 	routeOnce sync.Once
 	route     *routing
 	itemsOnce sync.Once
@@ -46,6 +52,28 @@ type term struct {
 	byValue map[string][]int // value -> items
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
+
+	// wide: asked without matchers on label (PlanWide); its parts, cut by maxLen
+	// as Plan cuts the group, are made only if Split asks for them.
+	wide   bool
+	maxLen int
+}
+
+// widened is the group's expression without its matchers on the fused
+// label: what label=~".*" selects, without a matcher for Prometheus to
+// test every value of the label against.
+func (t *term) widened() parser.Expr { return substitute(t.expr.text, t.label, nil) }
+
+// widens reports whether the group asked wide is still a query a server
+// takes: a selector whose only matcher was the fused label's would have
+// none, and Prometheus refuses it.
+func (t *term) widens() bool {
+	e := t.widened()
+	if e == nil {
+		return false
+	}
+	_, err := parser.NewParser(parser.Options{}).ParseExpr(e.String())
+	return err == nil
 }
 
 // Plan returns the queries that ask for every non-nil item: expressions
@@ -54,6 +82,22 @@ type term struct {
 // (an expression longer than maxLen on its own is asked alone). Plan is
 // deterministic: the same items give the same queries.
 func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
+	return plan(items, maxLen, maxTerms, false)
+}
+
+// PlanWide is Plan, but a fused group too long for one query of maxLen
+// is asked as one query whose selectors keep every value of the label
+// (its matchers on the label dropped: label=~".*"), and Route drops the series of values not asked for:
+// Prometheus then neither parses nor compiles a regular expression of
+// thousands of values, which was about half its CPU for such a group. A
+// wide query's Split gives the group's parts as Plan cuts them, for a
+// server whose wide answer is too large: the label may have many more
+// values than the group asks for.
+func PlanWide(items []*Expr, maxLen, maxTerms int) []*Query {
+	return plan(items, maxLen, maxTerms, true)
+}
+
+func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 	maxTerms = max(1, maxTerms)
 	count := make(map[string]int)
 	for _, e := range items {
@@ -105,6 +149,11 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 	var split []*term
 	for _, t := range terms {
 		if t.label == "" {
+			split = append(split, t)
+			continue
+		}
+		if wide && t.length() > maxLen && t.widens() {
+			t.wide, t.maxLen = true, maxLen
 			split = append(split, t)
 			continue
 		}
@@ -213,6 +262,9 @@ func (t *term) length() int {
 		return len(t.expr.printed) + termOverhead
 	}
 	n := t.fused("").lenTagged()
+	if t.wide {
+		return n // more than its own: it is alone in its query
+	}
 	for _, v := range t.values {
 		n += valueCost(v, t.f.matchers)
 	}
@@ -226,7 +278,7 @@ func pack(terms []*term, maxLen, maxTerms int) []*Query {
 	size := 0
 	for _, t := range terms {
 		n := t.length()
-		if cur == nil || len(cur.terms) >= maxTerms || size+n > maxLen {
+		if cur == nil || len(cur.terms) >= maxTerms || size+n > maxLen || t.wide || cur.terms[0].wide {
 			cur = &Query{}
 			out = append(out, cur)
 			size = 0
@@ -239,6 +291,9 @@ func pack(terms []*term, maxLen, maxTerms int) []*Query {
 
 // node is the term as a syntax tree; tagged terms must be instant vectors.
 func (t *term) node(tagged bool) parser.Expr {
+	if t.wide {
+		return t.widened()
+	}
 	if t.label != "" {
 		return t.fused(regex(t.values)).Expr
 	}
@@ -248,7 +303,7 @@ func (t *term) node(tagged bool) parser.Expr {
 	return t.expr.tree()
 }
 
-// String returns the query to send (built once; a Query is immutable): one term as it is, several tagged with
+// String returns the query to send (built once; a Query is immutable but for Narrow): one term as it is, several tagged with
 // label_replace and joined with "or" as a balanced tree. Prometheus
 // evaluates a chain "a or b or c ..." left to right, copying and hashing
 // the growing left side at every step: quadratic in the number of terms.
@@ -284,6 +339,19 @@ func orTree(nodes []parser.Expr) parser.Expr {
 	}}
 }
 
+// Wide reports whether q is a group asked wide (PlanWide): its answer may
+// hold series of many values not asked for, which Route drops.
+func (q *Query) Wide() bool { return len(q.terms) == 1 && q.terms[0].wide }
+
+// Narrow marks a wide query as one to ask by its parts (Split) from now
+// on: its answer was too large, or mostly series not asked for. It is the
+// one thing about a Query that changes, so that a plan kept for later
+// cycles keeps the verdict; it is safe for concurrent use.
+func (q *Query) Narrow() { q.narrow.Store(true) }
+
+// Narrowed reports whether Narrow was called.
+func (q *Query) Narrowed() bool { return q.narrow.Load() }
+
 // Items returns the items the query answers, in ascending order. The
 // slice is the query's own (built once): callers must not change it.
 func (q *Query) Items() []int {
@@ -309,9 +377,21 @@ func (t *term) allItems() []int {
 
 // Split returns smaller queries that together ask what q asks, to find the
 // expression a server refuses: the halves of its terms, or of its fused
-// values. It returns nil when q is one expression.
+// values. It returns nil when q is one expression. A wide query's are the
+// parts of its group as Plan cuts them.
 func (q *Query) Split() []*Query {
 	switch {
+	case q.Wide():
+		q.partsOnce.Do(func() {
+			// chunks sorts each part's values in place: on a copy, as
+			// the wide term's are read by other calls meanwhile.
+			t := *q.terms[0]
+			t.values = slices.Clone(t.values)
+			for _, p := range t.chunks(t.maxLen) {
+				q.parts = append(q.parts, &Query{terms: []*term{p}})
+			}
+		})
+		return q.parts
 	case len(q.terms) > 1:
 		half := len(q.terms) / 2
 		return []*Query{{terms: q.terms[:half]}, {terms: q.terms[half:]}}

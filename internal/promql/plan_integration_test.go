@@ -114,6 +114,12 @@ func exporter(t *testing.T) string {
 				fmt.Fprintf(&b, "req_seconds_bucket{app=%q,le=%q} %d\n", app, le, n*int64(k+i+1))
 			}
 		}
+		// Series no item asks for: of another app and without the
+		// label, which a wide query's answer holds and must not give
+		// to any item.
+		fmt.Fprintf(&b, "demo_up{app=\"other\",shard=\"1\"} 0\ndemo_up{shard=\"1\"} 0\n")
+		fmt.Fprintf(&b, "http_requests_total{app=\"other\",code=\"500\"} %d\nhttp_requests_total{code=\"500\"} %d\n", 7*n, 9*n)
+		fmt.Fprintf(&b, "demo_info{app=\"other\",kind=\"old\"} 1\nreq_seconds_bucket{app=\"other\",le=\"+Inf\"} %d\n", n)
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		fmt.Fprint(w, b.String())
 	}))
@@ -171,8 +177,49 @@ func TestPlanEqualsAlone(t *testing.T) {
 		return v, err
 	}
 
-	planned := make([]answer, len(items))
-	var requests int
+	// Short queries and few terms, so that fused groups are split too;
+	// PlanWide's, shorter still, then asks every group wide.
+	for _, p := range []struct {
+		name   string
+		plan   func([]*promql.Expr, int, int) []*promql.Query
+		maxLen int
+	}{{"Plan", promql.Plan, 1500}, {"PlanWide", promql.PlanWide, 100}} {
+		t.Run(p.name, func(t *testing.T) {
+			queries := p.plan(items, p.maxLen, 16)
+			planned := askPlanned(t, query, queries, len(items))
+			if len(queries) > len(items)/3 && p.name == "Plan" {
+				t.Errorf("%d queries for %d items: the fusable ones were not fused", len(queries), len(items))
+			}
+			for i, text := range texts {
+				var alone answer
+				v, err := query(text)
+				if err == nil {
+					q := promql.Plan([]*promql.Expr{items[i]}, 1<<20, 1)[0]
+					err = q.Answer(v, func(_ int, s *model.Sample) { alone.add(s) })
+				}
+				if err != nil {
+					alone = answer{Failed: true}
+				}
+				alone.sort()
+				planned[i].sort()
+				if diff := cmp.Diff(alone, planned[i]); diff != "" {
+					t.Errorf("%s: planned answer differs from asking alone (-alone +planned):\n%s", text, diff)
+				}
+			}
+		})
+	}
+}
+
+// askPlanned asks the queries, halving those refused down to the item at
+// fault, and returns what each item got.
+func askPlanned(t *testing.T, query func(string) (model.Value, error), queries []*promql.Query, items int) []answer {
+	planned := make([]answer, items)
+	var requests, wide int
+	for _, q := range queries {
+		if q.Wide() {
+			wide++
+		}
+	}
 	var run func(q *promql.Query)
 	run = func(q *promql.Query) {
 		requests++
@@ -194,30 +241,9 @@ func TestPlanEqualsAlone(t *testing.T) {
 			run(p)
 		}
 	}
-	// Short queries and few terms, so that fused groups are split too.
-	queries := promql.Plan(items, 1500, 16)
 	for _, q := range queries {
 		run(q)
 	}
-	t.Logf("%d items: %d planned queries, %d requests with the halving", len(items), len(queries), requests)
-	if len(queries) > len(items)/3 {
-		t.Errorf("%d queries for %d items: the fusable ones were not fused", len(queries), len(items))
-	}
-
-	for i, text := range texts {
-		var alone answer
-		v, err := query(text)
-		if err == nil {
-			q := promql.Plan([]*promql.Expr{items[i]}, 1<<20, 1)[0]
-			err = q.Answer(v, func(_ int, s *model.Sample) { alone.add(s) })
-		}
-		if err != nil {
-			alone = answer{Failed: true}
-		}
-		alone.sort()
-		planned[i].sort()
-		if diff := cmp.Diff(alone, planned[i]); diff != "" {
-			t.Errorf("%s: planned answer differs from asking alone (-alone +planned):\n%s", text, diff)
-		}
-	}
+	t.Logf("%d items: %d planned queries (%d wide), %d requests with the halving", items, len(queries), wide, requests)
+	return planned
 }
