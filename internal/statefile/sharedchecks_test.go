@@ -88,14 +88,7 @@ func withQuery() *State {
 // shared app in a few bytes.
 func TestSharedChecksRoundTrip(t *testing.T) {
 	s := withQuery()
-	b := Encode(s)
-	got, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	checkRoundTrip(t, s)
 	alone := &State{SavedAt: t0, Apps: s.Apps[len(s.Apps)-2 : len(s.Apps)-1]}
 	after := &State{SavedAt: t0, Apps: s.Apps[len(s.Apps)-3 : len(s.Apps)-1]}
 	if own, shared := len(Encode(alone)), len(Encode(after))-len(Encode(&State{SavedAt: t0, Apps: s.Apps[len(s.Apps)-3 : len(s.Apps)-2]})); shared > own-20 {
@@ -330,14 +323,7 @@ func TestSharedErrTexts(t *testing.T) {
 	}
 	s := &State{SavedAt: t0, Apps: []App{failing("a", text, "no sample"), failing("b", text, "no sample"), {Name: "up"},
 		failing("c", text, "no sample", "other"), failing("d", "no sample", text)}}
-	b := Encode(s)
-	got, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	got := checkRoundTrip(t, s)
 	one := len(Encode(&State{SavedAt: t0, Apps: s.Apps[:1]}))
 	// Name and location 4, two checks of the times before in two runs 6,
 	// state 1, two texts of the table before 3, window 1.

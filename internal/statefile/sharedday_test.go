@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // fullDay is 24 hours of checks up to t0, every hour's response times
@@ -33,13 +31,7 @@ func TestSharedDays(t *testing.T) {
 	for _, d := range []Day{fullDay(), fullDay(), fullDay(3), fullDay(3, 7), {}, fullDay()} {
 		s.Apps = append(s.Apps, App{Name: "a", Location: "l", Day: d})
 	}
-	got, err := Decode(Encode(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	checkRoundTrip(t, s)
 	one := &State{SavedAt: t0, Apps: s.Apps[:1]}
 	two := &State{SavedAt: t0, Apps: s.Apps[:2]}
 	if n := len(Encode(two)) - len(Encode(one)); n > 9 { // name and location 4, no checks 2, state 1, texts 1, window 1

@@ -165,13 +165,7 @@ func TestStateEncodingRoundTrip(t *testing.T) {
 	addCheck(&s.System, t0.Add(time.Hour), Unavailable, 0)
 	addCheck(&s.Apps[0].Day, t0, Down, time.Second)
 	addCheck(&s.Locations[0].Day, t0, Up, time.Second)
-	got, err := Decode(Encode(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	checkRoundTrip(t, s)
 }
 
 // failingChecks is n checks a minute apart, failing with a text that names
@@ -217,13 +211,7 @@ func TestStateEncoding4RoundTrip(t *testing.T) {
 		addCheck(&s.Apps[0].Day, t0.Add(time.Duration(h)*time.Hour), Up, time.Duration(h)*time.Millisecond+333*time.Microsecond)
 	}
 	s.System = s.Apps[0].Day
-	got, err := Decode(Encode(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	checkRoundTrip(t, s)
 	one := &State{SavedAt: t0, Apps: s.Apps[:1]}
 	if n, texts := len(Encode(one)), 66*len(failingChecks(100)[1].Err); n > 1500 {
 		t.Errorf("100 checks, 66 of them failing with texts changing every check (%d bytes of text): %d bytes", texts, n)
@@ -372,13 +360,7 @@ func TestStateMinuteRange(t *testing.T) {
 		{Minute: -1, Down: 7, LastDown: 7},
 		{Minute: math.MaxInt32, Up: 2, LastUnavailable: 5},
 	}}
-	got, err := Decode(Encode(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
+	checkRoundTrip(t, s)
 
 	// A file of one minute, its minute and up count written as given.
 	file := func(minute int64, up uint64) []byte {
@@ -523,4 +505,18 @@ func TestDecodeSharesErrorTexts(t *testing.T) {
 			t.Errorf("app %s holds its own copy of the error text", a.Name)
 		}
 	}
+}
+
+// checkRoundTrip checks that s decodes from its encoding as it was, and
+// returns what it decoded to.
+func checkRoundTrip(t *testing.T, s *State) *State {
+	t.Helper()
+	got, err := Decode(Encode(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s, got, stateCmp); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	return got
 }
