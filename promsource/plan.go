@@ -423,12 +423,24 @@ func resize[T any](b []T, n int) []T {
 }
 
 // putScratch keeps r's buffers, grown as they may have been, for the next
-// call.
+// call, unless its answers were larger than maxKeptAnswer.
 func (s *Source) putScratch(sc *scratch, r *plannedRun) {
 	sc.body, sc.series = r.body[:0], r.buf[:0]
 	r.body, r.buf = nil, nil
+	if cap(sc.body) > maxKeptAnswer {
+		return
+	}
 	s.scratch.put(sc)
 }
+
+// maxKeptAnswer bounds the answer buffer a call keeps for the next. Kept,
+// a buffer saves the collections its garbage would cost each cycle, which
+// matters while the heap is small (a megabyte's answer at 10,000 apps).
+// Past a few megabytes the heap is large enough that one allocation of
+// the answer a cycle adds few collections, while keeping it (and its
+// series and summaries, a wide query's answer is 16 MB of buffers at
+// 100,000 apps) adds that much to the resident memory for good.
+const maxKeptAnswer = 4 << 20
 
 // scratchList keeps the scratch of a few calls. Not a sync.Pool: a pool
 // keeps what is put on a P for the next call on that P, and the calls of

@@ -87,3 +87,31 @@ func answerServer(t testing.TB, apps []availmon.App, pad int, value func(i int) 
 	t.Cleanup(srv.Close)
 	return srv.URL, len(body)
 }
+
+// A call keeps its buffers for the next only while its answers are small
+// enough that keeping them costs less than their garbage would: a call
+// with a larger answer leaves nothing behind.
+func TestLargeAnswersBuffersNotKept(t *testing.T) {
+	apps := jobApps(2000)
+	for _, tc := range []struct {
+		pad  int
+		kept bool
+	}{{pad: 0, kept: true}, {pad: maxKeptAnswer / 2000, kept: false}} {
+		url, size := answerServer(t, apps, tc.pad, func(int) int { return 1 })
+		src, err := New(Options{Name: "main", URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := src.Check(context.Background(), apps); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src.scratch.mu.Lock()
+		kept := len(src.scratch.free)
+		src.scratch.mu.Unlock()
+		if (kept > 0) != tc.kept {
+			t.Errorf("after Checks answered in %d bytes, %d calls' buffers kept, want kept: %v", size, kept, tc.kept)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func TestPaceGCStops(t *testing.T) {
 	<-done
 }
 
-// The soft memory limit is the goal, 1/16 over it and the runtime's
+// The soft memory limit is the goal, 1/32 over it and the runtime's
 // other memory, over the 95% the scavenger works toward; a heap that grew
 // by more than a quarter since the collection before has none.
 func TestMemoryLimit(t *testing.T) {
@@ -62,11 +62,11 @@ func TestMemoryLimit(t *testing.T) {
 	}{
 		{"first collection", heapReading{}, heapReading{live: 32 * mb, other: 4 * mb}, 25, math.MaxInt64},
 		{"restore under way", heapReading{live: 100 * mb}, heapReading{live: 126 * mb, other: 4 * mb}, 20, math.MaxInt64},
-		// goal 40 MB, + 2.5 + 4 = 46.5 MB, / 0.95.
-		{"steady", heapReading{live: 30 * mb}, heapReading{live: 32 * mb, other: 4 * mb}, 25, 93 * mb / 2 * 100 / 95},
-		{"a quarter larger: steady", heapReading{live: 100 * mb}, heapReading{live: 125 * mb, other: 4 * mb}, 8, (135*mb + 135*mb/16 + 4*mb) * 100 / 95},
-		// goal 214 MB, + 13.375 + 6.
-		{"after a prune", heapReading{live: 400 * mb}, heapReading{live: 200 * mb, other: 6 * mb}, 7, (214*mb + 214*mb/16 + 6*mb) * 100 / 95},
+		// goal 40 MB, + 1.25 + 4 = 45.25 MB, / 0.95.
+		{"steady", heapReading{live: 30 * mb}, heapReading{live: 32 * mb, other: 4 * mb}, 25, 181 * mb / 4 * 100 / 95},
+		{"a quarter larger: steady", heapReading{live: 100 * mb}, heapReading{live: 125 * mb, other: 4 * mb}, 8, (135*mb + 135*mb/32 + 4*mb) * 100 / 95},
+		// goal 214 MB, + 6.6875 + 6.
+		{"after a prune", heapReading{live: 400 * mb}, heapReading{live: 200 * mb, other: 6 * mb}, 7, (214*mb + 214*mb/32 + 6*mb) * 100 / 95},
 		{"nothing live", heapReading{live: 10 * mb}, heapReading{}, Default, math.MaxInt64},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
