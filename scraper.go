@@ -155,7 +155,7 @@ func (m *Monitor) Scrape(ctx context.Context) error {
 //
 // The results of a batch that is a run of the plan are the slice its
 // Check returned, or its error: a copy of every result into a slice of
-// the plan's apps was 400 kB of a 10,000-app cycle's garbage. Only the
+// the plan's apps would be 400 kB of a 10,000-app cycle's garbage. Only the
 // batches that are not runs (scattered) are copied there.
 type cycleResult struct {
 	batchRes  [][]Result // per batch that is a run and answered

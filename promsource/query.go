@@ -88,8 +88,8 @@ func (s *Source) askRouted(ctx context.Context, q *promql.Query, buf []promanswe
 // parameter when ctx has a deadline, encoded as v1.API.Query's
 // url.Values.Encode encodes it (keys in order, values escaped by
 // url.QueryEscape), in one allocation of its length: Encode's escaped
-// copy of the query and its growing builder were a tenth of a 10,000-app
-// cycle's garbage. It is a fresh string per request: the transport may
+// copy of the query and its growing builder would be a tenth of a
+// 10,000-app cycle's garbage. It is a fresh string per request: the transport may
 // still read a request's body after its answer came.
 func queryForm(ctx context.Context, query string, ts time.Time) string {
 	var num [32]byte

@@ -7,8 +7,8 @@ import (
 
 // The largest answers (every app, 30 MB at 100,000 apps) are made anew for
 // each snapshot, and a client reading one slowly holds it: under a
-// poller's 64 connections at one a cycle, the answers of the last two or
-// three snapshots were alive together, besides the one being made. Such an
+// poller's 64 connections at one a cycle, whole answers would keep the last
+// two or three snapshots' alive together, besides the one being made. Such an
 // answer is kept as a chain of segments instead: a request walks the chain
 // holding only the segment it writes, so once a newer snapshot replaces
 // the answer's, the segments every request has passed are garbage, and an

@@ -89,7 +89,7 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 // is asked as one query whose selectors keep every value of the label
 // (its matchers on the label dropped: label=~".*"), and Route drops the series of values not asked for:
 // Prometheus then neither parses nor compiles a regular expression of
-// thousands of values, which was about half its CPU for such a group. A
+// thousands of values, about half its CPU for such a group. A
 // wide query's Split gives the group's parts as Plan cuts them, for a
 // server whose wide answer is too large: the label may have many more
 // values than the group asks for.
