@@ -494,7 +494,7 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 	}
 	ans, err := c.s.askRouted(ctx, q, r.buf, r.body)
 	r.buf, r.body = ans.series[:0], ans.body[:0]
-	if err != nil && q.Wide() && errors.Is(err, ErrResponseTooLarge) {
+	if err != nil && q.Wide() && r.narrows(ctx, err) {
 		q.Narrow()
 		return r.askEach(ctx, q.Split())
 	}
@@ -543,6 +543,22 @@ func (r *plannedRun) ask(ctx context.Context, q *promql.Query) error {
 		r.rt[it] = ans.rt
 	}
 	return nil
+}
+
+// narrows reports whether a wide query that failed with err is to be
+// asked by its parts from now on: its answer was too large, or the server
+// failed or refused it (a timeout, VictoriaMetrics's
+// -search.maxUniqueTimeseries, a duplicate match group among series no app
+// asks for) while it answers other queries. The wide query reads every
+// series of the label, the values no app asks for included, so it may be
+// what is too much for the server where its parts are not; asked again it
+// would fail every cycle. A server that answers nothing keeps the wide
+// form, as its parts would fail too, and so does a cycle out of time.
+func (r *plannedRun) narrows(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	return errors.Is(err, ErrResponseTooLarge) || r.c.serverAnswers(ctx) == nil
 }
 
 // wideWaste is how many series a wide query's answer may hold per series

@@ -65,16 +65,33 @@ type term struct {
 func (t *term) widened() parser.Expr { return substitute(t.expr.text, t.label, nil) }
 
 // widens reports whether the group asked wide is still a query a server
-// takes: a selector whose only matcher was the fused label's would have
-// none, and Prometheus refuses it.
+// takes (a selector whose only matcher was the fused label's would have
+// none, and Prometheus refuses it) and one that selects a part of what
+// the server holds: every selector keeps an equality matcher on a value,
+// its metric's name or another label's. Without one, a selector such as
+// {__name__=~".+"} or {job!=""} selects about every series there is,
+// which the server would read, and likely refuse or time out on, before
+// any bound on its answer could tell.
 func (t *term) widens() bool {
 	e := t.widened()
 	if e == nil {
 		return false
 	}
-	_, err := parser.NewParser(parser.Options{}).ParseExpr(e.String())
-	return err == nil
+	if _, err := parser.NewParser(parser.Options{}).ParseExpr(e.String()); err != nil {
+		return false
+	}
+	selective := true
+	parser.Inspect(e, func(nd parser.Node, _ []parser.Node) error {
+		if vs, ok := nd.(*parser.VectorSelector); ok && !slices.ContainsFunc(vs.LabelMatchers, isEquality) {
+			selective = false
+		}
+		return nil
+	})
+	return selective
 }
+
+// isEquality reports whether m selects one value of its label.
+func isEquality(m *labels.Matcher) bool { return m.Type == labels.MatchEqual && m.Value != "" }
 
 // Plan returns the queries that ask for every non-nil item: expressions
 // that can be fused by one label are fused, equal expressions asked once,

@@ -79,6 +79,10 @@ func TestPlanWideOnlyWhereItHelps(t *testing.T) {
 	}{
 		{"fits one query", `app_up{app="app-%d"}`, 1 << 20},
 		{"no other matcher", `{app="app-%d"}`, 2000},
+		// Left without an equality matcher, these select about every series.
+		{"any name", `{__name__=~".+", app="app-%d"}`, 2000},
+		{"only a negative matcher", `{app="app-%d", job!=""}`, 2000},
+		{"one selector of two unselective", `app_up{app="app-%[1]d"} * on(app) {__name__=~"info.*", app="app-%[1]d"}`, 2000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
