@@ -186,9 +186,12 @@ func TestPlanEqualsAlone(t *testing.T) {
 	}{{"Plan", promql.Plan, 1500}, {"PlanWide", promql.PlanWide, 100}} {
 		t.Run(p.name, func(t *testing.T) {
 			queries := p.plan(items, p.maxLen, 16)
-			planned := askPlanned(t, query, queries, len(items))
+			planned, wide, wideFailed := askPlanned(t, query, queries, len(items))
 			if len(queries) > len(items)/3 && p.name == "Plan" {
 				t.Errorf("%d queries for %d items: the fusable ones were not fused", len(queries), len(items))
+			}
+			if p.name == "PlanWide" && (wide == 0 || wideFailed > 0) {
+				t.Errorf("%d wide queries, %d of them failed: want some, answered", wide, wideFailed)
 			}
 			for i, text := range texts {
 				var alone answer
@@ -211,10 +214,11 @@ func TestPlanEqualsAlone(t *testing.T) {
 }
 
 // askPlanned asks the queries, halving those refused down to the item at
-// fault, and returns what each item got.
-func askPlanned(t *testing.T, query func(string) (model.Value, error), queries []*promql.Query, items int) []answer {
-	planned := make([]answer, items)
-	var requests, wide int
+// fault, and returns what each item got, how many of the queries were
+// wide and how many of those failed.
+func askPlanned(t *testing.T, query func(string) (model.Value, error), queries []*promql.Query, items int) (planned []answer, wide, wideFailed int) {
+	planned = make([]answer, items)
+	var requests int
 	for _, q := range queries {
 		if q.Wide() {
 			wide++
@@ -229,6 +233,9 @@ func askPlanned(t *testing.T, query func(string) (model.Value, error), queries [
 		}
 		if err == nil {
 			return
+		}
+		if q.Wide() {
+			wideFailed++
 		}
 		parts := q.Split()
 		if parts == nil {
@@ -245,5 +252,5 @@ func askPlanned(t *testing.T, query func(string) (model.Value, error), queries [
 		run(q)
 	}
 	t.Logf("%d items: %d planned queries (%d wide), %d requests with the halving", items, len(queries), wide, requests)
-	return planned
+	return planned, wide, wideFailed
 }
