@@ -18,22 +18,11 @@ import (
 // and a Book's view (72, in chunks the Books of successive cycles share).
 func TestBytesPerApp(t *testing.T) {
 	const apps = 10_000
-	lay := Layout{Locations: []string{"a", "b"}}
-	for i := range apps {
-		lay.Apps = append(lay.Apps, AppRef{Name: fmt.Sprintf("app-%05d", i), Location: lay.Locations[i%2]})
-	}
+	lay := fleetLayout(apps)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	l := New(Options{})
-	l.SetLayout(t0, lay, nil)
-	for k := range 3 {
-		at := t0.Add(time.Duration(k) * iv)
-		for i := range apps {
-			l.Check(i, at, timeline.Up, hold, false)
-		}
-		l.EndCycle(at, hold, nil, nil)
-	}
+	l := upLedger(lay)
 	b := l.Book(t0)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -55,10 +44,7 @@ var sizeofView = unsafe.Sizeof(timeline.View{})
 // rest.
 func TestBookBytesPerCycle(t *testing.T) {
 	const apps = 10_000
-	lay := Layout{Locations: []string{"a", "b"}}
-	for i := range apps {
-		lay.Apps = append(lay.Apps, AppRef{Name: fmt.Sprintf("app-%05d", i), Location: lay.Locations[i%2]})
-	}
+	lay := fleetLayout(apps)
 	l := New(Options{})
 	l.SetLayout(t0, lay, nil)
 	k := 0
@@ -136,25 +122,14 @@ func TestEntryBytes(t *testing.T) {
 // holds a pointer, and the pacer sizes the heap's headroom from what it
 // scans: an entry's record keeps what few records have (an index, a
 // flapping day being written, maintenance ahead, a removal) behind a
-// pointer, so that an entry fits the 208-byte size class (it took 264
-// bytes, in 288, with all of it inline). Besides the entry: the name map's
-// share and the current layout's pointer.
+// pointer, so that an entry fits the 208-byte size class (264 bytes, in
+// 288, with all of it inline). Besides the entry: the name map's share and
+// the current layout's pointer.
 func TestScannedBytesPerApp(t *testing.T) {
 	const apps = 20_000
-	lay := Layout{Locations: []string{"a", "b"}}
-	for i := range apps {
-		lay.Apps = append(lay.Apps, AppRef{Name: fmt.Sprintf("app-%05d", i), Location: lay.Locations[i%2]})
-	}
+	lay := fleetLayout(apps)
 	before := scannedHeap()
-	l := New(Options{})
-	l.SetLayout(t0, lay, nil)
-	for k := range 3 {
-		at := t0.Add(time.Duration(k) * iv)
-		for i := range apps {
-			l.Check(i, at, timeline.Up, hold, false)
-		}
-		l.EndCycle(at, hold, nil, nil)
-	}
+	l := upLedger(lay)
 	after := scannedHeap()
 	runtime.KeepAlive(l)
 	per := float64(int64(after)-int64(before)) / apps
@@ -172,4 +147,27 @@ func scannedHeap() uint64 {
 	s := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// fleetLayout is a layout of apps spread over two locations.
+func fleetLayout(apps int) Layout {
+	lay := Layout{Locations: []string{"a", "b"}}
+	for i := range apps {
+		lay.Apps = append(lay.Apps, AppRef{Name: fmt.Sprintf("app-%05d", i), Location: lay.Locations[i%2]})
+	}
+	return lay
+}
+
+// upLedger is a ledger of lay after three cycles in which every app was up.
+func upLedger(lay Layout) *Ledger {
+	l := New(Options{})
+	l.SetLayout(t0, lay, nil)
+	for k := range 3 {
+		at := t0.Add(time.Duration(k) * iv)
+		for i := range lay.Apps {
+			l.Check(i, at, timeline.Up, hold, false)
+		}
+		l.EndCycle(at, hold, nil, nil)
+	}
+	return l
 }
