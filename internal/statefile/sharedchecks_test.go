@@ -136,13 +136,7 @@ func TestSharedChecksBound(t *testing.T) {
 // apart with response times of 1ms and 2ms, then an app "b" whose checks
 // body writes, then its state, its error texts and no day window.
 func v6App(body func(e *Encoder)) []byte {
-	e := NewEncoder(nil)
-	e.Header(t0, nil)
-	e.Minutes(0)
-	e.BeginDay(0)
-	e.Locations(0)
-	e.Apps(2)
-	e.App("a", "l")
+	e := appsStart(2)
 	e.BeginChecks(2, 0)
 	e.Check(t0.UnixMilli(), 1000, Up, 0)
 	e.Check(t0.UnixMilli()+1000, 2000, Up, 0)
@@ -338,13 +332,7 @@ func TestSharedErrTexts(t *testing.T) {
 // textState is an encoding-6 state of one app without checks whose one
 // error text is written with tag (and, for an even tag, as a text "x").
 func textState(tag uint64) []byte {
-	e := NewEncoder(nil)
-	e.Header(t0, nil)
-	e.Minutes(0)
-	e.BeginDay(0)
-	e.Locations(0)
-	e.Apps(1)
-	e.App("a", "l")
+	e := appsStart(1)
 	e.uvarint(0) // no checks
 	e.uvarint(0) // in no runs
 	e.b = append(e.b, 0)
@@ -372,4 +360,17 @@ func TestSharedErrTextsBad(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
+}
+
+// appsStart is an encoder of a state without minutes, system day or
+// locations, at its first of n apps, "a" in location "l".
+func appsStart(n int) *Encoder {
+	e := NewEncoder(nil)
+	e.Header(t0, nil)
+	e.Minutes(0)
+	e.BeginDay(0)
+	e.Locations(0)
+	e.Apps(n)
+	e.App("a", "l")
+	return e
 }
