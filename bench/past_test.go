@@ -14,6 +14,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/config"
 	"github.com/availmon/availmon/filestore"
+	"github.com/availmon/availmon/internal/fakeclock"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/timeline"
 	"github.com/google/go-cmp/cmp"
@@ -21,10 +22,14 @@ import (
 
 // The state writePast leaves is restored by a monitor of the same apps: its
 // figures over the past are the synthetic ones, an app with one outage of
-// outageLen a day down that long each day.
+// outageLen a day down that long each day. The monitor's clock reads 06:00,
+// before the day's outage (at noon), so that the window, which ends now and
+// reaches back days, holds every outage whole: at the real time it would
+// cut one in two between 12:00 and 12:10.
 func TestPastRestored(t *testing.T) {
 	const apps, locs, days = 20, 4, 3
-	for _, a := range restoredApps(t, past{days: days, outages: 0.1}, apps, locs) {
+	now := time.Now().UTC().Truncate(24 * time.Hour).Add(6 * time.Hour)
+	for _, a := range restoredApps(t, past{days: days, outages: 0.1}, apps, locs, now) {
 		if a.UnknownSeconds != 0 {
 			t.Errorf("%s: %v s unknown, want none", a.Name, a.UnknownSeconds)
 		}
@@ -32,9 +37,7 @@ func TestPastRestored(t *testing.T) {
 		if a.Name == appName(0) || a.Name == appName(10) {
 			want = days
 		}
-		// The window ends now and reaches back days: the first day's
-		// outage may fall before it.
-		if a.Outages < want-1 || a.Outages > want || a.DownSeconds != float64(a.Outages)*outageLen.Seconds() {
+		if a.Outages != want || a.DownSeconds != float64(want)*outageLen.Seconds() {
 			t.Errorf("%s: %d outages, %v s down, want %d of %v", a.Name, a.Outages, a.DownSeconds, want, outageLen)
 		}
 	}
@@ -49,12 +52,12 @@ type restoredAvailability struct {
 	Outages        int     `json:"outages"`
 }
 
-// restoredApps writes p for apps in locs locations, starts a monitor of
-// them on the state and returns its figures by app over p's days.
-func restoredApps(t *testing.T, p past, apps, locs int) []restoredAvailability {
+// restoredApps writes p up to now for apps in locs locations, starts a
+// monitor of them on the state, its clock reading now, and returns its
+// figures by app over p's days.
+func restoredApps(t *testing.T, p past, apps, locs int, now time.Time) []restoredAvailability {
 	t.Helper()
 	dir := t.TempDir()
-	now := time.Now()
 	if _, err := writePast(dir, p, apps, locs, now); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func restoredApps(t *testing.T, p past, apps, locs int) []restoredAvailability {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := availmon.Options{Store: st, Interval: time.Hour,
+	o := availmon.Options{Store: st, Interval: time.Hour, Clock: fakeclock.New(now),
 		Source: availmon.SourceFunc(func(context.Context, availmon.App) availmon.Result {
 			return availmon.Result{Status: availmon.StatusUp}
 		})}
@@ -93,7 +96,7 @@ func restoredApps(t *testing.T, p past, apps, locs int) []restoredAvailability {
 // days, the first day's perhaps partly before the window.
 func TestPastRandomRestored(t *testing.T) {
 	const apps, locs, days, per = 8, 2, 3, 4
-	for _, a := range restoredApps(t, past{days: days, outages: per, random: true}, apps, locs) {
+	for _, a := range restoredApps(t, past{days: days, outages: per, random: true}, apps, locs, time.Now()) {
 		i := -1
 		for j := range apps {
 			if appName(j) == a.Name {
