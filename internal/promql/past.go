@@ -149,7 +149,7 @@ func (q *Query) ItemsOf(m model.Metric) []int {
 	if t.label == "" {
 		return t.items
 	}
-	return t.byValue[string(m[model.LabelName(t.label)])]
+	return t.byValue.of(string(m[model.LabelName(t.label)]))
 }
 
 func (t *term) present(grouped bool) parser.Expr {
