@@ -48,7 +48,7 @@ type term struct {
 
 	// fused only (label != ""):
 	label   string
-	values  []string         // distinct; sorted once cut into parts (chunks)
+	values  []string   // distinct; sorted once cut into parts (chunks)
 	byValue valueItems // value -> items
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
