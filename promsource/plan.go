@@ -148,6 +148,14 @@ func (c *exprCache) get(text string, plans *planCache) (*promql.Expr, error) {
 	defer c.mu.Unlock()
 	c.init()
 	gen := c.age.gen
+	// Refused expressions first: a cycle asks for those of its apps
+	// again, and no plan holds one, so they are no miss to refill on.
+	if ce, ok := c.bad[text]; ok {
+		if ce.gen != gen {
+			c.bad[text] = cachedErr{ce.err, gen}
+		}
+		return nil, ce.err
+	}
 	ce, ok := c.m[text]
 	if !ok && plans != nil && !c.refilled {
 		c.refill(plans)
@@ -158,12 +166,6 @@ func (c *exprCache) get(text string, plans *planCache) (*promql.Expr, error) {
 			c.m[text] = cachedExpr{ce.e, gen}
 		}
 		return ce.e, nil
-	}
-	if ce, ok := c.bad[text]; ok {
-		if ce.gen != gen {
-			c.bad[text] = cachedErr{ce.err, gen}
-		}
-		return nil, ce.err
 	}
 	e, err := promql.Parse(text)
 	if err != nil {

@@ -170,8 +170,14 @@ func TestPlannedExpressionsAreTheCaches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := src.expr(`up{`); err == nil {
+		t.Fatal("a bad expression was accepted")
+	}
 	if _, err := src.Check(context.Background(), apps); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := src.expr(`up{`); err == nil { // refused, as a cycle asks again
+		t.Fatal("a bad expression was accepted")
 	}
 	if n := len(src.exprs.m); n != 0 {
 		t.Errorf("the cache keeps %d expressions its plan holds, want none", n)
