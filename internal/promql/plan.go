@@ -129,10 +129,10 @@ func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 	plain := make(map[string]*term)
 	var terms []*term
 	addPlain := func(e *Expr, idx ...int) {
-		t := plain[e.printed]
+		t := plain[e.printed()]
 		if t == nil {
 			t = &term{expr: e}
-			plain[e.printed] = t
+			plain[e.printed()] = t
 			terms = append(terms, t)
 		}
 		t.items = append(t.items, idx...)
@@ -271,7 +271,7 @@ func regex(values []string) string {
 // length bounds the term's printed length within a combined query.
 func (t *term) length() int {
 	if t.label == "" {
-		return len(t.expr.printed) + termOverhead
+		return len(t.expr.printed()) + termOverhead
 	}
 	n := t.fused("").lenTagged()
 	if t.wide {
@@ -327,7 +327,7 @@ func (q *Query) String() string {
 func (q *Query) build() string {
 	if len(q.terms) == 1 {
 		if t := q.terms[0]; t.label == "" {
-			return t.expr.printed
+			return t.expr.printed()
 		}
 		return q.terms[0].node(false).String()
 	}
