@@ -38,11 +38,11 @@ func (s *Source) ValidateApp(a availmon.App) error {
 	if a.Settings != nil {
 		return fmt.Errorf("a Prometheus backend's app takes no Settings (%T): give it a backend of the source they are for", a.Settings)
 	}
-	if _, err := s.exprs.get(a.Metric); err != nil {
+	if _, err := s.expr(a.Metric); err != nil {
 		return fmt.Errorf("metric: %w", err)
 	}
 	if a.ResponseTimeMetric != "" {
-		if _, err := s.exprs.get(a.ResponseTimeMetric); err != nil {
+		if _, err := s.expr(a.ResponseTimeMetric); err != nil {
 			return fmt.Errorf("response time metric: %w", err)
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 	items := make([]*promql.Expr, len(apps))
 	var bad []int
 	for i, a := range apps {
-		e, err := s.exprs.get(a.Metric)
+		e, err := s.expr(a.Metric)
 		if err != nil {
 			bad = append(bad, i)
 			continue
@@ -72,6 +72,10 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 	return out
 }
 
+// expr returns text parsed: from the cache, else from a kept plan, else
+// parsed anew.
+func (s *Source) expr(text string) (*promql.Expr, error) { return s.exprs.get(text, &s.plans) }
+
 // exprCache keeps the parsed form of the expressions in use, so that a
 // cycle plans from syntax trees without parsing again. An expression not
 // asked for during a whole cacheAge is dropped: discovery makes and
@@ -79,12 +83,19 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 // heap for as long as the process runs. Dropping one costs a parse, and a
 // plan, if it is ever asked for again. Refused expressions are kept apart:
 // they are rare, and the common entry is then only a pointer and its age.
+//
+// An expression a kept plan holds is dropped at once (forget): the plan
+// keeps it anyway, and the map's entry is 30 to 50 bytes an app for as
+// long as the cache keeps it, with nothing asking for it while cycles find
+// their plan. A later miss (a reconfiguration validating every app) takes
+// the plans' expressions back in (refill) rather than parse them again.
 type exprCache struct {
-	mu     sync.Mutex
-	m      map[string]cachedExpr
-	bad    map[string]cachedErr
-	shared map[string]string // the expressions' fusion keys, one copy each
-	age    ages
+	mu       sync.Mutex
+	m        map[string]cachedExpr
+	bad      map[string]cachedErr
+	shared   map[string]string // the expressions' fusion keys, one copy each
+	age      ages
+	refilled bool // the kept plans' expressions are in m, since the last forget
 }
 
 type cachedExpr struct {
@@ -130,22 +141,31 @@ func (a *ages) next() bool {
 // for during the whole of the age before the current one.
 func (a *ages) stale(gen uint32) bool { return a.gen-gen > 1 }
 
-func (c *exprCache) get(text string) (*promql.Expr, error) {
+// get returns text parsed; on a miss, it looks in plans (when not nil)
+// before it parses.
+func (c *exprCache) get(text string, plans *planCache) (*promql.Expr, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
 	gen := c.age.gen
-	if ce, ok := c.m[text]; ok {
-		if ce.gen != gen {
-			c.m[text] = cachedExpr{ce.e, gen}
-		}
-		return ce.e, nil
-	}
+	// Refused expressions first: a cycle asks for those of its apps
+	// again, and no plan holds one, so they are no miss to refill on.
 	if ce, ok := c.bad[text]; ok {
 		if ce.gen != gen {
 			c.bad[text] = cachedErr{ce.err, gen}
 		}
 		return nil, ce.err
+	}
+	ce, ok := c.m[text]
+	if !ok && plans != nil && !c.refilled {
+		c.refill(plans)
+		ce, ok = c.m[text]
+	}
+	if ok {
+		if ce.gen != gen {
+			c.m[text] = cachedExpr{ce.e, gen}
+		}
+		return ce.e, nil
 	}
 	e, err := promql.Parse(text)
 	if err != nil {
@@ -159,8 +179,61 @@ func (c *exprCache) get(text string) (*promql.Expr, error) {
 
 // refused reports whether text is an expression the parser refuses.
 func (c *exprCache) refused(text string) bool {
-	_, err := c.get(text)
+	_, err := c.get(text, nil)
 	return err != nil
+}
+
+// refill takes in the expressions of the kept plans: one pass over them,
+// not one a miss, and at most once until a plan is made again. Lock
+// order: c.mu, then plans.mu.
+func (c *exprCache) refill(plans *planCache) {
+	c.refilled = true
+	plans.each(func(e *promql.Expr) {
+		if _, ok := c.m[e.String()]; !ok {
+			c.m[e.String()] = cachedExpr{e, c.age.gen}
+		}
+	})
+}
+
+// forget drops the entries of items, which a kept plan now holds.
+func (c *exprCache) forget(items []*promql.Expr) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	n := len(c.m)
+	for _, e := range items {
+		if e != nil {
+			if ce, ok := c.m[e.String()]; ok && ce.e == e {
+				delete(c.m, e.String())
+			}
+		}
+	}
+	c.m = compacted(c.m, n)
+	c.refilled = false
+}
+
+// lookup returns text parsed without keeping it: from the cache or the
+// kept plans (held, their expressions by text) when either has it, else
+// parsed anew.
+func (c *exprCache) lookup(text string, held map[string]*promql.Expr) (*promql.Expr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	if ce, ok := c.m[text]; ok {
+		return ce.e, nil
+	}
+	if e, ok := held[text]; ok {
+		return e, nil
+	}
+	if ce, ok := c.bad[text]; ok {
+		return nil, ce.err
+	}
+	e, err := promql.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	e.Share(c.shared)
+	return e, nil
 }
 
 func (c *exprCache) init() {
@@ -190,6 +263,12 @@ func (c *exprCache) sweep() {
 func sweepMap[V any](m map[string]V, stale func(V) bool) map[string]V {
 	n := len(m)
 	maps.DeleteFunc(m, func(_ string, v V) bool { return stale(v) })
+	return compacted(m, n)
+}
+
+// compacted is m, which held n entries, in a map of its size when most
+// of them went.
+func compacted[V any](m map[string]V, n int) map[string]V {
 	if len(m) >= n/2 {
 		return m
 	}
@@ -321,6 +400,26 @@ func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen int) []*promql
 	return qs
 }
 
+// each calls f with every expression of the kept plans.
+func (c *planCache) each(f func(*promql.Expr)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cp := range c.plans {
+		for _, e := range cp.items {
+			if e != nil {
+				f(e)
+			}
+		}
+	}
+}
+
+// held is the kept plans' expressions by their text.
+func (c *planCache) held() map[string]*promql.Expr {
+	out := make(map[string]*promql.Expr)
+	c.each(func(e *promql.Expr) { out[e.String()] = e })
+	return out
+}
+
 // planned asks for the apps at idx with as few queries as the plan allows
 // (item 2i is app i's Metric, item 2i+1 its ResponseTimeMetric), and fills
 // c.out. It returns the apps one of whose expressions the server refused
@@ -333,10 +432,11 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	if qs == nil {
 		items = c.items(idx)
 		qs = c.s.plans.plan(key, items, c.s.maxQueryLen)
+		c.s.exprs.forget(items)
 	}
 	for _, i := range idx {
 		if items[2*i] == nil {
-			_, err := c.s.exprs.get(c.apps[i].Metric)
+			_, err := c.s.expr(c.apps[i].Metric)
 			c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
 		}
 	}
@@ -369,13 +469,13 @@ func (c *checkRun) items(idx []int) []*promql.Expr {
 	items := make([]*promql.Expr, 2*len(c.apps))
 	for _, i := range idx {
 		a := c.apps[i]
-		e, err := c.s.exprs.get(a.Metric)
+		e, err := c.s.expr(a.Metric)
 		if err != nil {
 			continue
 		}
 		items[2*i] = e
 		if a.ResponseTimeMetric != "" {
-			if e, err := c.s.exprs.get(a.ResponseTimeMetric); err == nil {
+			if e, err := c.s.expr(a.ResponseTimeMetric); err == nil {
 				items[2*i+1] = e
 			}
 		}

@@ -64,14 +64,14 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 	c.sweep() // a Check begins the first age
 	get := func(text string) *promql.Expr {
 		t.Helper()
-		e, err := c.get(text)
+		e, err := c.get(text, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
 		return e
 	}
 	a, b := get(`up{app="a"}`), get(`up{app="b"}`)
-	if _, err := c.get(`up{`); err == nil {
+	if _, err := c.get(`up{`, nil); err == nil {
 		t.Fatal("a bad expression was accepted")
 	}
 	now = now.Add(cacheAge + time.Second) // a second age: nothing is dropped yet
@@ -152,5 +152,58 @@ func TestPlanFoundByExpressionTexts(t *testing.T) {
 	changed("more apps", func([]availmon.App) {}, nil)
 	if _, q := pc.cached(key, apps[:3], all[:3], refused); q != nil {
 		t.Error("a shorter batch found the plan")
+	}
+}
+
+// The expressions a kept plan holds leave the cache, and are not parsed
+// again: the backfill and a reconfiguration's validation take the plan's.
+func TestPlannedExpressionsAreTheCaches(t *testing.T) {
+	apps := jobApps(50)
+	apps[3].ResponseTimeMetric = `rt{job="app-00003"}`
+	url, _ := answerServer(t, apps, 0, func(int) int { return 1 })
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range apps {
+		if err := src.ValidateApp(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := src.expr(`up{`); err == nil {
+		t.Fatal("a bad expression was accepted")
+	}
+	if _, err := src.Check(context.Background(), apps); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.expr(`up{`); err == nil { // refused, as a cycle asks again
+		t.Fatal("a bad expression was accepted")
+	}
+	if n := len(src.exprs.m); n != 0 {
+		t.Errorf("the cache keeps %d expressions its plan holds, want none", n)
+	}
+	held := src.plans.held()
+	if len(held) != len(apps)+1 {
+		t.Fatalf("the plan holds %d expressions, want %d", len(held), len(apps)+1)
+	}
+	for _, q := range src.PlanPast(apps) {
+		for _, e := range q.(*pastQuery).items {
+			if held[e.String()] != e {
+				t.Fatalf("the backfill parsed %s again", e)
+			}
+		}
+	}
+	if n := len(src.exprs.m); n != 0 {
+		t.Errorf("the backfill left %d expressions in the cache, want none", n)
+	}
+	for _, a := range apps { // a reconfiguration validates every app
+		if err := src.ValidateApp(a); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{a.Metric, a.ResponseTimeMetric} {
+			if e, err := src.expr(text); text != "" && (err != nil || e != held[text]) {
+				t.Fatalf("%s was parsed again (%v)", text, err)
+			}
+		}
 	}
 }

@@ -53,3 +53,48 @@ func TestSourceKeepsLittleBesidesItsPlan(t *testing.T) {
 		t.Errorf("a source holds %.0f bytes an app, want at most %d", perApp, limit)
 	}
 }
+
+// Once a source has planned its apps and the backfill has planned from
+// them, it holds their plan and little else at once, not a cache age
+// later: the backfill takes the plan's parsed expressions, and the cache
+// lets go of those a plan holds.
+func TestSourceLetsGoOfPlannedExpressions(t *testing.T) {
+	const n = 20000
+	apps := jobApps(n)
+	url, _ := upServer(t, apps, 0)
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	base := heap()
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	src.exprs.age.now = func() time.Time { return now } // one age all along
+	src.plans.age.now = src.exprs.age.now
+	for _, a := range apps { // as a Monitor validates its apps
+		if err := src.ValidateApp(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if _, err := src.Check(context.Background(), apps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if qs := src.PlanPast(apps); len(qs) == 0 { // a backfill, done
+		t.Fatal("no past queries")
+	}
+	perApp := float64(heap()-base) / n
+	runtime.KeepAlive(src)
+	t.Logf("a source checking %d apps holds %.0f bytes an app", n, perApp)
+	const limit = 310 // 363 while the cache kept the planned expressions for an age or two
+	if perApp > limit {
+		t.Errorf("a source holds %.0f bytes an app, want at most %d", perApp, limit)
+	}
+}

@@ -57,16 +57,19 @@ type Check struct {
 // The oldest check's time bytes are stale once the check before it has
 // been dropped: its time and delta are in first and firstDelta instead, so
 // that dropping it only moves head and updates them from the next one.
+//
+// The pointers come first: the collector scans a header only up to its
+// last pointer, 40 of its 96 bytes, and there is one an app.
 type Checks struct {
-	mu                sync.Mutex
-	buf               []byte
-	head, n           int32 // where the oldest check starts; the number of checks
-	first, firstDelta int64 // the oldest check's time in unix ms, and its delta
-	last, lastDelta   int64 // the newest one's, which the next is encoded against
+	mu  sync.Mutex
+	buf []byte
 	// errs holds the distinct error texts of checks, behind a pointer:
 	// most apps never fail, and the header is one per app (96 bytes, an
 	// allocator size class, where a slice here would make it 112).
-	errs *errTable
+	errs              *errTable
+	head, n           int32 // where the oldest check starts; the number of checks
+	first, firstDelta int64 // the oldest check's time in unix ms, and its delta
+	last, lastDelta   int64 // the newest one's, which the next is encoded against
 	// seq counts the checks ever pushed and moved sums the steps Redate
 	// moved them by: a Mark is the two, so that EncodeMarked tells the
 	// checks held at the mark from those pushed since, and undoes a move

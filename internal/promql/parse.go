@@ -11,10 +11,12 @@ import (
 // Expr is a parsed expression that evaluates to an instant vector or a
 // scalar, the two kinds of answer an app's state can be read from.
 type Expr struct {
-	text    string
-	printed string // the syntax tree printed: what is sent, and the key of equal expressions
-	scalar  bool
-	fuse    []fusion
+	text string
+	fuse []fusion
+	// odd is what only some expressions need: nil for an instant vector
+	// printed as written, as most apps' are. There is an Expr an app, and
+	// without the printed form and a bool it fits 48 bytes, not 64.
+	odd *oddExpr
 	// The syntax tree itself is not kept: it is several times the size of
 	// the text, there is one per app, and it is only needed again when a
 	// plan is made (tree), which is far rarer than a cycle.
@@ -44,12 +46,26 @@ func Parse(text string) (*Expr, error) {
 		return nil, fmt.Errorf("%s: the expression returns a %s; it must return an instant vector or a scalar",
 			node.PositionRange().StartPosInput(text, 0), parser.DocumentedType(t))
 	}
-	printed := node.String()
-	if printed == text {
-		printed = text // one copy, not two, of most apps' expression
+	e := &Expr{text: text, fuse: findFusions(text, node)}
+	scalar := node.Type() == parser.ValueTypeScalar
+	if printed := node.String(); printed != text || scalar {
+		e.odd = &oddExpr{printed: printed, scalar: scalar}
 	}
-	return &Expr{text: text, printed: printed, scalar: node.Type() == parser.ValueTypeScalar,
-		fuse: findFusions(text, node)}, nil
+	return e, nil
+}
+
+type oddExpr struct {
+	printed string
+	scalar  bool
+}
+
+// printed is the syntax tree printed: what is sent, and the key of equal
+// expressions.
+func (e *Expr) printed() string {
+	if e.odd != nil {
+		return e.odd.printed
+	}
+	return e.text
 }
 
 // tree parses the expression again. It parsed once, and the parser is
@@ -66,4 +82,4 @@ func (e *Expr) tree() parser.Expr {
 func (e *Expr) String() string { return e.text }
 
 // Scalar reports whether the expression returns a scalar.
-func (e *Expr) Scalar() bool { return e.scalar }
+func (e *Expr) Scalar() bool { return e.odd != nil && e.odd.scalar }

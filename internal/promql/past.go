@@ -149,7 +149,7 @@ func (q *Query) ItemsOf(m model.Metric) []int {
 	if t.label == "" {
 		return t.items
 	}
-	return t.byValue[string(m[model.LabelName(t.label)])]
+	return t.byValue.of(string(m[model.LabelName(t.label)]))
 }
 
 func (t *term) present(grouped bool) parser.Expr {
@@ -214,4 +214,4 @@ func tag(n parser.Expr, k int) parser.Expr { return labelled(n, TagLabel, strcon
 
 // Key is the expression as printed from its syntax tree: two expressions
 // with the same Key are the same question (the planner asks it once).
-func (e *Expr) Key() string { return e.printed }
+func (e *Expr) Key() string { return e.printed() }

@@ -48,8 +48,8 @@ type term struct {
 
 	// fused only (label != ""):
 	label   string
-	values  []string         // distinct; sorted once cut into parts (chunks)
-	byValue map[string][]int // value -> items
+	values  []string   // distinct; sorted once cut into parts (chunks)
+	byValue valueItems // value -> items
 	f       fusion
 	src     []*Expr // the plan's items, for the parts of one value
 
@@ -129,10 +129,10 @@ func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 	plain := make(map[string]*term)
 	var terms []*term
 	addPlain := func(e *Expr, idx ...int) {
-		t := plain[e.printed]
+		t := plain[e.printed()]
 		if t == nil {
 			t = &term{expr: e}
-			plain[e.printed] = t
+			plain[e.printed()] = t
 			terms = append(terms, t)
 		}
 		t.items = append(t.items, idx...)
@@ -154,14 +154,13 @@ func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 		f := e.fuse[best]
 		g := groups[f.key]
 		if g == nil {
-			g = &term{expr: e, label: f.label(), byValue: make(map[string][]int), f: f, src: items}
+			g = &term{expr: e, label: f.label(), byValue: newValueItems(0), f: f, src: items}
 			groups[f.key] = g
 			terms = append(terms, g)
 		}
-		if _, seen := g.byValue[f.value]; !seen {
+		if g.byValue.add(f.value, i) {
 			g.values = append(g.values, f.value)
 		}
-		g.byValue[f.value] = append(g.byValue[f.value], i)
 	}
 	var split []*term
 	for _, t := range terms {
@@ -227,14 +226,10 @@ func valueCost(v string, matchers int) int {
 // part is the group narrowed to values.
 func (t *term) part(values []string) *term {
 	if len(values) == 1 {
-		idx := t.byValue[values[0]]
-		return &term{expr: t.src[idx[0]], items: slices.Clone(idx)}
+		idx := t.byValue.appendTo(nil, values[0])
+		return &term{expr: t.src[idx[0]], items: idx}
 	}
-	p := &term{expr: t.expr, label: t.label, f: t.f, src: t.src, values: values, byValue: make(map[string][]int, len(values))}
-	for _, v := range values {
-		p.byValue[v] = t.byValue[v]
-	}
-	return p
+	return &term{expr: t.expr, label: t.label, f: t.f, src: t.src, values: values, byValue: t.byValue.subset(values)}
 }
 
 func (t *term) first() int {
@@ -242,11 +237,11 @@ func (t *term) first() int {
 		return t.items[0]
 	}
 	m := -1
-	for _, idx := range t.byValue {
+	t.byValue.each(func(idx []int) {
 		if m < 0 || idx[0] < m {
 			m = idx[0]
 		}
-	}
+	})
 	return m
 }
 
@@ -276,7 +271,7 @@ func regex(values []string) string {
 // length bounds the term's printed length within a combined query.
 func (t *term) length() int {
 	if t.label == "" {
-		return len(t.expr.printed) + termOverhead
+		return len(t.expr.printed()) + termOverhead
 	}
 	n := t.fused("").lenTagged()
 	if t.wide {
@@ -332,7 +327,7 @@ func (q *Query) String() string {
 func (q *Query) build() string {
 	if len(q.terms) == 1 {
 		if t := q.terms[0]; t.label == "" {
-			return t.expr.printed
+			return t.expr.printed()
 		}
 		return q.terms[0].node(false).String()
 	}
@@ -387,7 +382,7 @@ func (t *term) allItems() []int {
 	}
 	var out []int
 	for _, v := range t.values {
-		out = append(out, t.byValue[v]...)
+		out = t.byValue.appendTo(out, v)
 	}
 	return out
 }

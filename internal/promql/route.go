@@ -53,9 +53,7 @@ func newRouting(terms []*term) *routing {
 			continue
 		}
 		r.terms[k].label = r.labelIndex(t.label)
-		for _, items := range t.byValue {
-			route(items)
-		}
+		t.byValue.each(route)
 	}
 	if hi >= lo {
 		r.lo, r.single = lo, make([]int, hi-lo+1)
@@ -93,14 +91,17 @@ func (q *Query) Route(values [][]byte) int {
 		}
 	}
 	tr := &r.terms[k]
-	items := tr.t.items
 	if tr.t.label != "" {
-		items = tr.t.byValue[string(values[tr.label])]
+		x, ok := tr.t.byValue.m[string(values[tr.label])]
+		if !ok {
+			return -1
+		}
+		return tr.t.byValue.firstOf(x)
 	}
-	if len(items) == 0 {
+	if len(tr.t.items) == 0 {
 		return -1
 	}
-	return items[0]
+	return tr.t.items[0]
 }
 
 // Routed returns the items of a route Route returned.
