@@ -670,15 +670,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	kept, spill := m.reportAnswers(s, q)
 	a := kept.GetOr("report\x00"+q.Key(), spill, func() availAnswer {
-		rep := report.Make(s.book, q)
-		// Sized ahead: written into a slice grown as it goes, a report of
-		// 30 MB would leave garbage of several times that behind.
-		buf := make([]byte, 0, len(`{"data":`)+rep.Estimate(q.Format))
-		if q.Format == report.CSV {
-			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(buf))), count: len(rep.Rows), made: s.made}
-		}
-		buf = append(buf, `{"data":`...)
-		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON(buf))), count: len(rep.Rows), made: s.made}
+		return reportAnswer(report.Make(s.book, q), q.Format, s.made)
 	})
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {
@@ -689,6 +681,18 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	// As of the snapshot it was made from: a report kept across snapshots
 	// keeps its ETag, and a poller its 304s, until the past changes.
 	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(a.made)})
+}
+
+// reportAnswer is the answer of rep in format f, made at made.
+func reportAnswer(rep *report.Report, f report.Format, made time.Time) availAnswer {
+	// Sized ahead: written into a slice grown as it goes, a report of
+	// 30 MB would leave garbage of several times that behind.
+	buf := make([]byte, 0, len(`{"data":`)+rep.Estimate(f))
+	if f == report.CSV {
+		return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(buf))), count: len(rep.Rows), made: made}
+	}
+	buf = append(buf, `{"data":`...)
+	return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON(buf))), count: len(rep.Rows), made: made}
 }
 
 // reportAnswers is where the answers of q are kept for snapshot s: across
