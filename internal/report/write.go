@@ -185,15 +185,6 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// appendCSVHead appends the CSV's header record.
-func (r *Report) appendCSVHead(b []byte) []byte {
-	buf := bytes.NewBuffer(b)
-	cw := csv.NewWriter(buf)
-	cw.Write(csvHeader) //nolint:errcheck // a bytes.Buffer does not fail
-	cw.Flush()
-	return buf.Bytes()
-}
-
 // csvTail is the cells every record ends with.
 func (r *Report) csvTail() []string {
 	return []string{r.Period, r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339), r.Zone.String()}
