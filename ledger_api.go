@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -665,14 +666,25 @@ const reportAccepted = "the period is 2026-11-25, 2026-W47, 2026-11, 2026-Q4 or 
 const (
 	maxReportsKept = 4
 	// maxReportBytes bounds their plain bodies (the gzip variants are
-	// under a twentieth as large): last month's JSON and CSV at 100,000
-	// apps fit.
-	maxReportBytes = 64 << 20
+	// under a twentieth as large), within which the last made are kept
+	// (answercache.Cache). At 100,000 apps it holds last month's JSON
+	// or its CSV, not both: kept together they added 45 MB to the
+	// resident memory for good once each had been asked, a sixth of the
+	// steady memory, which the peak under load stood on. The other one
+	// is then made again at most once a snapshot.
+	maxReportBytes = 40 << 20
 	// reportSettle is how long after its end a period must be before its
 	// report is kept across snapshots: a check's time may lag its
 	// cycle's, and a check holds its state up to twice the interval.
 	reportSettle = time.Hour
 )
+
+// keptReports are the reports kept across snapshots, by the past's
+// generation.
+type keptReports struct {
+	answercache.Gen[availAnswer]
+	maxBytes int // 0: maxReportBytes; a test's smaller fleet sets less
+}
 
 func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
@@ -722,7 +734,7 @@ func (m *Monitor) reportAnswers(s *snapshot, q report.Query) (c, spill *answerca
 	if rng.End.Add(reportSettle).After(at) || rng.Start.Before(at.Add(-m.ledger.Retention())) {
 		return &s.avail, nil
 	}
-	if c := m.reports.Of(s.pastGen, maxReportsKept, maxReportBytes); c != nil {
+	if c := m.reports.Of(s.pastGen, maxReportsKept, cmp.Or(m.reports.maxBytes, maxReportBytes)); c != nil {
 		return c, &s.avail
 	}
 	return &s.avail, nil
