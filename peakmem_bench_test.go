@@ -35,9 +35,11 @@ var peakOrder = []string{"health", "apps", "locations", "location", "status", "h
 // connections for -ceiling.d. It reports, per endpoint, the largest
 // resident memory (VmRSS, sampled every 10 ms) and heap (objects, free
 // and unused slots not returned to the system) while it is driven, and
-// the live heap after; and logs the peak resident memory over the idle
-// one before the load. Run with -benchtime 1x under the bench lock: it loads
-// both cores for a minute or more at 100,000 apps.
+// the live heap after; and logs (-v) the peak resident memory over the
+// idle one before the load. Run with -benchtime 1x under the bench lock: it
+// loads both cores for a minute or more at 100,000 apps:
+//
+//	go test -run X -bench PeakMemory -benchtime 1x -v -ceiling.apps 100000 -ceiling.d 4s .
 func BenchmarkPeakMemory(b *testing.B) {
 	debug.SetGCPercent(gcpace.Default)
 	defer debug.SetGCPercent(100)
