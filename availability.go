@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/availmon/availmon/internal/answercache"
 	"github.com/availmon/availmon/internal/cyclegate"
 	"github.com/availmon/availmon/internal/ledger"
 	"github.com/availmon/availmon/internal/repeatlog"
@@ -381,9 +380,9 @@ type Monitor struct {
 	live            *liveFamilies // what /metrics gathers per scrape (metrics.go)
 	filteredMetrics http.Handler  // serves /metrics?name[]=...
 	bodyHints       bodyHints
-	statusAnswer    statusCache                  // the last /api/status answer
-	reports         answercache.Gen[availAnswer] // the reports of closed periods (reportAnswers)
-	objs            objectiveState               // under cycleMu (objectives.go)
+	statusAnswer    statusCache    // the last /api/status answer
+	reports         keptReports    // the reports of closed periods (reportAnswers)
+	objs            objectiveState // under cycleMu (objectives.go)
 }
 
 // settings are the Options New fixed, which nothing changes afterwards.

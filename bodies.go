@@ -163,9 +163,6 @@ func writeLarge(w io.Writer, v any) {
 	}
 }
 
-// trimmed is cachedbody.Trimmed, under the name ledger_api.go calls.
-func trimmed(b []byte) []byte { return cachedbody.Trimmed(b) }
-
 // historyCache keeps a snapshot's /api/status/history answers. An answer
 // depends on the minute history, which only a cycle changes (and every
 // cycle publishes a new snapshot, with an empty cache), and on the current

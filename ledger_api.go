@@ -1,6 +1,7 @@
 package availmon
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -419,7 +420,12 @@ func (s *snapshot) availabilityAnswer(q *availQuery) availAnswer {
 	b := s.book
 	lq := ledger.Query{From: q.rng.Start, To: q.rng.End, Steps: q.bounds}
 	rows := q.rows(b)
-	buf := make([]byte, 0, 64+len(rows)*(260+24*len(q.bounds)))
+	// Written a few rows at a time into segments: at 100,000 apps the
+	// answer is 24 MB, made anew each snapshot, which in one piece would
+	// need fresh pages each time, and which a slow reader would hold
+	// whole after a newer snapshot replaced it.
+	var segs cachedbody.Segments
+	buf := make([]byte, 0, availChunk+availChunk/4)
 	buf = append(buf, `{"data":{"from":`...)
 	buf = appendTime(buf, q.rng.Start)
 	buf = append(buf, `,"to":`...)
@@ -442,10 +448,18 @@ func (s *snapshot) availabilityAnswer(q *availQuery) availAnswer {
 			buf = append(buf, ',')
 		}
 		buf = q.appendRow(buf, b, i, lq)
+		if len(buf) >= availChunk {
+			segs.Write(buf) //nolint:errcheck // Segments does not fail
+			buf = buf[:0]
+		}
 	}
-	buf = append(buf, "]}"...)
-	return availAnswer{body: cachedbody.New(trimmed(buf)), count: len(rows)}
+	segs.Write(append(buf, "]}"...)) //nolint:errcheck
+	return availAnswer{body: cachedbody.NewSegmented(&segs), count: len(rows)}
 }
+
+// availChunk is about how much of an /api/availability answer is written
+// into its segments at once.
+const availChunk = 16 << 10
 
 // rows are the book indexes of the answer's rows, in the book's order.
 func (q *availQuery) rows(b *ledger.Book) []int {
@@ -652,14 +666,25 @@ const reportAccepted = "the period is 2026-11-25, 2026-W47, 2026-11, 2026-Q4 or 
 const (
 	maxReportsKept = 4
 	// maxReportBytes bounds their plain bodies (the gzip variants are
-	// under a twentieth as large): last month's JSON and CSV at 100,000
-	// apps fit.
-	maxReportBytes = 64 << 20
+	// under a twentieth as large), within which the last made are kept
+	// (answercache.Cache). At 100,000 apps it holds last month's JSON
+	// or its CSV, not both: kept together they added 45 MB to the
+	// resident memory for good once each had been asked, a sixth of the
+	// steady memory, which the peak under load stood on. The other one
+	// is then made again at most once a snapshot.
+	maxReportBytes = 40 << 20
 	// reportSettle is how long after its end a period must be before its
 	// report is kept across snapshots: a check's time may lag its
 	// cycle's, and a check holds its state up to twice the interval.
 	reportSettle = time.Hour
 )
+
+// keptReports are the reports kept across snapshots, by the past's
+// generation.
+type keptReports struct {
+	answercache.Gen[availAnswer]
+	maxBytes int // 0: maxReportBytes; a test's smaller fleet sets less
+}
 
 func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	s := m.snap.Load()
@@ -670,15 +695,7 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	kept, spill := m.reportAnswers(s, q)
 	a := kept.GetOr("report\x00"+q.Key(), spill, func() availAnswer {
-		rep := report.Make(s.book, q)
-		// Sized ahead: written into a slice grown as it goes, a report of
-		// 30 MB would leave garbage of several times that behind.
-		buf := make([]byte, 0, len(`{"data":`)+rep.Estimate(q.Format))
-		if q.Format == report.CSV {
-			return availAnswer{body: cachedbody.New(trimmed(rep.AppendCSV(buf))), count: len(rep.Rows), made: s.made}
-		}
-		buf = append(buf, `{"data":`...)
-		return availAnswer{body: cachedbody.New(trimmed(rep.AppendJSON(buf))), count: len(rep.Rows), made: s.made}
+		return reportAnswer(report.Make(s.book, q), q.Format, s.made)
 	})
 	w.Header().Add("Vary", "Accept")
 	if q.Format == report.CSV {
@@ -691,6 +708,22 @@ func (m *Monitor) getReport(w http.ResponseWriter, r *http.Request) {
 	m.writeEncoded(w, r, a.body, countMetaJSON{Count: a.count, Timestamp: jsontime.Time(a.made)})
 }
 
+// reportAnswer is the answer of rep in format f, made at made, kept in
+// segments (cachedbody.Segments): at 100,000 apps a report is 32 MB of
+// JSON or 12 MB of CSV, which in one piece would need as many contiguous
+// bytes, fresh pages that stay resident after it is gone.
+func reportAnswer(rep *report.Report, f report.Format, made time.Time) availAnswer {
+	var segs cachedbody.Segments
+	// Segments does not fail.
+	if f == report.CSV {
+		rep.WriteCSV(&segs) //nolint:errcheck
+	} else {
+		segs.Write([]byte(`{"data":`)) //nolint:errcheck
+		rep.WriteJSON(&segs)           //nolint:errcheck
+	}
+	return availAnswer{body: cachedbody.NewSegmented(&segs), count: len(rep.Rows), made: made}
+}
+
 // reportAnswers is where the answers of q are kept for snapshot s: across
 // snapshots for a closed period the retention has not reached, else with
 // the snapshot. spill, when not nil, is where those the kept reports have
@@ -701,7 +734,7 @@ func (m *Monitor) reportAnswers(s *snapshot, q report.Query) (c, spill *answerca
 	if rng.End.Add(reportSettle).After(at) || rng.Start.Before(at.Add(-m.ledger.Retention())) {
 		return &s.avail, nil
 	}
-	if c := m.reports.Of(s.pastGen, maxReportsKept, maxReportBytes); c != nil {
+	if c := m.reports.Of(s.pastGen, maxReportsKept, cmp.Or(m.reports.maxBytes, maxReportBytes)); c != nil {
 		return c, &s.avail
 	}
 	return &s.avail, nil

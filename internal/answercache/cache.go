@@ -18,6 +18,12 @@ type Sized interface{ Size() int }
 // connections after each cycle made 64 of them at once (2.5 GB). Other
 // queries do not wait. The zero Cache is empty and ready; it is safe for
 // concurrent use.
+//
+// Within MaxBytes the newest answers are kept: one that would take the
+// cache over pushes out those made before it, oldest first, rather than
+// being refused. The answers asked lately are those asked next, and a
+// bound the first answers had filled would keep them for good, however
+// seldom they were asked again.
 type Cache[A Sized] struct {
 	Max      int // answers kept; 0 is DefaultMax
 	MaxBytes int // their sizes' sum; 0 is no bound
@@ -25,7 +31,7 @@ type Cache[A Sized] struct {
 	mu      sync.Mutex
 	answers map[string]*entry[A]
 	bytes   int
-	full    bool // an answer did not fit in MaxBytes: keep no more
+	made    []string // the keys of the answers counted in bytes, oldest first
 }
 
 // entry is one query's answer, ready once done is closed; ok is false
@@ -34,6 +40,7 @@ type entry[A Sized] struct {
 	done chan struct{}
 	a    A
 	ok   bool
+	size int // a's, once counted in bytes
 }
 
 // Get returns the answer of key, made by answer unless it is kept or
@@ -49,7 +56,11 @@ func (c *Cache[A]) GetOr(key string, spill *Cache[A], answer func() A) A {
 	c.mu.Lock()
 	e, found := c.answers[key]
 	if !found {
-		if len(c.answers) >= cmp.Or(c.Max, DefaultMax) || c.full {
+		if a, ok := spill.kept(key); ok {
+			c.mu.Unlock()
+			return a // pushed out of c, still the snapshot's
+		}
+		if len(c.answers) >= cmp.Or(c.Max, DefaultMax) {
 			c.mu.Unlock()
 			if spill != nil {
 				return spill.Get(key, answer)
@@ -81,29 +92,67 @@ func (c *Cache[A]) GetOr(key string, spill *Cache[A], answer func() A) A {
 	}()
 	e.a = answer()
 	e.ok = true
-	if !c.account(key, e.a) && spill != nil {
-		spill.put(key, e.a)
+	out := c.account(key, e)
+	if spill != nil {
+		// The snapshot's requests may still ask for them: made again
+		// at most once a snapshot.
+		for _, o := range out {
+			spill.put(o.key, o.a)
+		}
 	}
 	return e.a
 }
 
-// account counts a's bytes against MaxBytes and tells whether a is kept:
-// one that would take c over is forgotten (the requests waiting for it get
-// it all the same), and c keeps no more.
-func (c *Cache[A]) account(key string, a A) bool {
+// pushedOut is an answer that account no longer keeps.
+type pushedOut[A Sized] struct {
+	key string
+	a   A
+}
+
+// account counts e's bytes against MaxBytes, pushing out the answers made
+// before it, oldest first, until it fits, and returns those no longer
+// kept: e too when it alone is over MaxBytes (the requests waiting for it
+// get it all the same).
+func (c *Cache[A]) account(key string, e *entry[A]) []pushedOut[A] {
 	if c.MaxBytes == 0 {
-		return true
+		return nil
 	}
-	n := a.Size()
+	n := e.a.Size()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.bytes+n > c.MaxBytes {
+	if n > c.MaxBytes {
 		delete(c.answers, key)
-		c.full = true
-		return false
+		return []pushedOut[A]{{key, e.a}}
 	}
+	var out []pushedOut[A]
+	for c.bytes+n > c.MaxBytes {
+		old := c.answers[c.made[0]]
+		out = append(out, pushedOut[A]{c.made[0], old.a})
+		delete(c.answers, c.made[0])
+		c.bytes -= old.size
+		c.made = c.made[1:]
+	}
+	e.size = n
 	c.bytes += n
-	return true
+	c.made = append(c.made, key)
+	return out
+}
+
+// kept is the answer of key when c, which may be nil, holds it made.
+func (c *Cache[A]) kept(key string) (a A, ok bool) {
+	if c == nil {
+		return a, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, found := c.answers[key]; found {
+		select {
+		case <-e.done:
+			return e.a, e.ok
+		default:
+		}
+	}
+	return a, false
 }
 
 // put keeps a made answer when there is room and none is kept for key.

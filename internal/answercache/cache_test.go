@@ -62,38 +62,42 @@ func TestAvailCacheAfterAPanic(t *testing.T) {
 	}
 }
 
-// An answer that would take the cache over its bytes is given to the
-// requests that asked for it and not kept.
-func TestAvailCacheBoundsBytes(t *testing.T) {
-	c := Cache[answer]{MaxBytes: 100}
+// Within MaxBytes the newest answers are kept: one that would take the
+// cache over pushes out the oldest, and one larger than MaxBytes alone is
+// given to the requests that asked for it and not kept. With somewhere to
+// spill to, what is not kept goes there.
+func TestAvailCacheKeepsTheNewestWithinBytes(t *testing.T) {
 	mk := func(n int) func() answer {
 		return func() answer { return answer{size: n, count: n} }
 	}
-	if a := c.Get("a", mk(60)); a.count != 60 {
-		t.Fatalf("got %d", a.count)
-	}
-	if a := c.Get("b", mk(60)); a.count != 60 {
-		t.Fatalf("got %d", a.count)
-	}
-	if _, kept := c.answers["b"]; kept || c.bytes != 60 {
-		t.Errorf("kept b %v, %d bytes: want only a's 60 bytes kept", kept, c.bytes)
-	}
-	if a := c.Get("a", mk(1)); a.count != 60 {
-		t.Errorf("a was made again (%d), want it kept", a.count)
-	}
-
-	// With somewhere to spill to, what does not fit is kept there, and
-	// the answers that follow go there too.
 	var spill Cache[answer]
-	c = Cache[answer]{MaxBytes: 100}
-	c.GetOr("a", &spill, mk(60))
-	c.GetOr("b", &spill, mk(60))
-	for key, want := range map[string]int{"a": 60, "b": 60, "c": 5} {
-		if a := c.GetOr(key, &spill, mk(5)); a.count != want {
-			t.Errorf("%s: count %d, want %d (kept)", key, a.count, want)
+	c := Cache[answer]{MaxBytes: 100}
+	c.GetOr("a", &spill, mk(40))
+	c.GetOr("b", &spill, mk(50))
+	if len(c.answers) != 2 || c.bytes != 90 {
+		t.Fatalf("kept %d answers of %d bytes, want a and b's 90", len(c.answers), c.bytes)
+	}
+	c.GetOr("c", &spill, mk(30)) // pushes out a
+	c.GetOr("d", &spill, mk(101))
+	_, bKept := c.answers["b"]
+	_, cKept := c.answers["c"]
+	_, aSpilled := spill.answers["a"]
+	_, dSpilled := spill.answers["d"]
+	if len(c.answers) != 2 || !bKept || !cKept || c.bytes != 80 || len(spill.answers) != 2 || !aSpilled || !dSpilled {
+		t.Errorf("kept %v (%d bytes), spilled %v; want b and c kept (80 bytes), a and d spilled", c.answers, c.bytes, spill.answers)
+	}
+	for _, key := range []string{"a", "b", "c", "d"} {
+		want := map[string]int{"a": 40, "b": 50, "c": 30, "d": 101}[key]
+		if got := c.GetOr(key, &spill, mk(1)); got.count != want {
+			t.Errorf("%s: count %d, want %d (kept here or spilled)", key, got.count, want)
 		}
 	}
-	if _, ok := spill.answers["c"]; len(c.answers) != 1 || len(spill.answers) != 2 || !ok {
-		t.Errorf("kept %d, spilled %d answers; want a kept, b and c spilled", len(c.answers), len(spill.answers))
+
+	// Without a spill, an answer pushed out is made again when asked.
+	c = Cache[answer]{MaxBytes: 100}
+	c.Get("a", mk(60))
+	c.Get("b", mk(60))
+	if a := c.Get("a", mk(1)); a.count != 1 {
+		t.Errorf("a kept (%d), want it pushed out by b and made again", a.count)
 	}
 }

@@ -16,16 +16,16 @@ import (
 
 // Write writes r in format f.
 func (r *Report) Write(w io.Writer, f Format) error {
-	var b []byte
 	switch f {
 	case CSV:
-		b = r.AppendCSV(nil)
+		return r.WriteCSV(w)
 	case Table:
 		return r.WriteTable(w)
-	default:
-		b = append(r.AppendJSON(nil), '\n')
 	}
-	_, err := w.Write(b)
+	if err := r.WriteJSON(w); err != nil {
+		return err
+	}
+	_, err := w.Write([]byte{'\n'})
 	return err
 }
 
@@ -43,6 +43,35 @@ func (r *Report) AppendJSON(b []byte) []byte {
 		b = r.Rows[n].appendJSON(b)
 	}
 	return append(b, "]}"...)
+}
+
+// A report's JSON or CSV at 100,000 apps is some 30 MB. WriteJSON and
+// WriteCSV hand it to w a few kilobytes at a time, so that the server can
+// keep it in segments (cachedbody.Segments) and the command send it on,
+// never the whole in one buffer: an allocation of 30 MB in one piece fits
+// none of the holes the last answers left in the heap and takes fresh
+// pages, which stay resident after it is freed.
+
+// chunkBytes is about what WriteJSON hands w at once.
+const chunkBytes = 16 << 10
+
+// WriteJSON writes r as AppendJSON appends it, a few rows at a time.
+func (r *Report) WriteJSON(w io.Writer) error {
+	b := r.appendJSONHead(make([]byte, 0, chunkBytes+chunkBytes/4))
+	for n := range r.Rows {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = r.Rows[n].appendJSON(b)
+		if len(b) >= chunkBytes {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	_, err := w.Write(append(b, "]}"...))
+	return err
 }
 
 // appendJSONHead appends the JSON up to the first row.
@@ -143,13 +172,17 @@ func (r *Report) AppendCSV(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// appendCSVHead appends the CSV's header record.
-func (r *Report) appendCSVHead(b []byte) []byte {
-	buf := bytes.NewBuffer(b)
-	cw := csv.NewWriter(buf)
-	cw.Write(csvHeader) //nolint:errcheck // a bytes.Buffer does not fail
+// WriteCSV writes r as AppendCSV appends it, through csv.Writer's buffer of
+// a few kilobytes.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader) //nolint:errcheck // its error sticks: cw.Error
+	rec, tail := make([]string, len(csvHeader)), r.csvTail()
+	for n := range r.Rows {
+		r.csvRow(cw, rec, tail, n)
+	}
 	cw.Flush()
-	return buf.Bytes()
+	return cw.Error()
 }
 
 // csvTail is the cells every record ends with.
