@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,35 @@ func TestAnswerBufferFitsTheAnswer(t *testing.T) {
 				t.Errorf("answer of %d bytes read into a buffer of %d, want at most %d", len(body), cap(body), room)
 			}
 		})
+	}
+}
+
+// Answers are asked for uncompressed (docs/decisions.md): gzip would cost
+// the server and availmon CPU for bytes that are free to move on a
+// loopback, and the transport, which disables compression, would not
+// inflate them. A request that asks for gzip, or a transport that adds it,
+// fails this test.
+func TestAnswersAskedUncompressed(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	src, err := New(Options{Name: "main", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Check(context.Background(), jobApps(3)); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	for _, enc := range asked {
+		if strings.Contains(enc, "gzip") {
+			t.Errorf("a query asked for Accept-Encoding %q, want no compression", enc)
+		}
 	}
 }
