@@ -55,6 +55,7 @@ func markdownRun(r sizeRun) string {
 	fmt.Fprintf(&b, "| Prometheus CPU per cycle without load | %.3f s |\n", r.PromCPU)
 	fmt.Fprintf(&b, "| backend requests per cycle | %.1f |\n", r.Requests)
 	fmt.Fprintf(&b, "| Prometheus alone on a cycle's %d queries: wall; CPU | %.3f s; %.3f s |\n", r.BackendQueries, r.BackendWall, r.BackendCPU)
+	fmt.Fprintf(&b, "| the same, answers gzipped (not what availmon asks): wall; CPU | %.3f s; %.3f s |\n", r.BackendGzipWall, r.BackendGzipCPU)
 	fmt.Fprintf(&b, "| state file; last save (of which cycles waited) | %s; %.3f s (%.3f s) |\n", size(int(r.StateBytes)), r.SaveSeconds, r.SaveLocked)
 	fmt.Fprintf(&b, "| resident memory, steady (mean; max) | %s; %s |\n", mb(r.SteadyRSS), mb(r.SteadyRSSMax))
 	fmt.Fprintf(&b, "| resident memory, peak under load | %s (%.2fx steady) |\n", mb(r.PeakRSS), r.PeakOverSteady)

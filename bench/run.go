@@ -88,16 +88,19 @@ type sizeRun struct {
 	BackendQueries int     `json:"backend_alone_queries"`
 	BackendWall    float64 `json:"backend_alone_seconds_per_cycle"`
 	BackendCPU     float64 `json:"backend_alone_cpu_seconds_per_cycle"`
-	SteadyRSS      int64   `json:"steady_rss_bytes"`
-	SteadyRSSMax   int64   `json:"steady_rss_max_bytes"`
-	PeakRSS        int64   `json:"peak_rss_under_load_bytes"`
-	PeakOverSteady float64 `json:"peak_over_steady"`
-	PastDays       int     `json:"past_days,omitempty"`
-	PastOutages    float64 `json:"past_outages,omitempty"`
-	PastRandom     bool    `json:"past_random,omitempty"`
-	PastStateBytes int     `json:"past_state_bytes,omitempty"`
-	Rows           []row   `json:"rows"`
-	Warning        string  `json:"warning,omitempty"`
+	// The same with gzip asked for, which availmon does not ask.
+	BackendGzipWall float64 `json:"backend_alone_gzip_seconds_per_cycle"`
+	BackendGzipCPU  float64 `json:"backend_alone_gzip_cpu_seconds_per_cycle"`
+	SteadyRSS       int64   `json:"steady_rss_bytes"`
+	SteadyRSSMax    int64   `json:"steady_rss_max_bytes"`
+	PeakRSS         int64   `json:"peak_rss_under_load_bytes"`
+	PeakOverSteady  float64 `json:"peak_over_steady"`
+	PastDays        int     `json:"past_days,omitempty"`
+	PastOutages     float64 `json:"past_outages,omitempty"`
+	PastRandom      bool    `json:"past_random,omitempty"`
+	PastStateBytes  int     `json:"past_state_bytes,omitempty"`
+	Rows            []row   `json:"rows"`
+	Warning         string  `json:"warning,omitempty"`
 }
 
 type report struct {

@@ -176,19 +176,19 @@ func (s *Source) post(ctx context.Context, encoded string, into []byte) (*http.R
 	return res, body, err
 }
 
-// do is api.Client's Do, but reads the answer into a buffer that starts at
-// the size of the largest recent answer: client_golang's grows from 512
-// bytes by doubling, so every answer of a cycle (a megabyte at 10,000 apps)
-// would be allocated about twice over, garbage that a lower GOGC pays for. It
-// reads into into instead when that has the room, so that the queries of
-// one call share a buffer.
+// do is api.Client's Do, but reads the answer into a buffer of the
+// answer's size (answerRoom): client_golang's grows from 512 bytes by
+// doubling, so every answer of a cycle (a megabyte at 10,000 apps) would be
+// allocated about twice over, garbage that a lower GOGC pays for. It reads
+// into into instead when that has the room, so that the queries of one
+// call share a buffer.
 func (s *Source) do(ctx context.Context, req *http.Request, into []byte) (*http.Response, []byte, error) {
 	res, err := s.http.Do(req.WithContext(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer res.Body.Close()
-	if want := int(s.answerSize.Load()) + bytes.MinRead; cap(into) < want {
+	if want := answerRoom(res.ContentLength, s.answerSize.Load()); cap(into) < want {
 		into = make([]byte, 0, want)
 	}
 	buf := bytes.NewBuffer(into[:0])
@@ -201,6 +201,22 @@ func (s *Source) do(ctx context.Context, req *http.Request, into []byte) (*http.
 		s.noteAnswer(buf.Len())
 	}
 	return res, buf.Bytes(), err
+}
+
+// answerRoom is the buffer an answer is read into: its length when the
+// server said it (a large answer, written at once, is sent chunked, without
+// one), else the size of the largest recent answer and a sixteenth. The
+// margin is for answers that grew a little: the same series' answer varies
+// by a few bytes a series (the sample time's milliseconds are written only
+// when not zero), 4% at 100,000 series, and a buffer a byte short is
+// doubled, the copy and the doubled buffer twice the garbage of the answer.
+// bytes.Buffer.ReadFrom reads only into bytes.MinRead free bytes or more:
+// with fewer it grows the buffer, even at the end of the answer.
+func answerRoom(contentLength, recent int64) int {
+	if contentLength >= 0 {
+		return int(contentLength) + bytes.MinRead
+	}
+	return int(recent+recent/16) + bytes.MinRead
 }
 
 // noteAnswer keeps answerSize near the largest recent answer: it follows

@@ -39,9 +39,19 @@ func (c *CountingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // NewCountingTransport counts over a transport of its own, whose idle
 // connections close with the test.
 func NewCountingTransport(t testing.TB) *CountingTransport {
+	return &CountingTransport{next: Transport(t)}
+}
+
+// Transport is a transport of the test's own, whose idle connections
+// close with the test. Like the one promsource builds (prometheus/common's)
+// it asks for no compression: Go's default asks for gzip, which costs
+// Prometheus and the test CPU the binary does not spend, and which the
+// benchmarks would count.
+func Transport(t testing.TB) *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
 	t.Cleanup(tr.CloseIdleConnections)
-	return &CountingTransport{next: tr}
+	return tr
 }
 
 // PromBackend is a Backend reading from srv through a counting transport.
@@ -326,9 +336,7 @@ func (r *FaultRig) Monitor(s MonitorSetup) *RigMonitor {
 	if o.QueryTimeout == 0 {
 		o.QueryTimeout = 10 * time.Second
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	r.T.Cleanup(tr.CloseIdleConnections)
-	o.RoundTripper = tr
+	o.RoundTripper = Transport(r.T)
 	src, err := promsource.New(o)
 	if err != nil {
 		r.T.Fatal(err)
