@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/availmontest"
 	"github.com/availmon/availmon/internal/availtest"
 	"github.com/availmon/availmon/internal/promtest"
 )
@@ -26,9 +27,9 @@ type wireBackfillSummary struct {
 	} `json:"apps_summary"`
 }
 
-// backfilledMonitor runs a Monitor with Backfill against srv until its
-// backfill is done, and serves its API.
-func backfilledMonitor(t *testing.T, srv *promtest.Server) *availtest.API {
+// backfilledMonitor runs a Monitor with Backfill against srv, its clock
+// reading now, until its backfill is done, and serves its API.
+func backfilledMonitor(t *testing.T, srv *promtest.Server, now time.Time) *availtest.API {
 	t.Helper()
 	be, _ := availtest.PromBackend(t, "main", srv)
 	var log promtest.SyncBuffer
@@ -41,6 +42,7 @@ func backfilledMonitor(t *testing.T, srv *promtest.Server) *availtest.API {
 		Backends: []availmon.Backend{be},
 		Interval: time.Hour, // one live cycle: the rest is the backfill's
 		Backfill: true,
+		Clock:    availmontest.NewClock(now),
 		Logger:   slog.New(slog.NewTextHandler(&log, nil)),
 	})
 	if err != nil {
@@ -66,13 +68,16 @@ func backfilledMonitor(t *testing.T, srv *promtest.Server) *availtest.API {
 // A fresh availmon pointed at a Prometheus that holds a day of the past
 // shows it: an app down from T-3h to T-2h is down exactly then in the 24h
 // history and in its uptime_24h, and a second instance started later
-// answers the same.
+// answers the same. Both monitors' clocks read now: on the system clock,
+// an hour that began while the test ran (in its last seconds before a full
+// hour) moved the 24 clock hours of uptime_24h away from those the test
+// counts, and the two instances apart, by an hour of checks.
 func TestBackfillFromPrometheus(t *testing.T) {
 	now := time.Now()
 	T := now.Truncate(time.Minute)
 	srv, downFrom, downTo := startDemoPast(t, T, 26*time.Hour)
 
-	first := backfilledMonitor(t, srv)
+	first := backfilledMonitor(t, srv, now)
 	points := history24h(first)
 	for _, p := range points[:len(points)-2] { // the last buckets are the live cycle's
 		end := p.Timestamp.Add(5 * time.Minute)
@@ -98,11 +103,9 @@ func TestBackfillFromPrometheus(t *testing.T) {
 		t.Errorf("uptime_24h: flaky %v (want %.2f: 60 of %.0f minutes down), steady %v (want 100)", up["flaky"], want, minutes, up["steady"])
 	}
 
-	second := backfilledMonitor(t, srv)
+	second := backfilledMonitor(t, srv, now)
 	again := history24h(second)
-	// The second instance's 24 hours may end a bucket later than the
-	// first's (a 5-minute edge passed between the two), so buckets are
-	// matched by their time, not their place; the live ones are left out.
+	// The same 24 hours, bucket by bucket; the live ones are left out.
 	seen := map[int64]wirePoint{}
 	for _, b := range again[:len(again)-2] {
 		seen[b.Timestamp.Unix()] = b
@@ -119,10 +122,10 @@ func TestBackfillFromPrometheus(t *testing.T) {
 				a.Timestamp.Format(time.TimeOnly), fmtPtr(a.Availability), fmtPtr(b.Availability))
 		}
 	}
-	if compared < len(points)-4 {
+	if compared != len(points)-2 {
 		t.Errorf("the two instances share only %d of %d buckets", compared, len(points)-2)
 	}
-	if up2 := uptimes24h(second); math.Abs(up2["flaky"]-up["flaky"]) > 0.15 {
+	if up2 := uptimes24h(second); up2["flaky"] != up["flaky"] {
 		t.Errorf("uptime_24h of flaky: %v on the first instance, %v on the second", up["flaky"], up2["flaky"])
 	}
 }

@@ -58,11 +58,22 @@ func TestReportStoppedAndRunning(t *testing.T) {
 	bin := binary(t)
 	cfg, dir := storageConfig(t, "1h"), t.TempDir()
 	p := startStored(t, bin, "-config", cfg, "-storage.path", dir)
+	var last string
 	waitFor(t, "three checks of web", 30*time.Second, func() bool {
-		return len(getJSON[appAnswer](t, p.base+"/api/apps/web").History) >= 3
+		a := getJSON[appAnswer](t, p.base+"/api/apps/web")
+		if a.LastCheck != nil {
+			last = *a.LastCheck
+		}
+		return len(a.History) >= 3
 	})
 	p.stop(t, syscall.SIGTERM)
-	month := time.Now().UTC().Format("2006-01")
+	// The month of a check the binary made: the system clock read after
+	// it stopped may already be in the next month, which holds none.
+	checked, err := time.Parse(time.RFC3339, last)
+	if err != nil {
+		t.Fatalf("web's last check %q: %v", last, err)
+	}
+	month := checked.UTC().Format("2006-01")
 
 	files := dirFiles(t, dir)
 	code, stopped, stderr := runReportBinary(t, bin, "-period", month, "-format", "json", "-state-dir", dir)
