@@ -82,14 +82,7 @@ func TestReportAnswerInSegments(t *testing.T) {
 		rep := report.Make(s.book, q)
 		var a availAnswer
 		largest := largestAllocation(func() { a = reportAnswer(rep, f, s.made) })
-		n := a.body.Len()
-		t.Logf("%s: answer of %d bytes, largest allocation %d", f, n, largest)
-		if n < 3*maxPiece {
-			t.Fatalf("%s: the answer is %d bytes, want several segments", f, n)
-		}
-		if largest > maxPiece {
-			t.Errorf("%s: an allocation of %d bytes for an answer of %d, want none over %d (segments)", f, largest, n, maxPiece)
-		}
+		checkSegmented(t, f.String(), a, largest)
 	}
 }
 
@@ -107,13 +100,21 @@ func TestAvailabilityAnswerInSegments(t *testing.T) {
 		}
 		var a availAnswer
 		largest := largestAllocation(func() { a = s.availabilityAnswer(q) })
-		n := a.body.Len()
-		t.Logf("%s: answer of %d bytes, largest allocation %d", target, n, largest)
-		if n < 3*maxPiece {
-			t.Fatalf("%s: the answer is %d bytes, want several segments", target, n)
-		}
-		if largest > maxPiece {
-			t.Errorf("%s: an allocation of %d bytes for an answer of %d, want none over %d (segments)", target, largest, n, maxPiece)
-		}
+		checkSegmented(t, target, a, largest)
+	}
+}
+
+// checkSegmented fails the test unless the answer named name, whose
+// making allocated at most largest bytes at once, is in several segments
+// and none of its allocations was larger than a segment.
+func checkSegmented(t *testing.T, name string, a availAnswer, largest int64) {
+	t.Helper()
+	n := a.body.Len()
+	t.Logf("%s: answer of %d bytes, largest allocation %d", name, n, largest)
+	if n < 3*maxPiece {
+		t.Fatalf("%s: the answer is %d bytes, want several segments", name, n)
+	}
+	if largest > maxPiece {
+		t.Errorf("%s: an allocation of %d bytes for an answer of %d, want none over %d (segments)", name, largest, n, maxPiece)
 	}
 }

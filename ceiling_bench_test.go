@@ -136,18 +136,7 @@ func BenchmarkCeiling(b *testing.B) {
 	// Run's cycles wait on the fake clock: a ticker of wall time moves it,
 	// so cycles run during the load as the binary's do.
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(*ceilingCycle)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				clock.Advance(time.Minute)
-			}
-		}
-	})
+	wg.Go(func() { advanceEvery(ctx, clock, *ceilingCycle) })
 	defer wg.Wait()
 	defer cancel()
 	srv := httptest.NewServer(m.Handler())
@@ -452,4 +441,19 @@ func (s busySource) Check(ctx context.Context, apps []App) ([]Result, error) {
 		}
 	}
 	return benchSource{}.Check(ctx, apps)
+}
+
+// advanceEvery moves clock a minute every d of wall time until ctx ends,
+// so that a monitor's cycles, which wait on clock, run as the binary's do.
+func advanceEvery(ctx context.Context, clock *fakeClock, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			clock.Advance(time.Minute)
+		}
+	}
 }

@@ -56,18 +56,7 @@ func BenchmarkPeakMemory(b *testing.B) {
 	defer cancel()
 	wg.Go(func() { gcpace.Pace(ctx, true) })
 	wg.Go(func() { m.Run(ctx) }) //nolint:errcheck // ends with ctx
-	wg.Go(func() {
-		t := time.NewTicker(*ceilingCycle)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				clock.Advance(time.Minute)
-			}
-		}
-	})
+	wg.Go(func() { advanceEvery(ctx, clock, *ceilingCycle) })
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	waitFor(b, "Run's first cycle", func() bool { return getStatus(srv.URL+"/health") == http.StatusOK })

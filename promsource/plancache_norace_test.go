@@ -20,21 +20,8 @@ func TestSourceKeepsLittleBesidesItsPlan(t *testing.T) {
 	const n = 20000
 	apps := jobApps(n)
 	url, _ := upServer(t, apps, 0)
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	base := heap()
-	src, err := New(Options{Name: "main", URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	src.exprs.age.now = func() time.Time { return now }
-	src.plans.age.now = src.exprs.age.now
+	base := liveHeap()
+	src, now := agedSource(t, url)
 	for range 4 {
 		res, err := src.Check(context.Background(), apps)
 		if err != nil {
@@ -43,9 +30,9 @@ func TestSourceKeepsLittleBesidesItsPlan(t *testing.T) {
 		if res[n-1].Status != availmon.StatusUp {
 			t.Fatalf("app %d is %s, want up", n-1, res[n-1].Status)
 		}
-		now = now.Add(cacheAge + time.Second)
+		*now = now.Add(cacheAge + time.Second)
 	}
-	perApp := float64(heap()-base) / n
+	perApp := float64(liveHeap()-base) / n
 	runtime.KeepAlive(src)
 	t.Logf("a source checking %d apps holds %.0f bytes an app", n, perApp)
 	const limit = 310 // 355 while the exprCache kept every expression a plan holds
@@ -62,22 +49,10 @@ func TestSourceLetsGoOfPlannedExpressions(t *testing.T) {
 	const n = 20000
 	apps := jobApps(n)
 	url, _ := upServer(t, apps, 0)
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	base := heap()
-	src, err := New(Options{Name: "main", URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	src.exprs.age.now = func() time.Time { return now } // one age all along
-	src.plans.age.now = src.exprs.age.now
-	for _, a := range apps { // as a Monitor validates its apps
+	base := liveHeap()
+	src, _ := agedSource(t, url) // one age all along
+	// As a Monitor validates its apps.
+	for _, a := range apps {
 		if err := src.ValidateApp(a); err != nil {
 			t.Fatal(err)
 		}
@@ -90,11 +65,35 @@ func TestSourceLetsGoOfPlannedExpressions(t *testing.T) {
 	if qs := src.PlanPast(apps); len(qs) == 0 { // a backfill, done
 		t.Fatal("no past queries")
 	}
-	perApp := float64(heap()-base) / n
+	perApp := float64(liveHeap()-base) / n
 	runtime.KeepAlive(src)
 	t.Logf("a source checking %d apps holds %.0f bytes an app", n, perApp)
 	const limit = 310 // 363 while the cache kept the planned expressions for an age or two
 	if perApp > limit {
 		t.Errorf("a source holds %.0f bytes an app, want at most %d", perApp, limit)
 	}
+}
+
+// liveHeap is the heap's live bytes after the collections that free what
+// the last cycle left.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// agedSource is a source of url whose caches read their age from the
+// returned time, which only the test moves.
+func agedSource(t *testing.T, url string) (*Source, *time.Time) {
+	t.Helper()
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	src.exprs.age.now = func() time.Time { return now }
+	src.plans.age.now = src.exprs.age.now
+	return src, &now
 }
