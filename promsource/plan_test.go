@@ -207,3 +207,30 @@ func TestPlannedExpressionsAreTheCaches(t *testing.T) {
 		}
 	}
 }
+
+// A cycle that plans a batch anew takes none of the other batches'
+// planned expressions back into the cache: they stay with their plans. A
+// batch's miss that refilled the cache from every kept plan would keep
+// the other batches' expressions twice, and with more batches than the
+// plan cache keeps (each planned anew every cycle) walk every kept plan
+// once a batch, every cycle.
+func TestNewBatchPlanRefillsNothing(t *testing.T) {
+	apps := jobApps(100)
+	url, _ := answerServer(t, apps, 0, func(int) int { return 1 })
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range [][]availmon.App{apps[:50], apps[50:]} {
+		res, err := src.Check(context.Background(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[len(res)-1].Status != availmon.StatusUp {
+			t.Fatalf("the batch's last app is %s, want up", res[len(res)-1].Status)
+		}
+	}
+	if n := len(src.exprs.m); n != 0 {
+		t.Errorf("the cache keeps %d expressions the plans hold, want none", n)
+	}
+}
