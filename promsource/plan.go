@@ -260,7 +260,11 @@ func (c *exprCache) sweep() {
 	defer c.mu.Unlock()
 	c.init()
 	if c.age.next() {
+		n := len(c.m)
 		c.m = sweepMap(c.m, func(ce cachedExpr) bool { return c.age.stale(ce.gen) })
+		// What a refill took in may be what went: the next miss takes
+		// the plans' again rather than parse a second copy of theirs.
+		c.refilled = c.refilled && len(c.m) == n
 		c.bad = sweepMap(c.bad, func(ce cachedErr) bool { return c.age.stale(ce.gen) })
 	}
 }
