@@ -73,8 +73,17 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 }
 
 // expr returns text parsed: from the cache, else from a kept plan, else
-// parsed anew.
+// parsed anew. It is for validation, which asks for every app's
+// expressions, those the plans hold included.
 func (s *Source) expr(text string) (*promql.Expr, error) { return s.exprs.get(text, &s.plans) }
+
+// cycleExpr returns text parsed, from the cache or parsed anew, for a
+// cycle planning a batch whose plan is not kept. It takes nothing back
+// from the kept plans: those hold other batches' expressions (a batch's
+// own plan is the one not kept), which the cache would then keep beside
+// them, and a cycle planning several batches anew (more than the plan
+// cache keeps) would walk every kept plan once a batch.
+func (s *Source) cycleExpr(text string) (*promql.Expr, error) { return s.exprs.get(text, nil) }
 
 // exprCache keeps the parsed form of the expressions in use, so that a
 // cycle plans from syntax trees without parsing again. An expression not
@@ -87,8 +96,8 @@ func (s *Source) expr(text string) (*promql.Expr, error) { return s.exprs.get(te
 // An expression a kept plan holds is dropped at once (forget): the plan
 // keeps it anyway, and the map's entry is 30 to 50 bytes an app for as
 // long as the cache keeps it, with nothing asking for it while cycles find
-// their plan. A later miss (a reconfiguration validating every app) takes
-// the plans' expressions back in (refill) rather than parse them again.
+// their plan. A later miss of validation (a reconfiguration validating every app)
+// takes the plans' expressions back in (refill) rather than parse them again.
 type exprCache struct {
 	mu       sync.Mutex
 	m        map[string]cachedExpr
@@ -251,7 +260,11 @@ func (c *exprCache) sweep() {
 	defer c.mu.Unlock()
 	c.init()
 	if c.age.next() {
+		n := len(c.m)
 		c.m = sweepMap(c.m, func(ce cachedExpr) bool { return c.age.stale(ce.gen) })
+		// What a refill took in may be what went: the next miss takes
+		// the plans' again rather than parse a second copy of theirs.
+		c.refilled = c.refilled && len(c.m) == n
 		c.bad = sweepMap(c.bad, func(ce cachedErr) bool { return c.age.stale(ce.gen) })
 	}
 }
@@ -436,7 +449,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	}
 	for _, i := range idx {
 		if items[2*i] == nil {
-			_, err := c.s.expr(c.apps[i].Metric)
+			_, err := c.s.cycleExpr(c.apps[i].Metric)
 			c.out[i] = availmon.Result{Status: availmon.StatusUnavailable, Err: fmt.Errorf("metric: %w", err)}
 		}
 	}
@@ -469,13 +482,13 @@ func (c *checkRun) items(idx []int) []*promql.Expr {
 	items := make([]*promql.Expr, 2*len(c.apps))
 	for _, i := range idx {
 		a := c.apps[i]
-		e, err := c.s.expr(a.Metric)
+		e, err := c.s.cycleExpr(a.Metric)
 		if err != nil {
 			continue
 		}
 		items[2*i] = e
 		if a.ResponseTimeMetric != "" {
-			if e, err := c.s.expr(a.ResponseTimeMetric); err == nil {
+			if e, err := c.s.cycleExpr(a.ResponseTimeMetric); err == nil {
 				items[2*i+1] = e
 			}
 		}

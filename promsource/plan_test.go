@@ -207,3 +207,78 @@ func TestPlannedExpressionsAreTheCaches(t *testing.T) {
 		}
 	}
 }
+
+// A cycle that plans a batch anew takes none of the other batches'
+// planned expressions back into the cache: they stay with their plans. A
+// batch's miss that refilled the cache from every kept plan would keep
+// the other batches' expressions twice, and with more batches than the
+// plan cache keeps (each planned anew every cycle) walk every kept plan
+// once a batch, every cycle.
+func TestNewBatchPlanRefillsNothing(t *testing.T) {
+	apps := jobApps(100)
+	url, _ := answerServer(t, apps, 0, func(int) int { return 1 })
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range [][]availmon.App{apps[:50], apps[50:]} {
+		res, err := src.Check(context.Background(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[len(res)-1].Status != availmon.StatusUp {
+			t.Fatalf("the batch's last app is %s, want up", res[len(res)-1].Status)
+		}
+	}
+	if n := len(src.exprs.m); n != 0 {
+		t.Errorf("the cache keeps %d expressions the plans hold, want none", n)
+	}
+}
+
+// A reconfiguration's validation takes the plans' expressions, not
+// parses anew, after an earlier one's refill went stale and was swept:
+// parsed anew, the cache would keep a second copy of every planned
+// expression beside the plan's for another age or two.
+func TestValidationRefillsAfterSweep(t *testing.T) {
+	apps := jobApps(50)
+	url, _ := answerServer(t, apps, 0, func(int) int { return 1 })
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	src.exprs.age.now = func() time.Time { return now }
+	src.plans.age.now = src.exprs.age.now
+	validate := func() {
+		t.Helper()
+		for _, a := range apps {
+			if err := src.ValidateApp(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func() {
+		t.Helper()
+		if _, err := src.Check(context.Background(), apps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	validate()
+	check()    // planned: the cache lets go of the plan's expressions
+	validate() // a reconfiguration that changes nothing: refilled
+	check()    // the plan is found: nothing forgotten
+	for range 3 {
+		now = now.Add(cacheAge + time.Second)
+		check() // the refilled entries, unasked, are swept
+	}
+	if n := len(src.exprs.m); n != 0 {
+		t.Fatalf("the cache keeps %d expressions after ages unasked, want none", n)
+	}
+	held := src.plans.held()
+	validate()
+	for _, a := range apps {
+		if e, err := src.expr(a.Metric); err != nil || e != held[a.Metric] {
+			t.Fatalf("%s was parsed again (%v)", a.Metric, err)
+		}
+	}
+}
