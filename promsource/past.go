@@ -192,6 +192,10 @@ func (s *Source) queryRangeOnce(ctx context.Context, q string, r v1.Range) (mode
 	if len(warnings) > 0 {
 		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", []string(warnings))
 	}
+	if err != nil && refusedInput(err) {
+		// Asked again, it is refused again: the backfill gives up on it.
+		return nil, fmt.Errorf("prometheus %s: %w: %w", s.name, availmon.ErrPastRefused, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("prometheus %s: %w", s.name, err)
 	}
