@@ -221,6 +221,9 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 			first, found, err = j.q.Probe(ctx, probe)
 			return err
 		})
+		if m.giveUpPast(j.backend, err, probe, "probe") {
+			found, err = false, nil
+		}
 		if err != nil {
 			return err
 		}
@@ -248,6 +251,9 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 				}
 			})
 		})
+		if m.giveUpPast(j.backend, err, hr, "hours") {
+			adds, err = adds[:0], nil
+		}
 		if err != nil {
 			return err
 		}
@@ -264,6 +270,9 @@ func (m *Monitor) advance(ctx context.Context, j *pastJob, win pastWindow, res *
 				}
 			})
 		})
+		if m.giveUpPast(j.backend, err, j.countRs[0], "counts") {
+			adds, err = adds[:0], nil
+		}
 		if err != nil {
 			return err
 		}
@@ -622,7 +631,7 @@ func (m *Monitor) tryPastIn(ctx context.Context, run func(context.Context, func(
 			}
 			return err
 		})
-		if err == nil || ctx.Err() != nil || tooLarge(err) || errors.Is(err, cyclegate.ErrCycleBegan) {
+		if err == nil || ctx.Err() != nil || tooLarge(err) || errors.Is(err, ErrPastRefused) || errors.Is(err, cyclegate.ErrCycleBegan) {
 			break
 		}
 	}
@@ -662,6 +671,7 @@ func (m *Monitor) sleepUntil(ctx context.Context, due time.Time) bool {
 type backfillMetrics struct {
 	pending     *prometheus.GaugeVec
 	failures    *prometheus.CounterVec
+	refused     *prometheus.CounterVec
 	ratio       prometheus.Gauge
 	appsPending prometheus.Gauge
 }
@@ -676,6 +686,10 @@ func newBackfillMetrics() backfillMetrics {
 			Name: "availmon_backfill_query_failures_total",
 			Help: "Backfill queries to a backend that failed or timed out (each asked twice); they are asked again with backoff.",
 		}, []string{"backend"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "availmon_backfill_questions_refused_total",
+			Help: "Backfill questions a backend refused as bad input (ErrPastRefused); their spans are left unfilled, not asked again.",
+		}, []string{"backend"}),
 		ratio: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "availmon_backfill_progress_ratio",
 			Help: "How far the backfill of the record of availability over time has come, 0 to 1; 1 once done.",
@@ -688,5 +702,5 @@ func newBackfillMetrics() backfillMetrics {
 }
 
 func (b backfillMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{b.pending, b.failures, b.ratio, b.appsPending}
+	return []prometheus.Collector{b.pending, b.failures, b.refused, b.ratio, b.appsPending}
 }

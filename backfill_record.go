@@ -362,6 +362,9 @@ func (m *Monitor) dataStart(ctx context.Context, j *stateJob, q PastStater, from
 		first, found, err = pq.Probe(ctx, probe)
 		return err
 	})
+	if m.giveUpPast(j.backend, err, probe, "probe") {
+		return time.Time{}, false, nil
+	}
 	if err != nil || !found {
 		return time.Time{}, false, err
 	}
@@ -493,6 +496,8 @@ func (m *Monitor) statePart(ctx context.Context, j *stateJob, q PastStater, scop
 		case errors.Is(err, cyclegate.ErrCycleBegan):
 			*yields++
 			return fmt.Errorf("%w: %w", backfill.ErrInterrupted, err)
+		case m.refusedFinest(j.backend, err, r, apps, windows):
+			return nil
 		case tooLarge(err):
 			m.warnStarted(tooLargeKey(j.backend), m.clock.Now(),
 				"a backend refuses backfill questions as too large; asking them in parts",
@@ -548,11 +553,12 @@ const minCycleGap = time.Second
 // tooLarge says whether err is a backend's refusal of a question as too
 // large: Prometheus's query.max-samples ("query processing would load too
 // many samples into memory"), VictoriaMetrics' search.maxSamplesPerQuery
-// and its limits on points per series. Asked again, such a question is
-// refused again.
+// and its limits on points per series, Prometheus's 11,000 steps of one
+// range query. Asked again, such a question is refused again.
 func tooLarge(err error) bool {
 	msg := err.Error()
-	for _, s := range []string{"too many samples", "maxSamplesPerQuery", "maxPointsPerTimeseries", "maxPointsSubqueryPerTimeseries"} {
+	for _, s := range []string{"too many samples", "maxSamplesPerQuery", "maxPointsPerTimeseries", "maxPointsSubqueryPerTimeseries",
+		"exceeded maximum resolution"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

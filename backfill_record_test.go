@@ -50,6 +50,8 @@ type scriptedPast struct {
 	// during, when set, is called with each States question's context
 	// before it is answered; false leaves it unanswered (ctx's error).
 	during func(ctx context.Context, r PastRange) bool
+	// refuse, when set, is the error of a States question it refuses.
+	refuse func(r PastRange) error
 }
 
 func newScriptedPast(truth map[string]pastTruth) *scriptedPast {
@@ -114,6 +116,11 @@ func (q *scriptedQuery) States(ctx context.Context, r PastRange, add func(PastSt
 	}
 	if q.s.during != nil && !q.s.during(ctx, r) {
 		return ctx.Err()
+	}
+	if q.s.refuse != nil {
+		if err := q.s.refuse(r); err != nil {
+			return err
+		}
 	}
 	apps := r.Apps
 	if apps == nil {

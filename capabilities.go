@@ -2,6 +2,7 @@ package availmon
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -126,6 +127,15 @@ type PastQuery interface {
 	// that the window holds whole minutes.
 	Hours(ctx context.Context, r PastRange, add func(PastCount)) error
 }
+
+// ErrPastRefused marks the error of a past question that the backend
+// refuses as bad input (Prometheus's 400 bad_data, a 422 of the query's
+// evaluation): asked again, the same question is refused again. The
+// backfill gives up on the question's span with a logged error and
+// availmon_backfill_questions_refused_total, where it asks again with
+// backoff what failed otherwise (a backend down, a timeout). A PastQuery
+// wraps it (errors.Is) in such errors.
+var ErrPastRefused = errors.New("the backend refuses the question as bad input")
 
 // PastRange is the steps a PastQuery is asked about: Start, Start+Step, ...
 // up to End, both included.

@@ -65,6 +65,15 @@ func classify(err error) errClass {
 // fault rather than the server.
 func isExpressionError(err error) bool { return classify(err) != classBackend }
 
+// refusedInput reports whether the server refused the question itself
+// as bad input: bad_data about any of its parameters (the expression, its
+// times, its step) or an evaluation that failed. Asked again, the same
+// question fails again.
+func refusedInput(err error) bool {
+	var e *v1.Error
+	return errors.As(err, &e) && (e.Type == v1.ErrBadData || classify(err) == classEvaluation)
+}
+
 // ErrResponseTooLarge is the error of a query whose answer is longer than
 // Options.MaxResponseBytes.
 var ErrResponseTooLarge = errors.New("answer too large")

@@ -139,7 +139,45 @@ func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 	return out
 }
 
+// queryRange asks q over r, in consecutive ranges of at most
+// maxStepsPerQuery steps when r has more: Prometheus refuses a range of
+// more than 11,000 steps as bad input, whatever asked for it (a caller's
+// step arithmetic, a clock far from the server's), and asked again it
+// refuses again. The parts' series are joined by their labels.
 func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
+	if r.Step <= 0 || r.End.Sub(r.Start)/r.Step <= maxStepsPerQuery {
+		return s.queryRangeOnce(ctx, q, r)
+	}
+	var out model.Matrix
+	at := make(map[model.Fingerprint]int)
+	span := maxStepsPerQuery * r.Step
+	for from := r.Start; !from.After(r.End); from = from.Add(span + r.Step) {
+		part := v1.Range{Start: from, End: timeMin(r.End, from.Add(span)), Step: r.Step}
+		mat, err := s.queryRangeOnce(ctx, q, part)
+		if err != nil {
+			return nil, err
+		}
+		for _, ss := range mat {
+			fp := ss.Metric.Fingerprint()
+			if i, ok := at[fp]; ok {
+				out[i].Values = append(out[i].Values, ss.Values...)
+				continue
+			}
+			at[fp] = len(out)
+			out = append(out, ss)
+		}
+	}
+	return out, nil
+}
+
+func timeMin(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func (s *Source) queryRangeOnce(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
 	rq, ok := s.api.(rangeQuerier)
 	if !ok {
 		return nil, errors.New("backend cannot answer range queries")
@@ -153,6 +191,10 @@ func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Ma
 	v, warnings, _, err := rq.QueryRange(ctx, q, r, opts...)
 	if len(warnings) > 0 {
 		s.log.Warn("prometheus returned warnings", "backend", s.name, "warnings", []string(warnings))
+	}
+	if err != nil && refusedInput(err) {
+		// Asked again, it is refused again: the backfill gives up on it.
+		return nil, fmt.Errorf("prometheus %s: %w: %w", s.name, availmon.ErrPastRefused, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("prometheus %s: %w", s.name, err)
