@@ -710,7 +710,7 @@ func (b backfillMetrics) collectors() []prometheus.Collector {
 // counts it: asked again, the same question is refused again, so the
 // backfill leaves its span unfilled (unknown, as if nobody had asked)
 // rather than asking it with backoff forever. A backend down or timing out
-// is not a refusal: it is asked again as before.
+// is not a refusal: it is asked again, with backoff.
 func (m *Monitor) giveUpPast(backend string, err error, r PastRange, what string) bool {
 	if err == nil || !errors.Is(err, ErrPastRefused) {
 		return false

@@ -85,8 +85,8 @@ var ErrResponseTooLarge = errors.New("answer too large")
 // message, with the query left out and cut short, for the log.
 // Its text is made once: a batch's error is every app's of the batch, and
 // the monitor reads each app's error's text, 100,000 times a failed cycle
-// at 100,000 apps, where making it (parsing a URL to redact it) was most
-// of what a failed cycle allocated.
+// at 100,000 apps, and making it (parsing a URL to redact it) each time
+// would be most of what a failed cycle allocates.
 type queryError struct {
 	backend string
 	what    string // "a combined query of 200 apps", "a query"

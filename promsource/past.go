@@ -93,8 +93,9 @@ func (s *Source) pastMaxLen() int { return s.maxQueryLen * 7 / 8 }
 // PlanPast plans apps' expressions as the cycles do, after grouping the
 // distinct expressions by how many apps ask each: a query then holds
 // expressions of one weight only. It takes the parsed expressions the
-// cycles' plans hold, and keeps none in the cache: the cycles no longer
-// ask for them once planned, and the backfill's queries hold theirs.
+// cycles' plans hold, and keeps none in the cache: a cycle asks the cache
+// for nothing once its batch is planned, and the backfill's queries hold
+// their own.
 func (s *Source) PlanPast(apps []availmon.App) []availmon.PastQuery {
 	byKey := make(map[string][]int)
 	exprs := make(map[string]*promql.Expr)
