@@ -25,7 +25,7 @@ func markdownRun(r sizeRun) string {
 	if r.Warning != "" {
 		fmt.Fprintf(&b, "Warning: after the history filled, %s.\n\n", r.Warning)
 	}
-	b.WriteString("| endpoint | body | availmon req/s | ceiling req/s | ratio |\n|---|---|---|---|---|\n")
+	b.WriteString("| endpoint | body | availmon req/s | ceiling req/s | ratio | peak RSS so far |\n|---|---|---|---|---|---|\n")
 	for _, row := range r.Rows {
 		name := "`" + row.Name + "`"
 		if row.Status != 200 {
@@ -35,7 +35,7 @@ func markdownRun(r sizeRun) string {
 		if row.AvailmonBad > 0 {
 			bad = fmt.Sprintf(" (%d non-2xx/3xx)", row.AvailmonBad)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.0f%s | %.0f | %.2f |\n", name, size(row.Bytes), row.Availmon, bad, row.Ceiling, row.Ratio)
+		fmt.Fprintf(&b, "| %s | %s | %.0f%s | %.0f | %.2f | %s |\n", name, size(row.Bytes), row.Availmon, bad, row.Ceiling, row.Ratio, mb(row.PeakRSS))
 	}
 	b.WriteString("\n| figure | value |\n|---|---|\n")
 	if r.PastDays > 0 {

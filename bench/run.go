@@ -65,6 +65,10 @@ type row struct {
 	Ceiling     float64 `json:"ceiling_rps"`
 	Ratio       float64 `json:"ratio"`
 	AvailmonBad int     `json:"availmon_non_2xx_3xx"`
+	// PeakRSS is availmon's peak resident memory under load so far, read
+	// after this endpoint's load: the endpoint whose row it grows at is
+	// the one that made the peak.
+	PeakRSS int64 `json:"peak_rss_so_far_bytes"`
 }
 
 // sizeRun is every figure for one app count.
@@ -220,7 +224,7 @@ func measure(ctx context.Context, o options, bin, parent string, n int) (sizeRun
 	if err := settle(ctx, o, am, prom, base, prof, &r); err != nil {
 		return r, err
 	}
-	if err := loadAll(ctx, o, base, &r); err != nil {
+	if err := loadAll(ctx, o, base, am.pid(), &r); err != nil {
 		return r, err
 	}
 	_, peak, err := rss(am.pid())
@@ -294,8 +298,9 @@ func settle(ctx context.Context, o options, am, prom *process, base string, prof
 }
 
 // loadAll loads each endpoint -only selects in turn, watching the cycle
-// time meanwhile, and adds a row to r for each.
-func loadAll(ctx context.Context, o options, base string, r *sizeRun) error {
+// time meanwhile, and adds a row to r for each, with the peak resident
+// memory of process pid so far.
+func loadAll(ctx context.Context, o options, base string, pid int, r *sizeRun) error {
 	var cycleMu sync.Mutex
 	stopCycles := watchCycles(base, func(d float64) {
 		cycleMu.Lock()
@@ -311,7 +316,10 @@ func loadAll(ctx context.Context, o options, base string, r *sizeRun) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-50s %9d B  availmon %9.0f  ceiling %9.0f  ratio %.2f\n", ep.Name, row.Bytes, row.Availmon, row.Ceiling, row.Ratio)
+		if _, row.PeakRSS, err = rss(pid); err != nil {
+			return err
+		}
+		fmt.Printf("%-50s %9d B  availmon %9.0f  ceiling %9.0f  ratio %.2f  peak so far %s\n", ep.Name, row.Bytes, row.Availmon, row.Ceiling, row.Ratio, mb(row.PeakRSS))
 		r.Rows = append(r.Rows, row)
 	}
 	return nil
