@@ -49,9 +49,35 @@ func TestBackfillGivesUpOnRefusedQuestions(t *testing.T) {
 			if tc.root && (refused == 0 || !logged) {
 				t.Errorf("%v questions counted as refused, logged %v; want some, logged:\n%s", refused, logged, b.logs())
 			}
+			if !tc.root {
+				checkRefusedExpressionsWarned(t, b.logs())
+			}
 			if proxy.Faulted() == 0 {
 				t.Error("no question refused")
 			}
 		})
+	}
+}
+
+// checkRefusedExpressionsWarned fails the test unless the Prometheus source
+// warned of the expressions it left out of the backfill, each once however
+// many questions asked it: their apps' past stays unknown.
+func checkRefusedExpressionsWarned(t *testing.T, logs string) {
+	t.Helper()
+	const msg = `level=WARN msg="the backend refuses an expression over a range; its apps' past stays unknown" backend=main expression=`
+	seen := map[string]int{}
+	for _, line := range strings.Split(logs, "\n") {
+		if rest, ok := strings.CutPrefix(line[strings.Index(line, " ")+1:], msg); ok {
+			expr, _, _ := strings.Cut(rest, " err=")
+			seen[expr]++
+		}
+	}
+	if len(seen) == 0 {
+		t.Errorf("no expression left out was warned of:\n%s", logs)
+	}
+	for expr, n := range seen {
+		if n != 1 {
+			t.Errorf("%s warned of %d times, want once", expr, n)
+		}
 	}
 }

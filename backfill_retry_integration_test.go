@@ -192,9 +192,11 @@ func startBackfillFrom(t *testing.T, now time.Time, backends ...pastBackend) *re
 	t.Cleanup(tr.CloseIdleConnections)
 	var apps []availmon.App
 	var bes []availmon.Backend
+	b := &retryingBackfill{t: t, clock: availmontest.NewClock(now), reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
+	log := slog.New(slog.NewTextHandler(b.log, nil))
 	for _, pb := range backends {
 		src, err := promsource.New(promsource.Options{Name: pb.name, URL: pb.url, RoundTripper: tr,
-			QueryTimeout: 10 * time.Second})
+			QueryTimeout: 10 * time.Second, Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +205,6 @@ func startBackfillFrom(t *testing.T, now time.Time, backends ...pastBackend) *re
 			apps = append(apps, availmon.App{Name: a, Location: "Tel Aviv", Metric: `demo_up{app="` + a + `"}`, Backend: pb.name})
 		}
 	}
-	b := &retryingBackfill{t: t, clock: availmontest.NewClock(now), reg: prometheus.NewRegistry(), log: &promtest.SyncBuffer{}}
 	m, err := availmon.New(availmon.Options{
 		Locations:            []availmon.Location{{Name: "Tel Aviv", Latitude: 32, Longitude: 34}},
 		Apps:                 apps,
@@ -214,7 +215,7 @@ func startBackfillFrom(t *testing.T, now time.Time, backends ...pastBackend) *re
 		BackfillQueryTimeout: 300 * time.Millisecond,
 		Clock:                b.clock,
 		Registerer:           b.reg,
-		Logger:               slog.New(slog.NewTextHandler(b.log, nil)),
+		Logger:               log,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/availmon/availmon"
+	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/promql"
 )
 
@@ -353,8 +354,11 @@ func (pq *pastQuery) ask(ctx context.Context, q *promql.Query, one func(*promql.
 	}
 	parts := q.Split()
 	if parts == nil {
-		pq.src.log.Debug("no past for an expression the backend refuses over a range",
-			"backend", pq.src.name, "err", err)
+		text := q.String()
+		if warn, _ := pq.src.pastRefused.Note(text, pq.src.clock.Now()); warn {
+			pq.src.log.Warn("the backend refuses an expression over a range; its apps' past stays unknown",
+				"backend", pq.src.name, "expression", errtext.Truncate(text, errtext.Max), "err", err)
+		}
 		return nil
 	}
 	for _, p := range parts {

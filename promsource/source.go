@@ -19,6 +19,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/promanswer"
+	"github.com/availmon/availmon/internal/repeatlog"
 )
 
 // BatchSize is the batch size to give the availmon.Backend of a Source:
@@ -88,6 +89,10 @@ type Source struct {
 	exprs       exprCache
 	plans       planCache
 	maxQueryLen int
+	// pastRefused are the expressions the server refused over a range,
+	// warned of once each: their apps' past stays unknown, which an
+	// operator would otherwise see only as a backfill that never fills.
+	pastRefused repeatlog.Log
 }
 
 // New returns a source that queries o.URL. It makes no
