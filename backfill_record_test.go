@@ -302,9 +302,7 @@ func TestBackfillStatesQuestionsWithinSamples(t *testing.T) {
 // question for ever; the refusal is logged once, and the record is
 // filled as a backend without the limit fills it.
 func TestBackfillStatesSplitsRefusedQuestions(t *testing.T) {
-	start := t0.Add(-backfillDays * 24 * time.Hour)
-	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
-	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	start, down, truth := threeAppsPast()
 	var log bytes.Buffer
 	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
 	// Less than a day of the three apps: the day level's questions are
@@ -348,9 +346,7 @@ func TestBackfillStatesSplitsRefusedQuestions(t *testing.T) {
 // whole again it would be interrupted again by the next cycle, and the
 // next), and the record is exact.
 func TestBackfillStatesInterruptedQuestionAskedInHalves(t *testing.T) {
-	start := t0.Add(-backfillDays * 24 * time.Hour)
-	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
-	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	start, down, truth := threeAppsPast()
 	tm, src := pastMonitor(t, t0, truth)
 	var first *PastRange
 	src.during = func(ctx context.Context, r PastRange) bool {
@@ -535,4 +531,14 @@ func TestBackfillStatesNothingUnknownAsksNothing(t *testing.T) {
 	if st := tm.bf.status(); st.State != "done" || st.Progress != 1 {
 		t.Errorf("status %+v, want done", st)
 	}
+}
+
+// threeAppsPast is the past of the record's splitting tests: checkout,
+// search and billing up for the backfill's days before t0, but checkout
+// down for 77 minutes about two days before.
+func threeAppsPast() (start time.Time, down timeline.Span, truth map[string]pastTruth) {
+	start = t0.Add(-backfillDays * 24 * time.Hour)
+	down = timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
+	truth = map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	return start, down, truth
 }

@@ -19,9 +19,7 @@ import (
 // not again whole for ever, and the record is filled as without the
 // limit.
 func TestBackfillStatesSplitsQuestionsOfTooManySteps(t *testing.T) {
-	start := t0.Add(-backfillDays * 24 * time.Hour)
-	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
-	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	start, down, truth := threeAppsPast()
 	tm, src := pastMonitor(t, t0, truth)
 	refused := 0
 	src.refuse = func(r PastRange) error {
@@ -53,9 +51,7 @@ func TestBackfillStatesSplitsQuestionsOfTooManySteps(t *testing.T) {
 // rest of the record is filled, and the backfill ends without waiting for
 // a retry (the clock never moves here).
 func TestBackfillStatesGivesUpRefusedQuestion(t *testing.T) {
-	start := t0.Add(-backfillDays * 24 * time.Hour)
-	down := timeline.Span{From: t0.Add(-50*time.Hour - 17*time.Minute), To: t0.Add(-49 * time.Hour), State: timeline.Down}
-	truth := map[string]pastTruth{"checkout": upSince(start, t0, down), "search": upSince(start, t0), "billing": upSince(start, t0)}
+	start, down, truth := threeAppsPast()
 	var log bytes.Buffer
 	tm, src := pastMonitor(t, t0, truth, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
 	src.refuse = func(r PastRange) error {

@@ -43,10 +43,7 @@ func TestReportBuildAllocatesItsSize(t *testing.T) {
 	for _, format := range []report.Format{report.JSON, report.CSV} {
 		target := "/api/reports/2026-11?format=" + format.String()
 		alloc, n := buildBytes(t, m, clock, target, http.Header{})
-		q, err := report.ParseQuery("2026-11", format.String(), "", time.UTC)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := monthQuery(t, format)
 		rows := allocated(func() { report.Make(m.snap.Load().book, q) })
 		ratio := float64(alloc-min(rows, alloc)) / float64(n)
 		t.Logf("%s: %d bytes allocated besides the rows' %d, for an answer of %d (%.2fx)", target, alloc-rows, rows, n, ratio)

@@ -5,7 +5,6 @@ package availmon
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/availmon/availmon/internal/report"
 )
@@ -75,10 +74,7 @@ func TestReportAnswerInSegments(t *testing.T) {
 	m, _ := largeMonitor(t, 10_000, 100, 2)
 	s := m.snap.Load()
 	for _, f := range []report.Format{report.JSON, report.CSV} {
-		q, err := report.ParseQuery("2026-11", f.String(), "", time.UTC)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := monthQuery(t, f)
 		rep := report.Make(s.book, q)
 		var a availAnswer
 		largest := largestAllocation(func() { a = reportAnswer(rep, f, s.made) })

@@ -17,10 +17,7 @@ func TestReportAnswerSegmentsServeTheWhole(t *testing.T) {
 	m, _ := largeMonitor(t, 5000, 10, 2)
 	s := m.snap.Load()
 	for _, f := range []report.Format{report.JSON, report.CSV} {
-		q, err := report.ParseQuery("2026-11", f.String(), "", time.UTC)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := monthQuery(t, f)
 		rep := report.Make(s.book, q)
 		want := rep.AppendCSV(nil)
 		if f == report.JSON {
@@ -42,4 +39,15 @@ func TestReportAnswerSegmentsServeTheWhole(t *testing.T) {
 			t.Errorf("%s: ETag %s, want %s", f, got, wantTag)
 		}
 	}
+}
+
+// monthQuery is the query of November 2026's report in format f, in UTC:
+// the month the large monitors' checks fall in.
+func monthQuery(t *testing.T, f report.Format) report.Query {
+	t.Helper()
+	q, err := report.ParseQuery("2026-11", f.String(), "", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
