@@ -154,7 +154,10 @@ func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Ma
 	at := make(map[model.Fingerprint]int)
 	span := maxStepsPerQuery * r.Step
 	for from := r.Start; !from.After(r.End); from = from.Add(span + r.Step) {
-		part := v1.Range{Start: from, End: timeMin(r.End, from.Add(span)), Step: r.Step}
+		part := v1.Range{Start: from, End: from.Add(span), Step: r.Step}
+		if part.End.After(r.End) {
+			part.End = r.End
+		}
 		mat, err := s.queryRangeOnce(ctx, q, part)
 		if err != nil {
 			return nil, err
@@ -170,13 +173,6 @@ func (s *Source) queryRange(ctx context.Context, q string, r v1.Range) (model.Ma
 		}
 	}
 	return out, nil
-}
-
-func timeMin(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 func (s *Source) queryRangeOnce(ctx context.Context, q string, r v1.Range) (model.Matrix, error) {
