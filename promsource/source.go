@@ -19,6 +19,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/promanswer"
+	"github.com/availmon/availmon/internal/promql"
 	"github.com/availmon/availmon/internal/repeatlog"
 )
 
@@ -89,6 +90,7 @@ type Source struct {
 	exprs       exprCache
 	plans       planCache
 	maxQueryLen int
+	shardValues int // promql.ShardValues but in tests of shards
 	// pastRefused are the expressions the server refused over a range,
 	// warned of once each: their apps' past stays unknown, which an
 	// operator would otherwise see only as a backfill that never fills.
@@ -130,7 +132,8 @@ func New(o Options) (*Source, error) {
 	}
 	return &Source{name: o.Name, api: v1.NewAPI(c), client: c, http: &http.Client{Transport: rt},
 		timeout: o.QueryTimeout, log: log,
-		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
+		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength),
+		shardValues: promql.ShardValues}, nil
 }
 
 // Check evaluates the apps' expressions with as few queries as it can:
