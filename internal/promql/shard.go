@@ -26,13 +26,14 @@ const ShardValues = 50_000
 // the last shard every value the others do not select, with label!~ and
 // their spans, so that the shards select together what the wide
 // query selects, and each value once. A term that cannot be cut (values
-// that are not all UTF-8, or that do not branch) is returned whole.
+// that are not all UTF-8, hold a newline, which "." matches in Prometheus
+// 3 but not 2, or do not branch) is returned whole.
 func (t *term) cut(n int) []*term {
 	if n < 2 {
 		return []*term{t}
 	}
 	for _, v := range t.values {
-		if !utf8.ValidString(v) {
+		if !utf8.ValidString(v) || strings.Contains(v, "\n") {
 			return []*term{t}
 		}
 	}
@@ -154,8 +155,9 @@ func shardGroups(spans []span, total, n int) []shardGroup {
 }
 
 // regex selects the values of the group's spans and any others of their
-// prefixes and ranges, newlines included (Prometheus before 3.0 compiles
-// "." without them). Spans of one prefix that follow each other are
+// prefixes and ranges. It ends in ".*", which Prometheus and
+// VictoriaMetrics match as a prefix, without running the expression; "."
+// matches no newline in Prometheus 2, and none of the values has one. Spans of one prefix that follow each other are
 // written as one range.
 func (g shardGroup) regex() string {
 	var b strings.Builder
@@ -175,7 +177,7 @@ func (g shardGroup) regex() string {
 			b.WriteByte('-')
 			b.WriteString(classRune(s.hi))
 		}
-		b.WriteString("](?s:.*)")
+		b.WriteString("].*")
 	}
 	return b.String()
 }
