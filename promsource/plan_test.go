@@ -290,11 +290,10 @@ func TestValidationRefillsAfterSweep(t *testing.T) {
 // batches of their own the monitor's calls would each plan the shard's
 // values alone, as one wide query of every value.
 func TestShardsShareABatch(t *testing.T) {
-	src, err := New(Options{Name: "main", URL: "http://127.0.0.1:1", MaxQueryLength: 800})
+	src, err := New(Options{Name: "main", URL: "http://127.0.0.1:1", MaxQueryLength: 800, ShardSeries: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.shardValues = 100
 	apps := make([]availmon.App, 301)
 	for i := range 300 {
 		apps[i] = availmon.App{Name: fmt.Sprint(i), Metric: fmt.Sprintf(`demo_up{app="app-%d"}`, i)}
@@ -316,5 +315,12 @@ func TestShardsShareABatch(t *testing.T) {
 	}
 	if qs := promql.PlanWide(items, 800, BatchSize, src.shardValues); len(qs) != 3 {
 		t.Errorf("the batch's %d queries, want its 3 shards", len(qs))
+	}
+	never, err := New(Options{Name: "main", URL: "http://127.0.0.1:1", MaxQueryLength: 800, ShardSeries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs := promql.PlanWide(items, 800, BatchSize, never.shardValues); len(qs) != 1 || !qs[0].Wide() {
+		t.Errorf("ShardSeries -1: %d queries, want one wide", len(qs))
 	}
 }

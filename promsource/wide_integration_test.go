@@ -87,16 +87,13 @@ func states(t *testing.T, sources map[string]*promsource.Source, url string, max
 	key := fmt.Sprint(t.Name(), maxLen, maxBytes, shard)
 	src := sources[key]
 	if src == nil {
-		o := promsource.Options{Name: "main", URL: url, MaxQueryLength: maxLen, MaxResponseBytes: maxBytes}
+		o := promsource.Options{Name: "main", URL: url, MaxQueryLength: maxLen, MaxResponseBytes: maxBytes, ShardSeries: shard}
 		if rt != nil {
 			o.RoundTripper = rt
 		}
 		var err error
 		if src, err = promsource.New(o); err != nil {
 			t.Fatal(err)
-		}
-		if shard > 0 {
-			promsource.SetShardValues(src, shard)
 		}
 		sources[key] = src
 	}

@@ -101,7 +101,7 @@ func isEquality(m *labels.Matcher) bool { return m.Type == labels.MatchEqual && 
 // (an expression longer than maxLen on its own is asked alone). Plan is
 // deterministic: the same items give the same queries.
 func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
-	return plan(items, maxLen, maxTerms, 0)
+	return plan(items, maxLen, maxTerms, false, 0)
 }
 
 // PlanWide is Plan, but a fused group too long for one query of maxLen
@@ -114,14 +114,15 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 // values than the group asks for.
 //
 // A wide group of more than shardValues values is cut in shards (see
-// ShardValues), each a query of its own.
+// ShardValues), each a query of its own; none is when shardValues is 0
+// or less.
 func PlanWide(items []*Expr, maxLen, maxTerms, shardValues int) []*Query {
-	return plan(items, maxLen, maxTerms, max(1, shardValues))
+	return plan(items, maxLen, maxTerms, true, shardValues)
 }
 
-// plan plans items; a group too long for a query is asked wide, in
-// shards of shardValues values, unless shardValues is 0.
-func plan(items []*Expr, maxLen, maxTerms, shardValues int) []*Query {
+// plan plans items; when wide, a group too long for a query is asked
+// wide, in shards of shardValues values when that is more than 0.
+func plan(items []*Expr, maxLen, maxTerms int, wide bool, shardValues int) []*Query {
 	maxTerms = max(1, maxTerms)
 	count := make(map[string]int)
 	for _, e := range items {
@@ -175,9 +176,9 @@ func plan(items []*Expr, maxLen, maxTerms, shardValues int) []*Query {
 			split = append(split, t)
 			continue
 		}
-		if shardValues > 0 && t.length() > maxLen && t.widens() {
+		if wide && t.length() > maxLen && t.widens() {
 			t.wide, t.maxLen = true, maxLen
-			split = append(split, t.cut((len(t.values)+shardValues-1)/shardValues)...)
+			split = append(split, t.shards(shardValues)...)
 			continue
 		}
 		split = append(split, t.chunks(maxLen)...)

@@ -19,6 +19,15 @@ import (
 // every value of the label (bench/README.md).
 const ShardValues = 50_000
 
+// shards cuts the term in shards of about shardValues values, when it
+// has more and shardValues is more than 0.
+func (t *term) shards(shardValues int) []*term {
+	if shardValues <= 0 {
+		return []*term{t}
+	}
+	return t.cut((len(t.values) + shardValues - 1) / shardValues)
+}
+
 // cut cuts the term into at most n shards of about as many values each.
 // A shard selects the values that begin with one of a few prefixes and
 // then a character of a range, label=~"P[a-b].*|Q[c-d].*" (app names
@@ -102,9 +111,10 @@ func spans(sorted []string, target int, out []span) []span {
 		i++
 	}
 	for i < len(sorted) {
-		r, _ := utf8.DecodeRuneInString(sorted[i][skip:])
+		r, size := utf8.DecodeRuneInString(sorted[i][skip:])
+		next := sorted[i][:skip+size]
 		j := i + 1
-		for j < len(sorted) && strings.HasPrefix(sorted[j][skip:], string(r)) {
+		for j < len(sorted) && strings.HasPrefix(sorted[j], next) {
 			j++
 		}
 		if j-i > target {
