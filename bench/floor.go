@@ -29,7 +29,7 @@ func cycleQueries(n int) ([]string, error) {
 		items[i] = e
 	}
 	var out []string
-	for _, q := range promql.PlanWide(items, promsource.DefaultMaxQueryLength, promsource.BatchSize) {
+	for _, q := range promql.PlanWide(items, promsource.DefaultMaxQueryLength, promsource.BatchSize, promql.ShardValues) {
 		out = append(out, q.String())
 	}
 	return out, nil

@@ -84,6 +84,9 @@ type Prometheus struct {
 	// MaxQueryLength is max_query_length: the longest query sent
 	// (promsource.Options.MaxQueryLength); 0 means the default.
 	MaxQueryLength int
+	// ShardSeries is shard_series (promsource.Options.ShardSeries): 0
+	// means the default, -1 never (shard_series: 0 in the file).
+	ShardSeries int
 }
 
 // App is one app as configured: exactly one of Metric and HTTP is set.
@@ -175,6 +178,7 @@ type fileBackend struct {
 	URL              string `yaml:"url"`
 	MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 	MaxQueryLength   *int   `yaml:"max_query_length"`
+	ShardSeries      *int   `yaml:"shard_series"`
 	// HTTPClientConfig takes every other key; UnmarshalYAML decodes it
 	// with its own defaults and validation.
 	HTTPClientConfig promconfig.HTTPClientConfig `yaml:",inline"`
@@ -194,7 +198,7 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 	own.Kind = yaml.MappingNode
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch n.Content[i].Value {
-		case "name", "url", "max_response_bytes", "max_query_length":
+		case "name", "url", "max_response_bytes", "max_query_length", "shard_series":
 			own.Content = append(own.Content, n.Content[i], n.Content[i+1])
 		default:
 			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
@@ -205,11 +209,12 @@ func (b *fileBackend) UnmarshalYAML(n *yaml.Node) error {
 		URL              string `yaml:"url"`
 		MaxResponseBytes *int64 `yaml:"max_response_bytes"`
 		MaxQueryLength   *int   `yaml:"max_query_length"`
+		ShardSeries      *int   `yaml:"shard_series"`
 	}
 	if err := own.Decode(&id); err != nil {
 		return err
 	}
-	b.Name, b.URL, b.MaxResponseBytes, b.MaxQueryLength = id.Name, id.URL, id.MaxResponseBytes, id.MaxQueryLength
+	b.Name, b.URL, b.MaxResponseBytes, b.MaxQueryLength, b.ShardSeries = id.Name, id.URL, id.MaxResponseBytes, id.MaxQueryLength, id.ShardSeries
 	b.HTTPClientConfig = promconfig.DefaultHTTPClientConfig
 	if err := rest.Decode(&b.HTTPClientConfig); err != nil {
 		var te *yaml.TypeError
@@ -535,7 +540,7 @@ func (p *parser) checkBackends(raw []fileBackend, dir string) []Prometheus {
 		hc := b.HTTPClientConfig
 		hc.SetDirectory(dir)
 		out = append(out, Prometheus{Name: b.Name, URL: b.URL, HTTPClientConfig: hc, MaxResponseBytes: maxBytes,
-			MaxQueryLength: maxQuery})
+			MaxQueryLength: maxQuery, ShardSeries: p.shardSeries(path, b)})
 	}
 	return out
 }

@@ -32,3 +32,24 @@ func (p *parser) maxQueryLength(path string, b fileBackend) int {
 	}
 	return *b.MaxQueryLength
 }
+
+// minShardSeries is the least shard_series but 0: a group is asked wide
+// only when its regular expression would be longer than max_query_length,
+// thousands of values, and shards of fewer would cost the server more
+// lookups of the label's values than they save.
+const minShardSeries = 1000
+
+// shardSeries checks the backend's shard_series: absent is the default
+// (0), 0 never cuts (-1).
+func (p *parser) shardSeries(path string, b fileBackend) int {
+	switch {
+	case b.ShardSeries == nil:
+		return 0
+	case *b.ShardSeries == 0:
+		return -1
+	case *b.ShardSeries < minShardSeries:
+		p.badAt(path+".shard_series", "prometheus backend %q: shard_series must be 0 (never) or at least %d series, not %d", b.Name, minShardSeries, *b.ShardSeries)
+		return 0
+	}
+	return *b.ShardSeries
+}

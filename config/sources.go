@@ -22,6 +22,7 @@ func (c *Config) backends(logger *slog.Logger) ([]availmon.Backend, error) {
 			QueryTimeout:     c.Timeout,
 			MaxResponseBytes: b.MaxResponseBytes,
 			MaxQueryLength:   b.MaxQueryLength,
+			ShardSeries:      b.ShardSeries,
 			Logger:           logger,
 		})
 		if err != nil {

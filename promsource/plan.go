@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +51,8 @@ func (s *Source) ValidateApp(a availmon.App) error {
 }
 
 // PlanBatches gives each planned query's apps their own Check call: the
-// apps of a fused selector together, the others by maxTerms.
+// apps of a fused selector together, the others by maxTerms; the shards of
+// a wide group share one call, which asks them at once.
 func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 	items := make([]*promql.Expr, len(apps))
 	var bad []int
@@ -63,8 +65,18 @@ func (s *Source) PlanBatches(apps []availmon.App, maxTerms int) [][]int {
 		items[i] = e
 	}
 	var out [][]int
-	for _, q := range promql.PlanWide(items, s.maxQueryLen, maxTerms) {
-		out = append(out, q.Items())
+	shards := make(map[int]int) // a wide group's shards: their batch in out
+	for _, q := range promql.PlanWide(items, s.maxQueryLen, maxTerms, s.shardValues) {
+		g, ok := q.Shard()
+		if k, seen := shards[g]; ok && seen {
+			out[k] = append(out[k], q.Items()...)
+			slices.Sort(out[k])
+			continue
+		}
+		if ok {
+			shards[g] = len(out)
+		}
+		out = append(out, slices.Clone(q.Items()))
 	}
 	if len(bad) > 0 {
 		out = append(out, bad)
@@ -395,8 +407,8 @@ func (cp *cachedPlan) matches(apps []availmon.App, idx []int, refused func(strin
 }
 
 // plan makes the plan of items and keeps it under key.
-func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen int) []*promql.Query {
-	qs := promql.PlanWide(items, maxLen, BatchSize)
+func (c *planCache) plan(key uint64, items []*promql.Expr, maxLen, shardValues int) []*promql.Query {
+	qs := promql.PlanWide(items, maxLen, BatchSize, shardValues)
 	parsed := 0
 	for _, e := range items {
 		if e != nil {
@@ -444,7 +456,7 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	items, qs := c.s.plans.cached(key, c.apps, idx, c.s.exprs.refused)
 	if qs == nil {
 		items = c.items(idx)
-		qs = c.s.plans.plan(key, items, c.s.maxQueryLen)
+		qs = c.s.plans.plan(key, items, c.s.maxQueryLen, c.s.shardValues)
 		c.s.exprs.forget(items)
 	}
 	for _, i := range idx {
@@ -458,8 +470,20 @@ func (c *checkRun) planned(ctx context.Context, idx []int) (fallback []int, err 
 	// The results are ruled from the scratch's summaries: it goes back for
 	// another call only once they are.
 	defer c.s.putScratch(sc, r)
+	var shards []*promql.Query
 	for _, q := range qs {
+		if _, ok := q.Shard(); ok {
+			shards = append(shards, q)
+			continue
+		}
 		if err := r.ask(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	if len(shards) > 0 {
+		// At once, as a server evaluates and encodes each on a core of
+		// its own: that is what they are cut for.
+		if err := r.askEach(ctx, shards); err != nil {
 			return nil, err
 		}
 	}
@@ -686,9 +710,10 @@ const wideWaste = 2
 // without wide queries, which the monitor runs in parallel.
 const partsParallel = 4
 
-// askEach asks the parts of a narrowed wide query, a few at once. Each
-// asks with buffers of its own; the parts' items are distinct, so the
-// per-item results are written by one of them each.
+// askEach asks the parts of a narrowed wide query, or the shards of a
+// wide group, a few at once. Each asks with buffers of its own; the
+// queries' items are distinct, so the per-item results are written by one
+// of them each.
 func (r *plannedRun) askEach(ctx context.Context, qs []*promql.Query) error {
 	n := min(partsParallel, len(qs))
 	runs := make([]plannedRun, n)

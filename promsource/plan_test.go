@@ -2,10 +2,13 @@ package promsource
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/promql"
@@ -104,8 +107,8 @@ func TestCachesDropWhatIsNotAsked(t *testing.T) {
 	appsA := []availmon.App{{Name: "a", Metric: `up{app="a"}`}}
 	appsB := []availmon.App{{Name: "b", Metric: `up{app="b"}`}}
 	kA, kB := pc.key(appsA, []int{0}), pc.key(appsB, []int{0})
-	q1 := pc.plan(kA, []*promql.Expr{a, nil}, 1<<15)
-	pc.plan(kB, []*promql.Expr{b, nil}, 1<<15)
+	q1 := pc.plan(kA, []*promql.Expr{a, nil}, 1<<15, promql.ShardValues)
+	pc.plan(kB, []*promql.Expr{b, nil}, 1<<15, promql.ShardValues)
 	for range 3 {
 		now = now.Add(cacheAge + time.Second)
 		if _, q := pc.cached(kA, appsA, []int{0}, c.refused); len(q) == 0 || &q[0] != &q1[0] {
@@ -131,7 +134,7 @@ func TestPlanFoundByExpressionTexts(t *testing.T) {
 	run := &checkRun{s: &Source{}, apps: apps}
 	items := run.items(all)
 	key := pc.key(apps, all)
-	qs := pc.plan(key, items, 1<<15)
+	qs := pc.plan(key, items, 1<<15, promql.ShardValues)
 	refused := run.s.exprs.refused
 	if got, q := pc.cached(key, apps, all, refused); len(q) != len(qs) || &q[0] != &qs[0] || &got[0] != &items[0] {
 		t.Fatal("the same apps did not find their plan")
@@ -280,5 +283,44 @@ func TestValidationRefillsAfterSweep(t *testing.T) {
 		if e, err := src.expr(a.Metric); err != nil || e != held[a.Metric] {
 			t.Fatalf("%s was parsed again (%v)", a.Metric, err)
 		}
+	}
+}
+
+// The shards of a wide group are one batch, which Check asks at once: as
+// batches of their own the monitor's calls would each plan the shard's
+// values alone, as one wide query of every value.
+func TestShardsShareABatch(t *testing.T) {
+	src, err := New(Options{Name: "main", URL: "http://127.0.0.1:1", MaxQueryLength: 800, ShardSeries: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := make([]availmon.App, 301)
+	for i := range 300 {
+		apps[i] = availmon.App{Name: fmt.Sprint(i), Metric: fmt.Sprintf(`demo_up{app="app-%d"}`, i)}
+	}
+	apps[300] = availmon.App{Name: "other", Metric: `other_up{job="x"}`}
+	batches := src.PlanBatches(apps, BatchSize)
+	want := [][]int{make([]int, 300), {300}}
+	for i := range want[0] {
+		want[0][i] = i
+	}
+	if diff := cmp.Diff(want, batches); diff != "" {
+		t.Errorf("batches (-want +got):\n%s", diff)
+	}
+	items := make([]*promql.Expr, 2*300)
+	for i := range 300 {
+		if items[2*i], err = promql.Parse(apps[i].Metric); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if qs := promql.PlanWide(items, 800, BatchSize, src.shardValues); len(qs) != 3 {
+		t.Errorf("the batch's %d queries, want its 3 shards", len(qs))
+	}
+	never, err := New(Options{Name: "main", URL: "http://127.0.0.1:1", MaxQueryLength: 800, ShardSeries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs := promql.PlanWide(items, 800, BatchSize, never.shardValues); len(qs) != 1 || !qs[0].Wide() {
+		t.Errorf("ShardSeries -1: %d queries, want one wide", len(qs))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/availmon/availmon"
 	"github.com/availmon/availmon/internal/errtext"
 	"github.com/availmon/availmon/internal/promanswer"
+	"github.com/availmon/availmon/internal/promql"
 	"github.com/availmon/availmon/internal/repeatlog"
 )
 
@@ -58,6 +59,12 @@ type Options struct {
 	// MaxQueryLength is the longest query sent, in bytes; zero means
 	// DefaultMaxQueryLength. Fused selectors are split to stay within it.
 	MaxQueryLength int
+	// ShardSeries is how many of a wide group's series one query asks for
+	// at most: a larger group is asked in shards, at once (see
+	// docs/decisions.md); zero means promql.ShardValues (50,000), a
+	// negative value never cuts a group. Shards answer sooner on a server
+	// of several cores, for more of its CPU.
+	ShardSeries int
 }
 
 // promQuerier is the one call of the v1 API we use.
@@ -89,6 +96,7 @@ type Source struct {
 	exprs       exprCache
 	plans       planCache
 	maxQueryLen int
+	shardValues int // 0: never cut
 	// pastRefused are the expressions the server refused over a range,
 	// warned of once each: their apps' past stays unknown, which an
 	// operator would otherwise see only as a backfill that never fills.
@@ -130,7 +138,8 @@ func New(o Options) (*Source, error) {
 	}
 	return &Source{name: o.Name, api: v1.NewAPI(c), client: c, http: &http.Client{Transport: rt},
 		timeout: o.QueryTimeout, log: log,
-		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength)}, nil
+		clock: clock, solo: newSoloVerdicts(), maxQueryLen: cmp.Or(o.MaxQueryLength, DefaultMaxQueryLength),
+		shardValues: shardValues(o.ShardSeries)}, nil
 }
 
 // Check evaluates the apps' expressions with as few queries as it can:
@@ -330,4 +339,15 @@ func serverTimeout(d time.Duration) time.Duration {
 		return d.Truncate(time.Second)
 	}
 	return max(time.Millisecond, d.Truncate(time.Millisecond))
+}
+
+// shardValues is the planner's shard size for Options.ShardSeries n.
+func shardValues(n int) int {
+	switch {
+	case n < 0:
+		return 0
+	case n == 0:
+		return promql.ShardValues
+	}
+	return n
 }

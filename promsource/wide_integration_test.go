@@ -27,7 +27,8 @@ func (c *countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // series of apps not asked for too, every app gets the state that one
 // regular expression of the group's values gives it. When most of the
 // answer is other apps' series the next cycles ask the group's parts, and
-// when the answer is over MaxResponseBytes the parts are asked at once.
+// when the answer is over MaxResponseBytes the parts are asked at once. A
+// group of more values than a shard's is asked in shards, together.
 func TestWideQueryStatesEqual(t *testing.T) {
 	t.Parallel()
 	exp := promtest.NewExporter(t)
@@ -46,11 +47,13 @@ func TestWideQueryStatesEqual(t *testing.T) {
 				name     string
 				asked    int   // apps asked for, of the series
 				maxBytes int64 // 0: the default
+				shard    int   // values a shard holds; 0: the default
 				requests []int // of each of three cycles
 			}{
-				{"wide", 300, 0, []int{1, 1, 1}},
-				{"mostly other apps", 150, 0, []int{1, 2, 2}},
-				{"answer too large", 300, 24 << 10, []int{1 + 4, 4, 4}},
+				{"wide", 300, 0, 0, []int{1, 1, 1}},
+				{"mostly other apps", 150, 0, 0, []int{1, 2, 2}},
+				{"answer too large", 300, 24 << 10, 0, []int{1 + 4, 4, 4}},
+				{"in shards", 300, 0, 100, []int{4, 4, 4}}, // 301 values, app-none too
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -60,11 +63,11 @@ func TestWideQueryStatesEqual(t *testing.T) {
 					}
 					apps[tt.asked] = availmon.App{Name: "none", Metric: `demo_up{app="app-none"}`}
 					sources := make(map[string]*promsource.Source)
-					want := states(t, sources, srv.URL(), 1<<20, 0, apps, nil)
+					want := states(t, sources, srv.URL(), 1<<20, 0, 0, apps, nil)
 					rt := &countingRT{}
 					for cycle, n := range tt.requests {
 						rt.n.Store(0)
-						if diff := cmp.Diff(want, states(t, sources, srv.URL(), 800, tt.maxBytes, apps, rt)); diff != "" {
+						if diff := cmp.Diff(want, states(t, sources, srv.URL(), 800, tt.maxBytes, tt.shard, apps, rt)); diff != "" {
 							t.Errorf("cycle %d: states asked wide (-one regular expression +wide):\n%s", cycle, diff)
 						}
 						if got := rt.n.Load(); got != int64(n) {
@@ -79,12 +82,12 @@ func TestWideQueryStatesEqual(t *testing.T) {
 
 // states checks apps with the source of that configuration in sources
 // (one made at its first call) and returns their states.
-func states(t *testing.T, sources map[string]*promsource.Source, url string, maxLen int, maxBytes int64, apps []availmon.App, rt *countingRT) []string {
+func states(t *testing.T, sources map[string]*promsource.Source, url string, maxLen int, maxBytes int64, shard int, apps []availmon.App, rt *countingRT) []string {
 	t.Helper()
-	key := fmt.Sprint(t.Name(), maxLen, maxBytes)
+	key := fmt.Sprint(t.Name(), maxLen, maxBytes, shard)
 	src := sources[key]
 	if src == nil {
-		o := promsource.Options{Name: "main", URL: url, MaxQueryLength: maxLen, MaxResponseBytes: maxBytes}
+		o := promsource.Options{Name: "main", URL: url, MaxQueryLength: maxLen, MaxResponseBytes: maxBytes, ShardSeries: shard}
 		if rt != nil {
 			o.RoundTripper = rt
 		}

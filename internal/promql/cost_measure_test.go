@@ -177,7 +177,7 @@ func TestPromCost(t *testing.T) {
 				items[i], _ = Parse(fmt.Sprintf("bench_app_up{app=%q}", appName(i)))
 			}
 			var out []string
-			for _, q := range PlanWide(items, 32<<10, 200) {
+			for _, q := range PlanWide(items, 32<<10, 200, ShardValues) {
 				out = append(out, q.String())
 			}
 			return out

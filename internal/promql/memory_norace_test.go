@@ -66,7 +66,7 @@ func TestPlanBytesPerApp(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	qs := PlanWide(items, 32<<10, 1000)
+	qs := PlanWide(items, 32<<10, 1000, ShardValues)
 	for _, q := range qs {
 		q.Labels() // its routing, made at the first answer
 	}

@@ -57,12 +57,14 @@ type term struct {
 	// as Plan cuts the group, are made only if Split asks for them.
 	wide   bool
 	maxLen int
+	shard  *labels.Matcher // a wide group's shard: its matcher on label (shards)
+	group  int             // a shard: its group's first item
 }
 
 // widened is the group's expression without its matchers on the fused
 // label: what label=~".*" selects, without a matcher for Prometheus to
-// test every value of the label against.
-func (t *term) widened() parser.Expr { return substitute(t.expr.text, t.label, nil) }
+// test every value of the label against; a shard's has its own instead.
+func (t *term) widened() parser.Expr { return substitute(t.expr.text, t.label, t.shard) }
 
 // widens reports whether the group asked wide is still a query a server
 // takes (a selector whose only matcher was the fused label's would have
@@ -99,7 +101,7 @@ func isEquality(m *labels.Matcher) bool { return m.Type == labels.MatchEqual && 
 // (an expression longer than maxLen on its own is asked alone). Plan is
 // deterministic: the same items give the same queries.
 func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
-	return plan(items, maxLen, maxTerms, false)
+	return plan(items, maxLen, maxTerms, false, 0)
 }
 
 // PlanWide is Plan, but a fused group too long for one query of maxLen
@@ -110,11 +112,17 @@ func Plan(items []*Expr, maxLen, maxTerms int) []*Query {
 // wide query's Split gives the group's parts as Plan cuts them, for a
 // server whose wide answer is too large: the label may have many more
 // values than the group asks for.
-func PlanWide(items []*Expr, maxLen, maxTerms int) []*Query {
-	return plan(items, maxLen, maxTerms, true)
+//
+// A wide group of more than shardValues values is cut in shards (see
+// ShardValues), each a query of its own; none is when shardValues is 0
+// or less.
+func PlanWide(items []*Expr, maxLen, maxTerms, shardValues int) []*Query {
+	return plan(items, maxLen, maxTerms, true, shardValues)
 }
 
-func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
+// plan plans items; when wide, a group too long for a query is asked
+// wide, in shards of shardValues values when that is more than 0.
+func plan(items []*Expr, maxLen, maxTerms int, wide bool, shardValues int) []*Query {
 	maxTerms = max(1, maxTerms)
 	count := make(map[string]int)
 	for _, e := range items {
@@ -170,7 +178,7 @@ func plan(items []*Expr, maxLen, maxTerms int, wide bool) []*Query {
 		}
 		if wide && t.length() > maxLen && t.widens() {
 			t.wide, t.maxLen = true, maxLen
-			split = append(split, t)
+			split = append(split, t.shards(shardValues)...)
 			continue
 		}
 		split = append(split, t.chunks(maxLen)...)
@@ -354,6 +362,18 @@ func orTree(nodes []parser.Expr) parser.Expr {
 // Wide reports whether q is a group asked wide (PlanWide): its answer may
 // hold series of many values not asked for, which Route drops.
 func (q *Query) Wide() bool { return len(q.terms) == 1 && q.terms[0].wide }
+
+// Shard reports whether q is a shard of a wide group (PlanWide cuts a
+// group of many values in shards) and which: the shards of one group have
+// the same group number, and are best asked at once. The same items give
+// the same shards, so a call asking for a group's items plans its shards
+// again.
+func (q *Query) Shard() (group int, ok bool) {
+	if !q.Wide() || q.terms[0].shard == nil {
+		return 0, false
+	}
+	return q.terms[0].group, true
+}
 
 // Narrow marks a wide query as one to ask by its parts (Split) from now
 // on: its answer was too large, or mostly series not asked for. It is the

@@ -178,19 +178,25 @@ func TestPlanEqualsAlone(t *testing.T) {
 	}
 
 	// Short queries and few terms, so that fused groups are split too;
-	// PlanWide's, shorter still, then asks every group wide.
+	// PlanWide's, shorter still, then asks every group wide, and in shards
+	// of two values each.
+	wide := func(shardValues int) func([]*promql.Expr, int, int) []*promql.Query {
+		return func(items []*promql.Expr, maxLen, maxTerms int) []*promql.Query {
+			return promql.PlanWide(items, maxLen, maxTerms, shardValues)
+		}
+	}
 	for _, p := range []struct {
 		name   string
 		plan   func([]*promql.Expr, int, int) []*promql.Query
 		maxLen int
-	}{{"Plan", promql.Plan, 1500}, {"PlanWide", promql.PlanWide, 100}} {
+	}{{"Plan", promql.Plan, 1500}, {"PlanWide", wide(promql.ShardValues), 100}, {"PlanWide in shards", wide(2), 100}} {
 		t.Run(p.name, func(t *testing.T) {
 			queries := p.plan(items, p.maxLen, 16)
 			planned, wide, wideFailed := askPlanned(t, query, queries, len(items))
 			if len(queries) > len(items)/3 && p.name == "Plan" {
 				t.Errorf("%d queries for %d items: the fusable ones were not fused", len(queries), len(items))
 			}
-			if p.name == "PlanWide" && (wide == 0 || wideFailed > 0) {
+			if p.name != "Plan" && (wide == 0 || wideFailed > 0) {
 				t.Errorf("%d wide queries, %d of them failed: want some, answered", wide, wideFailed)
 			}
 			for i, text := range texts {

@@ -380,7 +380,7 @@ func FuzzPlan(f *testing.F) {
 			}
 		}
 		check(Plan(items, max(0, maxLen%5000), 1+abs(maxLen)%10), 0)
-		check(PlanWide(items, max(0, maxLen%5000), 1+abs(maxLen)%10), 0)
+		check(PlanWide(items, max(0, maxLen%5000), 1+abs(maxLen)%10, ShardValues), 0)
 	})
 }
 

@@ -18,7 +18,7 @@ func TestPlanWide(t *testing.T) {
 	exprs = append(exprs, `sum(x) > bool 0`, `rate(y{app="one"}[5m])`)
 	items := parseAll(t, exprs...)
 	const maxLen = 2000
-	qs := PlanWide(items, maxLen, 50)
+	qs := PlanWide(items, maxLen, 50, ShardValues)
 	var wide []*Query
 	for _, q := range qs {
 		if q.Wide() {
@@ -91,7 +91,7 @@ func TestPlanWideOnlyWhereItHelps(t *testing.T) {
 				exprs = append(exprs, fmt.Sprintf(tt.tmpl, i))
 			}
 			items := parseAll(t, exprs...)
-			qs := PlanWide(items, tt.maxLen, 50)
+			qs := PlanWide(items, tt.maxLen, 50, ShardValues)
 			for _, q := range qs {
 				if q.Wide() {
 					t.Errorf("wide query %q", q.String())
