@@ -721,7 +721,7 @@ func reportAnswer(rep *report.Report, f report.Format, made time.Time) availAnsw
 		segs.Write([]byte(`{"data":`)) //nolint:errcheck
 		rep.WriteJSON(&segs)           //nolint:errcheck
 	}
-	return availAnswer{body: cachedbody.NewSegmented(&segs), count: len(rep.Rows), made: made}
+	return availAnswer{body: cachedbody.NewSegmented(&segs), count: rep.Len(), made: made}
 }
 
 // reportAnswers is where the answers of q are kept for snapshot s: across

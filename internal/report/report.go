@@ -9,13 +9,24 @@ import (
 
 // Report is the report of a period: its rows, services first, then
 // locations, then apps, each in the Book's order (the configuration's,
-// then the removed ones by name).
+// then the removed ones by name). A row is made from the Book when it is
+// asked for (Row): at 100,000 apps the rows whole are 16 MB, which a
+// report written as it is made never holds at once.
 type Report struct {
 	Period   string
 	Zone     *time.Location
 	From, To time.Time // To is the Book's time when the period has not ended
 	Complete bool      // the period had ended when the Book was taken
-	Rows     []Row
+
+	book *ledger.Book
+	lq   ledger.Query
+	rows []rowRef
+}
+
+// rowRef names a row's service, location or app in the Book.
+type rowRef struct {
+	kind ledger.Kind
+	i    int
 }
 
 // Row is the figures of one service, location or app over the period.
@@ -43,25 +54,32 @@ type Row struct {
 }
 
 // Make makes the report of q from b. q must have begun by b.At (Begun).
+// b must not change while the report is in use.
 func Make(b *ledger.Book, q Query) *Report {
 	rng := q.Period.In(q.Zone)
-	r := &Report{Period: q.Name, Zone: q.Zone, From: rng.Start, To: rng.End, Complete: !rng.End.After(b.At)}
+	r := &Report{Period: q.Name, Zone: q.Zone, From: rng.Start, To: rng.End, Complete: !rng.End.After(b.At), book: b}
 	if !r.Complete {
 		r.To = b.At // the rest has not happened
 	}
-	lq := ledger.Query{From: r.From, To: r.To}
+	r.lq = ledger.Query{From: r.From, To: r.To}
 	n := b.Len(ledger.App) + b.Len(ledger.Location) + b.Len(ledger.Service)
-	r.Rows = make([]Row, 0, n)
+	r.rows = make([]rowRef, 0, n)
 	for _, k := range []ledger.Kind{ledger.Service, ledger.Location, ledger.App} {
 		for i := range b.Len(k) {
 			if rm := b.Removed(k, i); !rm.IsZero() && !rm.After(r.From) {
 				continue // gone before the period: nothing to report
 			}
-			r.Rows = append(r.Rows, row(b, k, i, lq))
+			r.rows = append(r.rows, rowRef{k, i})
 		}
 	}
 	return r
 }
+
+// Len is how many rows the report has.
+func (r *Report) Len() int { return len(r.rows) }
+
+// Row returns row n, 0 <= n < Len.
+func (r *Report) Row(n int) Row { return row(r.book, r.rows[n].kind, r.rows[n].i, r.lq) }
 
 func row(b *ledger.Book, k ledger.Kind, i int, lq ledger.Query) Row {
 	w := Row{Kind: k, Name: b.Name(k, i), Removed: b.Removed(k, i)}

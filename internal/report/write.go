@@ -36,11 +36,12 @@ func (r *Report) Write(w io.Writer, f Format) error {
 // and the rows under "items".
 func (r *Report) AppendJSON(b []byte) []byte {
 	b = r.appendJSONHead(b)
-	for n := range r.Rows {
+	for n := range r.Len() {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = r.Rows[n].appendJSON(b)
+		w := r.Row(n)
+		b = w.appendJSON(b)
 	}
 	return append(b, "]}"...)
 }
@@ -58,11 +59,12 @@ const chunkBytes = 16 << 10
 // WriteJSON writes r as AppendJSON appends it, a few rows at a time.
 func (r *Report) WriteJSON(w io.Writer) error {
 	b := r.appendJSONHead(make([]byte, 0, chunkBytes+chunkBytes/4))
-	for n := range r.Rows {
+	for n := range r.Len() {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = r.Rows[n].appendJSON(b)
+		row := r.Row(n)
+		b = row.appendJSON(b)
 		if len(b) >= chunkBytes {
 			if _, err := w.Write(b); err != nil {
 				return err
@@ -165,7 +167,7 @@ func (r *Report) AppendCSV(b []byte) []byte {
 	cw := csv.NewWriter(buf)
 	cw.Write(csvHeader) //nolint:errcheck // a bytes.Buffer does not fail
 	rec, tail := make([]string, len(csvHeader)), r.csvTail()
-	for n := range r.Rows {
+	for n := range r.Len() {
 		r.csvRow(cw, rec, tail, n)
 	}
 	cw.Flush()
@@ -178,7 +180,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader) //nolint:errcheck // its error sticks: cw.Error
 	rec, tail := make([]string, len(csvHeader)), r.csvTail()
-	for n := range r.Rows {
+	for n := range r.Len() {
 		r.csvRow(cw, rec, tail, n)
 	}
 	cw.Flush()
@@ -192,7 +194,8 @@ func (r *Report) csvTail() []string {
 
 // csvRow writes row n's record, using rec as scratch.
 func (r *Report) csvRow(cw *csv.Writer, rec, tail []string, n int) {
-	r.Rows[n].csvRecord(rec)
+	w := r.Row(n)
+	w.csvRecord(rec)
 	copy(rec[len(rec)-len(tail):], tail)
 	cw.Write(rec) //nolint:errcheck // the writers here do not fail
 }
@@ -235,8 +238,8 @@ func (r *Report) WriteTable(out io.Writer) error {
 		r.From.In(r.Zone).Format(time.DateTime), r.To.In(r.Zone).Format(time.DateTime), state)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "KIND\tNAME\tLOCATION\tAVAILABILITY\tCOVERAGE\tDOWNTIME\tMAINTENANCE\tOUTAGES\tLONGEST\tMTTR\tNOTE\t\n")
-	for n := range r.Rows {
-		w := &r.Rows[n]
+	for n := range r.Len() {
+		w := r.Row(n)
 		a, ok := w.Availability()
 		c, okc := w.Coverage()
 		mttr := "-"
