@@ -63,7 +63,10 @@ type Options struct {
 	// at most: a larger group is asked in shards, at once (see
 	// docs/decisions.md); zero means promql.ShardValues (50,000), a
 	// negative value never cuts a group. Shards answer sooner on a server
-	// of several cores, for more of its CPU.
+	// of several cores, for more of its CPU. Shards of a few hundred
+	// series are many queries a cycle (the configuration file takes 1,000
+	// at least); a cut whose expressions would be longer than
+	// MaxQueryLength is not made.
 	ShardSeries int
 }
 

@@ -11,12 +11,12 @@ import (
 )
 
 // ShardValues is how many of a wide group's values one query asks for at
-// most, as a rule: a larger group is asked in shards, queries the server evaluates
-// and encodes side by side rather than one after the other on one core.
-// Prometheus spends about 0.15 s on a wide query of 50,000 series; at
-// 100,000 two shards answer 15-20% sooner than one query on two cores,
-// and four later than one, their regular expressions each tested against
-// every value of the label (bench/README.md).
+// most, as a rule: a larger group is asked in shards, queries the server
+// evaluates and encodes side by side rather than one after the other on
+// one core. At 100,000 series two shards answer about a tenth sooner than
+// one query on two cores, for more CPU; four answer later than one, each
+// shard's expression tested against every value of the label
+// (docs/decisions.md, PromQL).
 const ShardValues = 50_000
 
 // shards cuts the term in shards of about shardValues values, when it
@@ -31,12 +31,14 @@ func (t *term) shards(shardValues int) []*term {
 // cut cuts the term into at most n shards of about as many values each.
 // A shard selects the values that begin with one of a few prefixes and
 // then a character of a range, label=~"P[a-b].*|Q[c-d].*" (app names
-// mostly share a prefix: "app-00001", so the ranges are cut after it), and
-// the last shard every value the others do not select, with label!~ and
-// their spans, so that the shards select together what the wide
-// query selects, and each value once. A term that cannot be cut (values
-// that are not all UTF-8, hold a newline, which "." matches in Prometheus
-// 3 but not 2, or do not branch) is returned whole.
+// mostly share a prefix: "app-00001", so the ranges are cut after it);
+// the last one also the values that are a prefix the values were cut
+// after, each as it is. The shards select each value once, and the
+// label's other values only within their ranges: a value no app asks for
+// costs as it did in the wide query, in one shard. A term that cannot be
+// cut (values that are not all UTF-8, hold a newline, which "." matches
+// in Prometheus 3 but not 2, do not branch, or need expressions too long
+// for a query) is returned whole.
 func (t *term) cut(n int) []*term {
 	if n < 2 {
 		return []*term{t}
@@ -47,45 +49,43 @@ func (t *term) cut(n int) []*term {
 		}
 	}
 	sorted := slices.Sorted(slices.Values(t.values))
-	units := spans(sorted, max(1, len(sorted)/n), nil)
-	groups := shardGroups(units, len(sorted), n)
+	groups := shardGroups(spans(sorted, max(1, len(sorted)/n), nil), len(sorted), n)
 	if len(groups) < 2 {
 		return []*term{t}
 	}
-	var others shardGroup // the spans of every shard but the last
-	for _, g := range groups[:len(groups)-1] {
-		others = append(others, g...)
-	}
-	if len(others.regex()) > t.maxLen/2 {
-		return []*term{t} // values too varied for short expressions
-	}
-	out := make([]*term, len(groups))
-	first := t.first()
+	in := make(map[string]int, len(t.values)) // a value's shard, +1
 	for k, g := range groups {
-		m := &labels.Matcher{Type: labels.MatchRegexp, Name: t.label, Value: g.regex()}
-		if k == len(groups)-1 {
-			m = &labels.Matcher{Type: labels.MatchNotRegexp, Name: t.label, Value: others.regex()}
-		}
-		out[k] = &term{expr: t.expr, label: t.label, f: t.f, src: t.src, wide: true, maxLen: t.maxLen, shard: m, group: first}
-	}
-	// Each shard's values in the group's order, that of their first items
-	// (chunks cuts a shard's parts in that order).
-	in := make(map[string]int, len(t.values))
-	for k, g := range groups[:len(groups)-1] {
 		for _, s := range g {
 			for _, v := range s.values {
 				in[v] = k + 1
 			}
 		}
 	}
-	for _, v := range t.values {
-		s := out[len(out)-1]
-		if k := in[v]; k > 0 {
-			s = out[k-1]
-		}
-		s.values = append(s.values, v)
+	out := make([]*term, len(groups))
+	for k := range groups {
+		out[k] = &term{expr: t.expr, label: t.label, f: t.f, src: t.src, wide: true, maxLen: t.maxLen, group: t.first()}
 	}
-	for _, s := range out {
+	// Each shard's values in the group's order, that of their first items
+	// (chunks cuts a shard's parts in that order).
+	last := out[len(out)-1]
+	var exact []string // the values in no span: prefixes cut after
+	for _, v := range t.values {
+		k := in[v]
+		if k == 0 {
+			exact = append(exact, v)
+			k = len(out)
+		}
+		out[k-1].values = append(out[k-1].values, v)
+	}
+	for k, s := range out {
+		re := groups[k].regex()
+		if s == last && len(exact) > 0 {
+			re += "|" + regex(exact)
+		}
+		s.shard = &labels.Matcher{Type: labels.MatchRegexp, Name: t.label, Value: re}
+		if len(s.widened().String()) > t.maxLen {
+			return []*term{t}
+		}
 		s.byValue = t.byValue.subset(s.values)
 	}
 	return out
