@@ -18,7 +18,7 @@ import (
 // cycle, so a tighter target costs almost no CPU and a third of the
 // resident memory (see docs/decisions.md, Serving and memory).
 // VictoriaMetrics sets its own GOGC for the same reason.
-const Default = 50
+const Default = 35
 
 // GOGC sizes the heap's headroom, the garbage let grow before a collection,
 // as a share of the whole live heap. Most of availmon's live heap is
@@ -30,13 +30,13 @@ const Default = 50
 // for bytes that make no garbage, so the pacer sizes the headroom from
 // what makes garbage and what a collection costs: Default percent of the
 // heap that holds pointers, and of no less than paceFloor, so that a
-// collection marks at most about twice its headroom of pointers, however
+// collection marks at most about three times its headroom of pointers, however
 // large the pointer-free part.
 const (
 	// paceFloor is the smallest heap the headroom is figured from: it
 	// keeps a collection's fixed costs (stacks, globals, the stop of
 	// the world) a small part of the garbage it frees.
-	paceFloor = 16 << 20
+	paceFloor = 23 << 20
 	// minGOGC bounds the percentage the pacer sets from below.
 	minGOGC = 2
 	// paceEvery is how often the pacer looks whether a collection

@@ -20,13 +20,13 @@ func TestGCPercent(t *testing.T) {
 		{"nothing measured yet", 0, 0, Default},
 		{"heap at the floor: unchanged", 16 * mb, 4 * mb, Default},
 		{"all pointers: unchanged", 500 * mb, 500 * mb, Default},
-		// 10,000 apps: the headroom is 8 MB (the floor's half), not
-		// 16.
+		// 10,000 apps: the headroom is 8 MB (35% of the floor), not
+		// 11.
 		{"small heap of few pointers", 32 * mb, 10 * mb, 25},
 		// 400 days of 10 outages a day at 10,000 apps: the headroom is
-		// 15 MB, not 98.
-		{"large pointer-free record", 197 * mb, 30 * mb, 7},
-		{"pointers above the floor", 400 * mb, 200 * mb, 25},
+		// 10 MB, not 69.
+		{"large pointer-free record", 197 * mb, 30 * mb, 5},
+		{"pointers above the floor", 400 * mb, 200 * mb, 17},
 		{"huge record: bounded below", 4000 * mb, 30 * mb, minGOGC},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,8 +109,8 @@ func TestPaceFollowsCollections(t *testing.T) {
 		}()
 		synctest.Wait()
 		mu.Lock()
-		if !slices.Equal(set, []int{7}) || len(limits) != 0 {
-			t.Errorf("as the pacer starts: set %v and limits %v, want [7] and none", set, limits)
+		if !slices.Equal(set, []int{5}) || len(limits) != 0 {
+			t.Errorf("as the pacer starts: set %v and limits %v, want [5] and none", set, limits)
 		}
 		mu.Unlock()
 		step := func(name string, r heapReading, want []int, wantLimits []int64) {
@@ -129,14 +129,14 @@ func TestPaceFollowsCollections(t *testing.T) {
 		// Figures change only with a collection: the same count is the
 		// same reading.
 		still := heapReading{live: 200 * mb, scan: 30 * mb, cycles: 8, other: 6 * mb}
-		stillLimit := memoryLimit(heap, still, 7)
-		step("no collection", heapReading{live: 400 * mb, scan: 200 * mb, cycles: 7}, []int{7}, nil)
-		step("the heap holds still", still, []int{7}, []int64{stillLimit})
+		stillLimit := memoryLimit(heap, still, 5)
+		step("no collection", heapReading{live: 400 * mb, scan: 200 * mb, cycles: 7}, []int{5}, nil)
+		step("the heap holds still", still, []int{5}, []int64{stillLimit})
 		pruned := heapReading{live: 64 * mb, scan: 30 * mb, cycles: 9, other: 6 * mb}
-		prunedLimit := memoryLimit(still, pruned, 23)
-		step("a prune freed much", pruned, []int{7, 23}, []int64{stillLimit, prunedLimit})
-		step("no change", heapReading{live: 64 * mb, scan: 30 * mb, cycles: 10, other: 6 * mb}, []int{7, 23}, []int64{stillLimit, prunedLimit})
-		step("the heap grows", heapReading{live: 128 * mb, scan: 30 * mb, cycles: 11, other: 6 * mb}, []int{7, 23, 11}, []int64{stillLimit, prunedLimit, math.MaxInt64})
+		prunedLimit := memoryLimit(still, pruned, 16)
+		step("a prune freed much", pruned, []int{5, 16}, []int64{stillLimit, prunedLimit})
+		step("no change", heapReading{live: 64 * mb, scan: 30 * mb, cycles: 10, other: 6 * mb}, []int{5, 16}, []int64{stillLimit, prunedLimit})
+		step("the heap grows", heapReading{live: 128 * mb, scan: 30 * mb, cycles: 11, other: 6 * mb}, []int{5, 16, 8}, []int64{stillLimit, prunedLimit, math.MaxInt64})
 		cancel()
 		<-done
 	})
