@@ -245,13 +245,7 @@ func TestNewBatchPlanRefillsNothing(t *testing.T) {
 func TestValidationRefillsAfterSweep(t *testing.T) {
 	apps := jobApps(50)
 	url, _ := answerServer(t, apps, 0, func(int) int { return 1 })
-	src, err := New(Options{Name: "main", URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	src.exprs.age.now = func() time.Time { return now }
-	src.plans.age.now = src.exprs.age.now
+	src, now := agedSource(t, url)
 	validate := func() {
 		t.Helper()
 		for _, a := range apps {
@@ -271,7 +265,7 @@ func TestValidationRefillsAfterSweep(t *testing.T) {
 	validate() // a reconfiguration that changes nothing: refilled
 	check()    // the plan is found: nothing forgotten
 	for range 3 {
-		now = now.Add(cacheAge + time.Second)
+		*now = now.Add(cacheAge + time.Second)
 		check() // the refilled entries, unasked, are swept
 	}
 	if n := len(src.exprs.m); n != 0 {
@@ -323,4 +317,18 @@ func TestShardsShareABatch(t *testing.T) {
 	if qs := promql.PlanWide(items, 800, BatchSize, never.shardValues); len(qs) != 1 || !qs[0].Wide() {
 		t.Errorf("ShardSeries -1: %d queries, want one wide", len(qs))
 	}
+}
+
+// agedSource is a source of url whose caches read their age from the
+// returned time, which only the test moves.
+func agedSource(t *testing.T, url string) (*Source, *time.Time) {
+	t.Helper()
+	src, err := New(Options{Name: "main", URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	src.exprs.age.now = func() time.Time { return now }
+	src.plans.age.now = src.exprs.age.now
+	return src, &now
 }

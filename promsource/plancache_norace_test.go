@@ -83,17 +83,3 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
-
-// agedSource is a source of url whose caches read their age from the
-// returned time, which only the test moves.
-func agedSource(t *testing.T, url string) (*Source, *time.Time) {
-	t.Helper()
-	src, err := New(Options{Name: "main", URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	src.exprs.age.now = func() time.Time { return now }
-	src.plans.age.now = src.exprs.age.now
-	return src, &now
-}
