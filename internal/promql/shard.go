@@ -62,8 +62,9 @@ func (t *term) cut(n int) []*term {
 		}
 	}
 	out := make([]*term, len(groups))
+	first := t.first() // a walk of the group's values: once, not a shard
 	for k := range groups {
-		out[k] = &term{expr: t.expr, label: t.label, f: t.f, src: t.src, wide: true, maxLen: t.maxLen, group: t.first()}
+		out[k] = &term{expr: t.expr, label: t.label, f: t.f, src: t.src, wide: true, maxLen: t.maxLen, group: first}
 	}
 	// Each shard's values in the group's order, that of their first items
 	// (chunks cuts a shard's parts in that order).
